@@ -1,0 +1,85 @@
+"""Diagnostics with source spans, formatted as ``file:line:col: severity: message``.
+
+Every user-facing problem (a malformed grammar, a limit exceeded, an input that cannot be read)
+becomes a :class:`Diagnostic`.  Formatting follows the compiler convention of gcc and clang: the
+location, the message, the offending source line and a caret under the span.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Source:
+    """A grammar text and the name it is reported under."""
+
+    name: str
+    text: str
+
+    def line_text(self, line: int) -> str:
+        lines = self.text.splitlines()
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+@dataclass(frozen=True)
+class Span:
+    """A 1-based, end-exclusive range of characters in a source."""
+
+    source: Source = field(compare=False, repr=False)
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def to(self, other: "Span") -> "Span":
+        """The span from the start of this one to the end of ``other``."""
+        return Span(self.source, self.line, self.column, other.end_line, other.end_column)
+
+    def location(self) -> str:
+        return f"{self.source.name}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    message: str
+    span: Span | None = None
+    severity: str = "error"
+    notes: tuple[str, ...] = ()
+
+    def format(self) -> str:
+        where = f"{self.span.location()}: " if self.span else ""
+        parts = [f"{where}{self.severity}: {self.message}"]
+        if self.span:
+            parts.extend(_caret_lines(self.span))
+        parts.extend(f"  note: {note}" for note in self.notes)
+        return "\n".join(parts)
+
+
+def _caret_lines(span: Span) -> list[str]:
+    text = span.source.line_text(span.line)
+    if not text and span.column <= 1:
+        return []
+    # Copy tabs from the source line so the caret lines up however tabs are displayed.
+    prefix = "".join("\t" if ch == "\t" else " " for ch in text[: span.column - 1])
+    prefix += " " * max(0, span.column - 1 - len(text))
+    last = span.end_column if span.end_line == span.line else len(text) + 1
+    width = max(1, last - span.column)
+    return ["  " + text, "  " + prefix + "^" + "~" * (width - 1)]
+
+
+class AbnfError(Exception):
+    """One or more error diagnostics; raised by every pipeline stage."""
+
+    def __init__(self, diagnostics: list[Diagnostic] | Diagnostic):
+        if isinstance(diagnostics, Diagnostic):
+            diagnostics = [diagnostics]
+        self.diagnostics = tuple(diagnostics)
+        super().__init__("\n".join(d.format() for d in self.diagnostics))
+
+    @classmethod
+    def at(cls, span: Span | None, message: str, *notes: str) -> "AbnfError":
+        return cls(Diagnostic(message, span, "error", tuple(notes)))
+
+
+class LimitError(AbnfError):
+    """A grammar is too large for a configured limit."""

@@ -1,0 +1,251 @@
+"""Rule table: merge ``=/`` alternatives, add the core rules, check references, find cycles.
+
+Produces a frozen :class:`ResolvedGrammar` or raises :class:`AbnfError` listing every error at
+once.  Reachability is a breadth-first search from the start rule; rules that take part in a
+cycle of references are found with Tarjan's strongly connected components algorithm (Tarjan 1972,
+"Depth-first search and linear graph algorithms"), run iteratively.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from types import MappingProxyType
+from typing import Mapping
+
+from . import ast
+from .errors import AbnfError, Diagnostic, Span
+
+MAX_TERMINAL = 0xFF  # the alphabet is bytes for now
+
+
+@dataclass(frozen=True)
+class RuleDef:
+    name: str
+    definition: ast.Node
+    span: Span | None
+    core: bool = False
+
+
+@dataclass(frozen=True)
+class Cycle:
+    """A cycle of rule references: ``names[0] -> ... -> names[-1] -> names[0]``."""
+
+    names: tuple[str, ...]
+    reference: Span | None  # the reference that closes the cycle
+
+    def __str__(self) -> str:
+        return " -> ".join(self.names + self.names[:1])
+
+
+@dataclass(frozen=True)
+class ResolvedGrammar:
+    rules: Mapping[str, RuleDef]  # lower-cased name -> definition
+    start: str
+    reachable: tuple[str, ...]  # start first, then breadth-first
+    recursive: frozenset[str]  # reachable rules that are part of a reference cycle
+    cycle: Cycle | None  # one such cycle, for messages
+    warnings: tuple[Diagnostic, ...]
+
+    def rule(self, key: str) -> RuleDef:
+        return self.rules[key]
+
+    @property
+    def start_name(self) -> str:
+        return self.rules[self.start].name
+
+    @property
+    def is_regular(self) -> bool:
+        return self.cycle is None
+
+
+@lru_cache(maxsize=1)
+def core_grammar() -> ast.Grammar:
+    from .parse import parse
+
+    text = resources.files("abnfc").joinpath("core.abnf").read_text(encoding="utf-8")
+    return parse(text, "<core rules>")
+
+
+def resolve(grammar: ast.Grammar, start: str | None = None) -> ResolvedGrammar:
+    """Resolve ``grammar`` from ``start`` (default: its first rule)."""
+    errors: list[Diagnostic] = []
+    warnings: list[Diagnostic] = []
+    if not grammar.rules:
+        raise AbnfError.at(None, "the grammar defines no rules")
+    rules = _rule_table(grammar, errors)
+    start_key = (start or grammar.rules[0].name).lower()
+    if start_key not in rules:
+        if errors:
+            raise AbnfError(errors)
+        wanted = start or grammar.rules[0].name
+        raise AbnfError.at(None, f"start rule '{wanted}' is not defined" + _suggest(start_key, rules))
+    reachable = _reachable(rules, start_key)
+    for key, rule in rules.items():
+        if not rule.core:
+            _check_rule(rule, rules, key in reachable, errors, warnings)
+    for key, rule in rules.items():
+        if not rule.core and key not in reachable:
+            warnings.append(Diagnostic(f"rule '{rule.name}' is never used (not reachable from "
+                                       f"start rule '{rules[start_key].name}')", rule.span, "warning"))
+    if errors:
+        raise AbnfError(sorted(errors, key=_position))
+    recursive, cycle = _cycles(rules, reachable)
+    return ResolvedGrammar(MappingProxyType(rules), start_key, tuple(reachable), recursive, cycle,
+                           tuple(sorted(warnings, key=_position)))
+
+
+def _position(diagnostic: Diagnostic):
+    span = diagnostic.span
+    return (span.source.name, span.line, span.column) if span else ("", 0, 0)
+
+
+def _rule_table(grammar: ast.Grammar, errors: list[Diagnostic]) -> dict[str, RuleDef]:
+    rules = {r.key: RuleDef(r.name, r.definition, r.name_span, core=True) for r in core_grammar().rules}
+    defined: dict[str, RuleDef] = {}
+    for rule in grammar.rules:
+        earlier = defined.get(rule.key)
+        if not rule.incremental and earlier:
+            errors.append(Diagnostic(f"rule '{rule.name}' is already defined at "
+                                     f"{earlier.span.location()}; use '=/' to add alternatives",
+                                     rule.name_span))
+        elif rule.incremental and not earlier:
+            hint = " (a core rule must be redefined with '=' before '=/' extends it)" if rule.key in rules else ""
+            errors.append(Diagnostic(f"'=/' adds alternatives to rule '{rule.name}', but it has no "
+                                     f"earlier '=' definition{hint}", rule.name_span))
+        elif rule.incremental:
+            merged = ast.Alternation(_alternatives(earlier.definition) + _alternatives(rule.definition),
+                                     earlier.definition.span)
+            defined[rule.key] = RuleDef(earlier.name, merged, earlier.span)
+        else:
+            defined[rule.key] = RuleDef(rule.name, rule.definition, rule.name_span)
+    rules.update(defined)
+    return rules
+
+
+def _alternatives(node: ast.Node) -> tuple[ast.Node, ...]:
+    return node.alternatives if isinstance(node, ast.Alternation) else (node,)
+
+
+def references(rule: RuleDef):
+    return (n for n in ast.walk(rule.definition) if isinstance(n, ast.RuleRef))
+
+
+def _reachable(rules: dict[str, RuleDef], start: str) -> list[str]:
+    order, seen = [start], {start}
+    for key in order:  # grows while iterating: breadth-first
+        for ref in references(rules[key]):
+            if ref.key in rules and ref.key not in seen:
+                seen.add(ref.key)
+                order.append(ref.key)
+    return order
+
+
+def _suggest(key: str, rules: Mapping[str, RuleDef]) -> str:
+    close = difflib.get_close_matches(key, list(rules), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return "; did you mean " + " or ".join(f"'{rules[c].name}'" for c in close) + "?"
+
+
+def _check_rule(rule: RuleDef, rules, reachable: bool, errors, warnings) -> None:
+    for node in ast.walk(rule.definition):
+        if isinstance(node, ast.RuleRef) and node.key not in rules:
+            message = f"undefined rule '{node.name}'" + _suggest(node.key, rules)
+            if reachable:
+                errors.append(Diagnostic(message, node.span))
+            else:
+                warnings.append(Diagnostic(message + " (in a rule the start rule does not use)",
+                                           node.span, "warning"))
+        elif isinstance(node, ast.NumRange) and node.low > node.high:
+            errors.append(Diagnostic(f"range {node} is empty: its low end is above its high end",
+                                     node.span))
+        elif isinstance(node, ast.Repetition) and node.max is not None and node.min > node.max:
+            errors.append(Diagnostic(f"repetition {node.min}*{node.max} has a minimum above its "
+                                     "maximum", node.span))
+        elif isinstance(node, ast.ProseVal) and reachable:
+            errors.append(Diagnostic(f"prose value {node} cannot be compiled: it describes its "
+                                     "text in words, not in ABNF; replace it with rules", node.span))
+        if isinstance(node, (ast.NumVal, ast.NumRange)):
+            values = node.values if isinstance(node, ast.NumVal) else (node.low, node.high)
+            if max(values) > MAX_TERMINAL:
+                errors.append(Diagnostic(f"terminal value {node} is above %xFF: the alphabet is "
+                                         "bytes for now", node.span))
+
+
+def _cycles(rules: Mapping[str, RuleDef], reachable: list[str]) -> tuple[frozenset[str], Cycle | None]:
+    graph = {key: [(ref.key, ref.span) for ref in references(rules[key]) if ref.key in rules]
+             for key in reachable}
+    recursive: set[str] = set()
+    first: Cycle | None = None
+    for component in _strongly_connected(graph):
+        loops = len(component) > 1 or any(dst == component[0] for dst, _ in graph[component[0]])
+        if loops:
+            recursive.update(component)
+            if first is None:
+                first = _cycle_in(graph, set(component), rules)
+    return frozenset(recursive), first
+
+
+def _strongly_connected(graph: dict[str, list]) -> list[list[str]]:
+    """Tarjan's algorithm with an explicit stack, so deep grammars cannot overflow Python's."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, edge = work.pop()
+            if edge == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            edges = graph[node]
+            if edge < len(edges):
+                work.append((node, edge + 1))
+                child = edges[edge][0]
+                if child not in index:
+                    work.append((child, 0))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                components.append(component)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return components
+
+
+def _cycle_in(graph, component: set[str], rules) -> Cycle:
+    """A shortest cycle through the component's earliest rule (breadth-first search)."""
+    start = next(key for key in graph if key in component)
+    parents: dict[str, tuple[str, Span | None]] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for dst, span in graph[node]:
+                if dst == start:
+                    path = [node]
+                    while path[-1] != start:
+                        path.append(parents[path[-1]][0])
+                    names = tuple(rules[k].name for k in reversed(path))
+                    return Cycle(names, span)
+                if dst in component and dst not in parents:
+                    parents[dst] = (node, span)
+                    following.append(dst)
+        frontier = following
+    raise AssertionError("component without a cycle")
