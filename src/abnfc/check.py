@@ -1,0 +1,163 @@
+"""``abnfc check``: validate files of any size against a grammar, with the DFA or the interpreter.
+
+Inputs are read in chunks of 1 MiB and fed to an incremental matcher, so memory does not grow
+with the input.  The DFA engine runs the Python module that the Python emitter generates for the
+grammar (the same code users get); the interpreter engine is :mod:`abnfc.interpret`.  Both
+report the same things -- offset, the bytes around it, the bytes that could have continued -- so
+the output does not depend on the engine.
+"""
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass
+from typing import BinaryIO, Protocol
+
+from .build import Compiled, Limits, Loaded, compile_grammar, generate
+from .charset import Ranges, format_abnf, normalize
+from .errors import AbnfError, LimitError
+from .resolve import ResolvedGrammar, resolve
+
+CHUNK_SIZE = 1 << 20
+CONTEXT = 8  # bytes shown on each side of an error
+ENGINES = ("auto", "dfa", "interpreter")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    name: str
+    size: int
+    offset: int | None  # None when the input matches
+    expected: Ranges
+    context_start: int
+    context: bytes
+
+    @property
+    def matched(self) -> bool:
+        return self.offset is None
+
+    def report(self) -> str:
+        if self.matched:
+            return f"{self.name}: valid ({self.size} bytes)"
+        if self.offset == self.size:
+            what = "unexpected end of input"
+        else:
+            what = f"unexpected byte 0x{self.context[self.offset - self.context_start]:02X}"
+        expected = f"; expected {format_abnf(self.expected)}" if self.expected else ""
+        return (f"{self.name}: invalid at offset {self.offset}: {what}{expected}\n"
+                f"  {self._hexdump()}")
+
+    def _hexdump(self) -> str:
+        cells = []
+        for index, byte in enumerate(self.context):
+            cell = f"{byte:02x}"
+            cells.append(f"[{cell}]" if self.context_start + index == self.offset else cell)
+        if self.offset == self.size:
+            cells.append("[end]")
+        return f"bytes from offset {self.context_start}: " + " ".join(cells)
+
+
+class Session(Protocol):
+    def feed(self, chunk: bytes) -> bool: ...
+    def result(self) -> tuple[int | None, Ranges]: ...
+
+
+class Engine(Protocol):
+    name: str
+
+    def session(self) -> Session: ...
+
+
+class DfaEngine:
+    """Runs the generated Python validator, loaded from its source text."""
+
+    name = "dfa"
+
+    def __init__(self, loaded: Loaded, compiled: Compiled):
+        files = generate(loaded, compiled, ["python"], "validator", "abnfc check")
+        self.module = types.ModuleType("abnfc_generated_validator")
+        exec(compile(files["validator.py"], f"<validator for {loaded.path}>", "exec"), self.module.__dict__)
+
+    def session(self) -> Session:
+        return _DfaSession(self.module.Validator())
+
+
+class _DfaSession:
+    def __init__(self, validator):
+        self.validator = validator
+
+    def feed(self, chunk: bytes) -> bool:
+        return self.validator.feed(chunk)
+
+    def result(self) -> tuple[int | None, Ranges]:
+        return self.validator.first_error(), tuple(self.validator.expected())
+
+
+class InterpreterEngine:
+    name = "interpreter"
+
+    def __init__(self, resolved: ResolvedGrammar):
+        self.resolved = resolved
+
+    def session(self) -> Session:
+        from .interpret import Recognizer
+
+        return _InterpreterSession(Recognizer(self.resolved))
+
+
+class _InterpreterSession:
+    def __init__(self, recognizer):
+        self.recognizer = recognizer
+
+    def feed(self, chunk: bytes) -> bool:
+        return self.recognizer.feed(chunk)
+
+    def result(self) -> tuple[int | None, Ranges]:
+        verdict = self.recognizer.verdict()
+        return verdict.offset, normalize(r for e in verdict.expected for r in e.ranges)
+
+
+def choose_engine(loaded: Loaded, start: str | None, engine: str, limits: Limits) -> Engine:
+    """``auto``: the DFA when the grammar is regular and fits the limits, else the interpreter."""
+    if engine == "interpreter":
+        return InterpreterEngine(resolve(loaded.grammar, start))
+    if engine == "dfa":
+        return DfaEngine(loaded, compile_grammar(loaded, start, limits))
+    resolved = resolve(loaded.grammar, start)
+    if not resolved.is_regular:
+        return InterpreterEngine(resolved)
+    try:
+        return DfaEngine(loaded, compile_grammar(loaded, start, limits))
+    except LimitError:
+        return InterpreterEngine(resolved)
+
+
+def check_stream(engine: Engine, stream: BinaryIO, name: str) -> Outcome:
+    session = engine.session()
+    window, window_start, size = b"", 0, 0
+    while True:
+        chunk = stream.read(CHUNK_SIZE)
+        if not chunk:
+            break
+        alive = session.feed(chunk)
+        keep = window[-CONTEXT:]
+        window_start, window = size - len(keep), keep + chunk
+        size += len(chunk)
+        if not alive:
+            window += stream.read(CONTEXT)  # a little context after the error
+            size = window_start + len(window)
+            break
+    offset, expected = session.result()
+    if offset is None:
+        return Outcome(name, size, None, (), 0, b"")
+    low = max(offset - CONTEXT, window_start)
+    context = window[low - window_start: offset + CONTEXT + 1 - window_start]
+    return Outcome(name, size, offset, expected, low, context)
+
+
+def check_bytes(engine: Engine, data: bytes, name: str = "<data>") -> Outcome:
+    import io
+
+    return check_stream(engine, io.BytesIO(data), name)
+
+
+__all__ = ["Outcome", "choose_engine", "check_stream", "check_bytes", "ENGINES", "AbnfError"]
