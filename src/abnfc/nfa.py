@@ -1,11 +1,13 @@
 """Thompson construction: resolved grammar -> NFA over byte ranges, with provenance.
 
 Thompson (1968), "Regular expression search algorithm": one start and one accepting state,
-epsilon moves for alternation and repetition.  Each rule is built once, in dependency order, as
-a block of states; a reference to it copies that block, and a repetition copies its element's
-block.  Nothing recurses through rule references, so long chains of rules cannot overflow the
-stack, and every copy is counted against ``max_states`` *before* it is made, so a grammar like
-``r = 100000000"a"`` fails at once with an error instead of filling memory.
+epsilon moves for alternation and repetition.  Each rule is built once as a block of states in
+which a reference to another rule is a placeholder pair of states; a repetition copies its
+element's block.  The rules' expanded sizes are then summed in dependency order and checked
+against ``max_states`` *before* anything is expanded, so ``r = 100000000"a"`` fails at once with
+an error instead of filling memory.  Finally the start rule's block is copied into the result
+and placeholders are filled with copies of their rules, using a work list: nothing recurses
+through rule references, so chains of thousands of rules cannot overflow the stack.
 
 Provenance: the state before each byte transition records an :class:`Origin` -- the rule, the
 index of the top-level alternative and of the element within it, and the terminal's span.
@@ -63,6 +65,7 @@ class _Builder:
         self.epsilon: list[list[int]] = []
         self.edges: list[list[tuple[Ranges, int]]] = []
         self.origins: list[Origin | None] = []
+        self.calls: dict[int, str] = {}  # placeholder entry state -> rule; its exit is entry + 1
 
     def new(self) -> int:
         self.epsilon.append([])
@@ -84,6 +87,8 @@ class _Builder:
             self.epsilon.append([t + offset for t in other.epsilon[state]])
             self.edges.append([(ranges, t + offset) for ranges, t in other.edges[state]])
             self.origins.append(other.origins[state])
+            if state in other.calls:
+                self.calls[state + offset] = other.calls[state]
         return offset
 
 
@@ -105,14 +110,35 @@ def build(grammar: ResolvedGrammar, max_states: int = DEFAULT_MAX_NFA_STATES) ->
                            f"rule '{grammar.start_name}' cannot be compiled to a DFA: its rules "
                            f"refer to themselves ({grammar.cycle}); use the interpreter "
                            "(abnfc check --engine interpreter)")
-    templates: dict[str, tuple[_Builder, _Fragment]] = {}
+    blocks: dict[str, tuple[_Builder, _Fragment]] = {}
+    expanded: dict[str, int] = {}
     for key in _dependency_order(grammar):
         builder = _Builder(max_states)
-        fragment = _RuleBuilder(grammar, key, builder, templates).build()
-        templates[key] = (builder, fragment)
-    builder, fragment = templates[grammar.start]
-    return Nfa(fragment.start, fragment.accept, tuple(map(tuple, builder.epsilon)),
-               tuple(map(tuple, builder.edges)), tuple(builder.origins))
+        blocks[key] = (builder, _RuleBuilder(grammar, key, builder).build())
+        expanded[key] = len(builder.epsilon) + sum(expanded[callee] for callee in builder.calls.values())
+        if expanded[key] > max_states:
+            raise LimitError.at(grammar.rule(key).span, f"rule '{grammar.rule(key).name}' expands "
+                                f"to {expanded[key]} NFA states, more than the limit of {max_states}; "
+                                "raise it with --max-nfa-states if this is intended")
+    return _expand(blocks, grammar.start, max_states)
+
+
+def _expand(blocks: dict[str, tuple[_Builder, _Fragment]], start: str, max_states: int) -> Nfa:
+    """Copy the start rule's block, then fill every placeholder with a copy of its rule."""
+    result = _Builder(max_states)
+
+    def instantiate(key: str) -> _Fragment:
+        builder, fragment = blocks[key]
+        return fragment.shifted(result.copy_block(builder, 0, len(builder.epsilon), None))
+
+    top = instantiate(start)
+    while result.calls:
+        entry, key = result.calls.popitem()
+        callee = instantiate(key)
+        result.epsilon[entry].append(callee.start)
+        result.epsilon[callee.accept].append(entry + 1)
+    return Nfa(top.start, top.accept, tuple(map(tuple, result.epsilon)),
+               tuple(map(tuple, result.edges)), tuple(result.origins))
 
 
 def _dependency_order(grammar: ResolvedGrammar) -> list[str]:
@@ -134,13 +160,12 @@ def _dependency_order(grammar: ResolvedGrammar) -> list[str]:
 
 
 class _RuleBuilder:
-    """Builds one rule's fragment; references copy finished templates of other rules."""
+    """Builds one rule's block; a reference to another rule becomes a placeholder."""
 
-    def __init__(self, grammar, key, builder, templates):
+    def __init__(self, grammar, key, builder):
         self.grammar = grammar
         self.rule = grammar.rule(key)
         self.b = builder
-        self.templates = templates
 
     def build(self) -> _Fragment:
         first = len(self.b.epsilon)
@@ -178,9 +203,10 @@ class _RuleBuilder:
             self._chain(start, [self.node(item, where) for item in node.items], accept)
             return _Fragment(first, len(self.b.epsilon), start, accept)
         if isinstance(node, ast.RuleRef):
-            builder, fragment = self.templates[node.key]
-            offset = self.b.copy_block(builder, fragment.first, fragment.end, node.span)
-            return fragment.shifted(offset)
+            self.b.reserve(2, node.span)
+            entry, exit_ = self.b.new(), self.b.new()
+            self.b.calls[entry] = node.key
+            return _Fragment(first, len(self.b.epsilon), entry, exit_)
         return self.terminals(node, where)
 
     def terminals(self, node: ast.Node, where: tuple[int, int]) -> _Fragment:
