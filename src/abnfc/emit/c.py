@@ -42,7 +42,7 @@ def _context(plan) -> dict:
         "plan": plan,
         "P": plan.prefix,
         "M": plan.prefix.upper(),  # macro prefix
-        "shift": shift,
+        "strategy_template": "c_shift.c.j2" if shift else "c_table.c.j2",
         "header_lines": [comment_safe(line) for line in plan.header_lines],
         "grammar_file": comment_safe(plan.origin.grammar_file),
         "start_rule": comment_safe(plan.origin.start_rule),
