@@ -401,7 +401,10 @@ class _Cache:
         self.eager: list[tuple[tuple[int, int], ...]] = []  # calls of nullable rules
         self.done: list[bool] = []
         self.live: list[bool] = []  # could still consume a byte
+        self.plain: list[bool] = []  # neither completes nor calls a nullable rule: nothing to settle
+        self.call_starts: list[int] = []  # byte classes that can start one of the deferred calls
         self.table: list[list[int]] = []
+        self.union_memo: dict[tuple[int, int], int] = {}
         self.finish_memo: dict[int, int] = {}
         self.call_memo: dict[int, int] = {}
         self.live_calls_memo: dict[tuple[int, int], tuple] = {}
@@ -442,10 +445,19 @@ class _Cache:
         self.eager.append(tuple(eager))
         self.done.append(DONE in items)
         self.live.append(bool(by_cont or lazy))
+        self.plain.append(not eager and DONE not in items)
+        starts = 0
+        for rule, _ in lazy:
+            starts |= program.call_first_classes[rule]
+        self.call_starts.append(starts)
 
-    def union(self, sids: list[int]) -> int:
-        with self.lock:
-            return self.intern(frozenset().union(*(self.states[sid] for sid in sids)))
+    def union(self, first: int, second: int) -> int:
+        key = (first, second)
+        sid = self.union_memo.get(key)
+        if sid is None:
+            with self.lock:
+                sid = self.union_memo[key] = self.intern(self.states[first] | self.states[second])
+        return sid
 
     def step(self, sid: int, byte_class: int) -> int:
         """The local state after ``sid`` consumed a byte of ``byte_class`` (memoised)."""
@@ -662,10 +674,11 @@ class _Position:
 
 def _group(cache: _Cache, fresh: list[tuple[_Node, int]]) -> dict[_Node, int]:
     """One local state per group: the union of what arrived for it."""
-    groups: dict[_Node, list[int]] = {}
+    groups: dict[_Node, int] = {}
     for node, sid in fresh:
-        groups.setdefault(node, []).append(sid)
-    return {node: sids[0] if len(sids) == 1 else cache.union(sids) for node, sids in groups.items()}
+        earlier = groups.get(node)
+        groups[node] = sid if earlier is None else cache.union(earlier, sid)
+    return groups
 
 
 # --------------------------------------------------------------------------------------------
@@ -705,7 +718,7 @@ class Recognizer:
         """The verdict for everything fed so far, as if the input ended here."""
         if self._dead is not None:
             return self._dead
-        if self._cache.done[self._sid] if self._program.regular else self._here.accepted:
+        if self._cache.done[self._sid] if self._program.regular else self._here and self._here.accepted:
             return Verdict(True, None, ())
         return Verdict(False, self._pos, self._expected(self._live_states()), True)
 
@@ -735,15 +748,44 @@ class Recognizer:
     # -- grammars with recursive rules: groups and the GSS ------------------------------------
 
     def _feed_recursive(self, classes: bytes) -> bool:
-        for byte_class in classes:
-            if not self._advance(byte_class):
+        view, index = memoryview(classes), 0
+        while index < len(classes):
+            if len(self._config) == 1:
+                index = self._run_single(view, index)
+                if index == len(classes):
+                    break
+            if not self._advance(classes[index]):
                 return False
+            index += 1
             if self._cache.full(self._limit):
                 self._compact()
         return True
 
+    def _run_single(self, view: memoryview, index: int) -> int:
+        """Steps of a lone group that neither calls nor completes: as cheap as the regular case.
+
+        Returns the index of the first byte that needs the general :meth:`_advance`.
+        """
+        [(node, sid)] = self._config.items()
+        table, plain, call_starts = self._cache.table, self._cache.plain, self._cache.call_starts
+        end = index
+        for byte_class in view[index:]:
+            following = table[sid][byte_class]
+            if following <= 0 or not plain[following] or call_starts[sid] >> byte_class & 1:
+                break
+            sid = following
+            end += 1
+        if end > index:
+            self._config = {node: sid}
+            self._here = None  # a position where nothing was called or popped
+            self._pos += end - index
+        return end
+
     def _advance(self, byte_class: int) -> bool:
         cache, here = self._cache, self._here
+        if here is None:
+            here = self._here = _Position(self._pos)
+            here.seen.update(self._config.items())
         following = _Position(self._pos + 1)
         stepped = []
         work = list(self._config.items())
@@ -753,10 +795,9 @@ class Recognizer:
                 result = cache.step(sid, byte_class)
             if result:
                 stepped.append((node, result))
-            if cache.lazy[sid]:
+            if cache.call_starts[sid] >> byte_class & 1:
                 calls = [(rule, cont, node) for rule, cont in cache.live_calls(sid, byte_class)]
-                if calls:
-                    work.extend(here.settle(cache, [], calls))
+                work.extend(here.settle(cache, [], calls))
         config = _group(cache, following.settle(cache, stepped))
         if not config and not following.accepted:
             self._die(self._pos, list(self._config.values()))
@@ -797,7 +838,8 @@ class Recognizer:
         """Start a new cache holding only what the live configuration refers to."""
         old, new = self._cache, _Cache(self._program)
         nodes = [] if self._program.regular else self._gss_nodes()
-        sids = self._live_states() if self._program.regular else [s for _, s in self._here.seen]
+        here = None if self._program.regular else self._here
+        sids = self._live_states() + ([s for _, s in here.seen] if here else [])
         conts = {cont for sid in sids for _, cont in old.states[sid]}
         conts.update(cont for node in nodes for cont, _ in node.edges)
         moved_conts = _move_continuations(old, new, conts)
@@ -809,12 +851,13 @@ class Recognizer:
             self._sid = moved[self._sid]
         else:
             self._config = {node: moved[sid] for node, sid in self._config.items()}
-            self._here.seen = {(node, moved[sid]) for node, sid in self._here.seen}
+            if here:
+                here.seen = {(node, moved[sid]) for node, sid in here.seen}
         self._cache = self._program.cache = new
 
     def _gss_nodes(self) -> list[_Node]:
         """Every GSS node the configuration can still return through."""
-        here = self._here
+        here = self._here or _Position(self._pos)
         found = {id(node): node for node in [*self._config, *here.nodes.values(), *here.popped,
                                              *(node for node, _ in here.seen)]}
         stack = list(found.values())

@@ -114,6 +114,7 @@ def _rule_table(grammar: ast.Grammar, errors: list[Diagnostic]) -> dict[str, Rul
             hint = " (a core rule must be redefined with '=' before '=/' extends it)" if rule.key in rules else ""
             errors.append(Diagnostic(f"'=/' adds alternatives to rule '{rule.name}', but it has no "
                                      f"earlier '=' definition{hint}", rule.name_span))
+            defined[rule.key] = RuleDef(rule.name, rule.definition, rule.name_span)  # no cascade
         elif rule.incremental:
             merged = ast.Alternation(_alternatives(earlier.definition) + _alternatives(rule.definition),
                                      earlier.definition.span)

@@ -1,0 +1,142 @@
+"""Command line: compile (atomic, only changed files, --check), check, dfa, lint, --help."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from abnfc.cli import main
+
+from conftest import ROOT, UTF8_GRAMMAR
+
+
+def run(*args: str) -> int:
+    return main(list(args))
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    """A folder laid out like the repository: grammars/utf8.abnf, run from its root."""
+    (tmp_path / "grammars").mkdir()
+    shutil.copy(UTF8_GRAMMAR, tmp_path / "grammars" / "utf8.abnf")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_generated_folder_is_up_to_date(workdir):
+    """generated/ must be exactly what `abnfc compile grammars/utf8.abnf --out generated` writes."""
+    assert run("compile", "grammars/utf8.abnf", "--out", "generated") == 0
+    fresh = sorted(p.name for p in (workdir / "generated").iterdir())
+    committed = sorted(p.name for p in (ROOT / "generated").iterdir())
+    assert fresh == committed == ["utf8.c", "utf8.h", "utf8.py"]
+    for name in fresh:
+        assert (workdir / "generated" / name).read_bytes() == (ROOT / "generated" / name).read_bytes(), \
+            f"generated/{name} is stale: run abnfc compile grammars/utf8.abnf --out generated"
+
+
+def test_compile_writes_only_changed_files_and_check_reports_stale_ones(workdir, capsys):
+    assert run("compile", "grammars/utf8.abnf", "--out", "out") == 0
+    assert "wrote out/utf8.py" in capsys.readouterr().out
+    assert run("compile", "grammars/utf8.abnf", "--out", "out") == 0
+    assert capsys.readouterr().out == ""  # nothing changed, nothing written
+    assert run("compile", "grammars/utf8.abnf", "--out", "out", "--check") == 0
+    (workdir / "out" / "utf8.h").write_text("edited by hand\n")
+    (workdir / "out" / "utf8.py").unlink()
+    before = sorted(p.name for p in (workdir / "out").iterdir())
+    assert run("compile", "grammars/utf8.abnf", "--out", "out", "--check") == 1
+    err = capsys.readouterr().err
+    assert "stale or missing: out/utf8.h" in err and "stale or missing: out/utf8.py" in err
+    assert "utf8.c" not in err
+    assert sorted(p.name for p in (workdir / "out").iterdir()) == before  # check wrote nothing
+    assert not any(p.name.endswith(".tmp") for p in (workdir / "out").iterdir())
+
+
+def test_compile_options_prefix_lang_start(workdir, capsys):
+    assert run("compile", "grammars/utf8.abnf", "--out", "o", "--lang", "python", "--prefix", "u8",
+               "--start", "UTF8-char") == 0
+    text = (workdir / "o" / "u8.py").read_text()
+    assert "abnfc compile grammars/utf8.abnf --start UTF8-char --prefix u8 --lang python --out o" in text
+    assert "start rule UTF8-char" in text
+    assert sorted(p.name for p in (workdir / "o").iterdir()) == ["u8.py"]
+    with pytest.raises(SystemExit):
+        run("compile", "grammars/utf8.abnf", "--lang", "cobol")
+
+
+def test_failed_compile_writes_nothing(workdir, capsys):
+    (workdir / "grammars" / "rec.abnf").write_text('a = "(" a ")" / "x"\n')
+    assert run("compile", "grammars/rec.abnf", "--out", "none") == 2
+    assert "cannot be compiled to a DFA" in capsys.readouterr().err
+    assert not (workdir / "none").exists()
+
+
+def test_check_reports_offset_and_context(workdir, capsys):
+    (workdir / "good.txt").write_bytes("Grüße 你好 😀\n".encode())
+    (workdir / "bad.bin").write_bytes(b"0123456789abc\xed\xa0\x80tail")
+    assert run("check", "grammars/utf8.abnf", "good.txt") == 0
+    assert "good.txt: valid" in capsys.readouterr().out
+    assert run("check", "grammars/utf8.abnf", "good.txt", "bad.bin") == 1
+    out = capsys.readouterr().out
+    assert "bad.bin: invalid at offset 14: unexpected byte 0xA0; expected %x80-9F" in out
+    assert "bytes from offset 6: 36 37 38 39 61 62 63 ed [a0] 80 74 61 69 6c" in out
+    assert run("check", "grammars/utf8.abnf", "missing.txt") == 2
+
+
+def test_check_reads_stdin(workdir):
+    result = subprocess.run([sys.executable, "-m", "abnfc", "check", "grammars/utf8.abnf", "-"],
+                            input=b"abc\xe4\xbd", capture_output=True, cwd=workdir)
+    assert result.returncode == 1
+    assert b"<stdin>: invalid at offset 5: unexpected end of input; expected %x80-BF" in result.stdout
+
+
+def test_check_streams_large_files(workdir, capsys):
+    chunk = "Grüße aus Köln, 你好世界, 😀! ".encode() * 1000
+    with open("big.txt", "wb") as stream:
+        for _ in range(300):  # ~12 MB, read in 1 MiB pieces
+            stream.write(chunk)
+        stream.write(b"\xff")
+    assert run("check", "grammars/utf8.abnf", "big.txt") == 1
+    out = capsys.readouterr().out
+    assert f"invalid at offset {len(chunk) * 300}: unexpected byte 0xFF" in out
+
+
+def test_dfa_json_and_text(workdir, capsys):
+    assert run("dfa", "grammars/utf8.abnf", "--format", "json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["num_states"], data["num_classes"], data["start"], data["dead"]) == (9, 12, 1, 0)
+    assert data["accepting"] == [1] and data["classes"][4] == [[0xC0, 0xC1], [0xF5, 0xFF]]
+    assert len(data["transitions"]) == 9 and all(len(row) == 12 for row in data["transitions"])
+    assert run("dfa", "grammars/utf8.abnf") == 0
+    text = capsys.readouterr().out
+    assert "class   4: C0-C1 F5-FF" in text and "* 1:  1  0  0  0  0  2  3  4  5  6  7  8" in text
+    assert run("dfa", "grammars/utf8.abnf", "--no-minimize", "--format", "json") == 0
+    assert json.loads(capsys.readouterr().out)["num_states"] > 9
+
+
+def test_lint(workdir, capsys):
+    (workdir / "grammars" / "w.abnf").write_text('r = "a"\nunused = "b"\n')
+    assert run("lint", "grammars/w.abnf") == 0
+    captured = capsys.readouterr()
+    assert "grammars/w.abnf:2:1: warning: rule 'unused' is never used" in captured.err
+    assert "1 warnings; regular" in captured.out
+    assert run("lint", "grammars/w.abnf", "--start", "nosuch") == 2
+    assert "error: start rule 'nosuch' is not defined" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["compile", "check", "dfa", "lint"])
+def test_every_command_has_help_with_an_example(command, capsys):
+    with pytest.raises(SystemExit) as caught:
+        run(command, "--help")
+    assert caught.value.code == 0
+    assert "example" in capsys.readouterr().out
+
+
+def test_console_script_and_module_entry_points():
+    for argv in (["abnfc"], [sys.executable, "-m", "abnfc"]):
+        executable = shutil.which(argv[0]) if argv[0] == "abnfc" else argv[0]
+        if executable is None:
+            pytest.skip("console script not on PATH")
+        result = subprocess.run(argv[:1] + argv[1:] + ["--version"], capture_output=True, text=True)
+        assert result.returncode == 0 and result.stdout.startswith("abnfc ")
