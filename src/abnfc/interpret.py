@@ -123,13 +123,14 @@ def _join_or(words: list[str]) -> str:
 
 
 def _ranges(mask: int) -> tuple[tuple[int, int], ...]:
-    ranges: list[tuple[int, int]] = []
-    for value in range(256):
-        if mask >> value & 1:
-            if ranges and ranges[-1][1] == value - 1:
-                ranges[-1] = (ranges[-1][0], value)
-            else:
-                ranges.append((value, value))
+    """The runs of set bits in ``mask``, lowest first."""
+    ranges = []
+    while mask:
+        low = (mask & -mask).bit_length() - 1
+        run = mask >> low
+        length = (run ^ (run + 1)).bit_length() - 1  # trailing ones
+        ranges.append((low, low + length - 1))
+        mask &= ~(((1 << length) - 1) << low)
     return tuple(ranges)
 
 
@@ -160,6 +161,7 @@ class _Program:
         self.start = self._add(REF, self.root[grammar.start]) if start_call is None else self._add(CALL, start_call)
         self.regular = not self.calls
         order = self._postorder()
+        self.productive = self._productive(order)
         self.nullable = self._nullable(order)
         self._normalise_repetitions()
         self._analyse_calls(order)
@@ -263,6 +265,22 @@ class _Program:
                     changed = True
         return values
 
+    def _productive(self, order: list[int]) -> list[bool]:
+        """Whether a node matches anything at all: closures skip the nodes that do not, so that
+        no thread is ever kept that could not lead to a match."""
+        def combine(node, productive):
+            kind, arg = self.kind[node], self.arg[node]
+            if kind == LEAF:
+                return arg != 0
+            if kind == SEQ:
+                return all(productive[item] for item in arg)
+            if kind == ALT:
+                return any(productive[item] for item in arg)
+            if kind == REP:
+                return arg[0] == 0 or productive[arg[2]]
+            return productive[arg] if kind == REF else productive[self.call_root[arg]]
+        return self._fixpoint(order, [False] * len(self.kind), combine)
+
     def _nullable(self, order: list[int]) -> list[bool]:
         def combine(node, nullable):
             kind, arg = self.kind[node], self.arg[node]
@@ -288,6 +306,8 @@ class _Program:
         """For each node, the set (as a bit set of node ids) of leaves that can consume its first byte."""
         def combine(node, first):
             kind, arg = self.kind[node], self.arg[node]
+            if not self.productive[node]:
+                return 0
             if kind == LEAF:
                 return 1 << node
             if kind in (SEQ, ALT):
@@ -306,8 +326,6 @@ class _Program:
         first = self._first(order) if self.calls else []
         self.call_nullable = [self.nullable[root] for root in self.call_root]
         self.call_first = [_bits(first[root]) for root in self.call_root]  # leaf nodes
-        # A rule that matches nothing at all (not even ""): calls of it are dropped.
-        self.call_dead = [not n and not f for n, f in zip(self.call_nullable, self.call_first)]
 
     def _classify_bytes(self) -> None:
         """Bytes no leaf tells apart share a class, so transition rows stay short."""
@@ -408,6 +426,7 @@ class _Cache:
         self.finish_memo: dict[int, int] = {}
         self.call_memo: dict[int, int] = {}
         self.live_calls_memo: dict[tuple[int, int], tuple] = {}
+        self.expected_memo: dict[frozenset, tuple] = {}
         self.intern(frozenset())  # DEAD
 
     def full(self, limit: int) -> bool:
@@ -514,11 +533,12 @@ class _Closure:
     can recurse or spin.
     """
 
-    __slots__ = ("cache", "kind", "arg", "items", "entered", "finished", "lowest", "enters", "finishes")
+    __slots__ = ("cache", "kind", "arg", "productive", "items", "entered", "finished", "lowest", "enters", "finishes")
 
     def __init__(self, cache: _Cache):
         self.cache = cache
         self.kind, self.arg = cache.program.kind, cache.program.arg
+        self.productive = cache.program.productive
         self.items: set[tuple[int, int]] = set()
         self.entered: set[tuple[int, int]] = set()
         self.finished: set[int] = set()
@@ -543,7 +563,7 @@ class _Closure:
         return frozenset(self.items)
 
     def _enter(self, node: int, cont: int) -> None:
-        if (node, cont) in self.entered:
+        if (node, cont) in self.entered or not self.productive[node]:
             return
         self.entered.add((node, cont))
         kind, arg = self.kind[node], self.arg[node]
@@ -559,7 +579,7 @@ class _Closure:
             self._iterate(node, 0, cont)
         elif kind == REF:
             self.enters.append((arg, cont))
-        elif not self.cache.program.call_dead[arg]:
+        else:
             self.items.add((-2 - arg, cont))
 
     def _enter_item(self, node: int, index: int, parent: int) -> None:
@@ -640,17 +660,20 @@ class _Position:
         for rule, cont, caller in calls:
             self._call(cache, rule, cont, caller, pending)
         fresh = []
+        seen, done, eager, live = self.seen, cache.done, cache.eager, cache.live
         while pending:
-            node, sid = pending.pop()
-            if (node, sid) in self.seen:
+            item = pending.pop()
+            if item in seen:
                 continue
-            self.seen.add((node, sid))
-            if cache.done[sid]:
+            seen.add(item)
+            node, sid = item
+            if done[sid]:
                 self._pop(cache, node, pending)
-            for rule, cont in cache.eager[sid]:
-                self._call(cache, rule, cont, node, pending)
-            if cache.live[sid]:
-                fresh.append((node, sid))
+            if eager[sid]:
+                for rule, cont in eager[sid]:
+                    self._call(cache, rule, cont, node, pending)
+            if live[sid]:
+                fresh.append(item)
         return fresh
 
     def _pop(self, cache: _Cache, node: _Node, pending: list) -> None:
@@ -658,7 +681,8 @@ class _Position:
             self.accepted = True
         elif node not in self.popped:
             self.popped.add(node)
-            pending.extend((parent, cache.finish(cont)) for cont, parent in node.edges)
+            for cont, parent in node.edges:
+                pending.append((parent, cache.finish(cont)))
 
     def _call(self, cache: _Cache, rule: int, cont: int, caller: _Node, pending: list) -> None:
         node = self.nodes.get(rule)
@@ -674,6 +698,8 @@ class _Position:
 
 def _group(cache: _Cache, fresh: list[tuple[_Node, int]]) -> dict[_Node, int]:
     """One local state per group: the union of what arrived for it."""
+    if len(fresh) == 1:
+        return dict(fresh)
     groups: dict[_Node, int] = {}
     for node, sid in fresh:
         earlier = groups.get(node)
@@ -757,7 +783,7 @@ class Recognizer:
             if not self._advance(classes[index]):
                 return False
             index += 1
-            if self._cache.full(self._limit):
+            if len(self._cache.states) > self._limit or len(self._cache.conts) > 4 * self._limit:
                 self._compact()
         return True
 
@@ -817,20 +843,11 @@ class Recognizer:
 
     def _expected(self, sids: list[int]) -> tuple[Expectation, ...]:
         """The leaves of every thread in ``sids`` (and those deferred calls could start with)."""
-        program = self._program
-        masks: dict[str, int] = {}
-        for sid in sids:
-            for head, _ in self._cache.states[sid]:
-                if head >= 0:
-                    leaves = (head,)
-                elif head != -1 and not program.call_nullable[-2 - head]:
-                    leaves = program.call_first[-2 - head]
-                else:
-                    continue
-                for leaf in leaves:
-                    rule = program.leaf_rule[leaf]
-                    masks[rule] = masks.get(rule, 0) | program.arg[leaf]
-        return tuple(sorted(Expectation(_ranges(mask), rule) for rule, mask in masks.items()))
+        key = frozenset(sids)
+        expected = self._cache.expected_memo.get(key)
+        if expected is None:
+            expected = self._cache.expected_memo[key] = _expectations(self._program, self._cache, key)
+        return expected
 
     # -- bounding the memo tables -------------------------------------------------------------
 
@@ -867,6 +884,22 @@ class Recognizer:
                     found[id(parent)] = parent
                     stack.append(parent)
         return list(found.values())
+
+
+def _expectations(program: _Program, cache: _Cache, sids) -> tuple[Expectation, ...]:
+    masks: dict[str, int] = {}
+    for sid in sids:
+        for head, _ in cache.states[sid]:
+            if head >= 0:
+                leaves = (head,)
+            elif head != -1 and not program.call_nullable[-2 - head]:
+                leaves = program.call_first[-2 - head]
+            else:
+                continue
+            for leaf in leaves:
+                rule = program.leaf_rule[leaf]
+                masks[rule] = masks.get(rule, 0) | program.arg[leaf]
+    return tuple(sorted(Expectation(_ranges(mask), rule) for rule, mask in masks.items()))
 
 
 def _move_continuations(old: _Cache, new: _Cache, conts: set[int]) -> dict[int, int]:

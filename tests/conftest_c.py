@@ -1,0 +1,98 @@
+"""Helpers for the C emitter tests: plans from grammar text, gcc builds, record files.
+
+Not a conftest (pytest does not load it by itself): test_c.py imports what it uses.
+"""
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from abnfc import dfa, minimize, nfa, plan
+from abnfc.emit import c
+from abnfc.parse import parse
+from abnfc.resolve import resolve
+
+HARNESS_DIR = Path(__file__).resolve().parent / "c"
+GCC = shutil.which("gcc")
+GXX = shutil.which("g++")
+
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wconversion", "-Wsign-conversion",
+          "-Wshadow", "-Werror", "-O2"]
+SANITIZE = ["-std=c99", "-g", "-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+            "-fno-omit-frame-pointer"]
+
+needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not found")
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A grammar's minimal DFA, its plan and the C files written for it."""
+
+    minimal: dfa.Dfa
+    plan: plan.Plan
+    folder: Path
+
+    @property
+    def prefix(self) -> str:
+        return self.plan.prefix
+
+    @property
+    def source(self) -> Path:
+        return self.folder / f"{self.prefix}.c"
+
+    @property
+    def header(self) -> Path:
+        return self.folder / f"{self.prefix}.h"
+
+
+def make_plan(text: str, prefix: str, start: str | None = None,
+              grammar_file: str = "grammars/g.abnf") -> tuple[dfa.Dfa, plan.Plan]:
+    minimal = minimize.minimize(dfa.determinize(nfa.build(resolve(parse(text, grammar_file), start))))
+    origin = plan.Origin(grammar_file, text, "0" * 64, start or "(first rule)",
+                         f"abnfc compile {grammar_file} --out generated")
+    return minimal, plan.make_plan(minimal, origin, prefix)
+
+
+def generate(folder: Path, text: str, prefix: str, start: str | None = None,
+             grammar_file: str = "grammars/g.abnf") -> Generated:
+    minimal, emission = make_plan(text, prefix, start, grammar_file)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, body in c.render(emission).items():
+        (folder / name).write_text(body, encoding="utf-8")
+    return Generated(minimal, emission, folder)
+
+
+def api_defines(gen: Generated) -> list[str]:
+    """The harnesses name the API through PFX (the prefix) and HEADER (the header to include)."""
+    return [f"-DPFX={gen.prefix}", f'-DHEADER="{gen.header.name}"', f"-I{gen.folder}"]
+
+
+def build(gen: Generated, harness: str, output: Path, flags: list[str], link_source: bool = True,
+          compiler: str | None = None) -> Path:
+    """Compile a harness from tests/c with the generated source; returns the executable."""
+    sources = [str(HARNESS_DIR / harness)] + ([str(gen.source)] if link_source else [])
+    command = [compiler or GCC, *flags, *api_defines(gen), "-o", str(output), *sources]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, f"{' '.join(command)}\n{result.stdout}{result.stderr}"
+    return output
+
+
+def write_records(path: Path, inputs: list[bytes]) -> Path:
+    """Records for check_records.c: a 4-byte little-endian length, then the bytes."""
+    with path.open("wb") as stream:
+        for data in inputs:
+            stream.write(struct.pack("<I", len(data)))
+            stream.write(data)
+    return path
+
+
+def run_records(binary: Path, records: Path, timeout: float = 300) -> list[int | None]:
+    """First-error offsets the harness reports, one per record (None: all of it matches)."""
+    result = subprocess.run([str(binary), str(records)], capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, f"{binary.name} failed ({result.returncode}):\n{result.stdout[-4000:]}{result.stderr[-4000:]}"
+    return [None if word == "-" else int(word) for word in result.stdout.split()]
