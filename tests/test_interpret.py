@@ -442,34 +442,42 @@ ALPHABET = b"aAb("
 def leaves(rules: int):
     letters = st.text(alphabet="aAb(", max_size=2)
     values = st.sampled_from(sorted(ALPHABET))
+    references = st.builds(ast.RuleRef, st.sampled_from(RULE_NAMES[:rules]))
     return st.one_of(
         st.builds(ast.CharVal, letters, st.booleans()),
         st.builds(lambda pair: ast.NumRange("x", min(pair), max(pair)), st.tuples(values, values)),
         st.builds(lambda vs: ast.NumVal("x", tuple(vs)), st.lists(values, min_size=1, max_size=2)),
-        st.builds(ast.RuleRef, st.sampled_from(RULE_NAMES[:rules])),
+        references, references,
     )
 
 
-def repetition(child):
+def repetition(atom):
     bounds = st.tuples(st.integers(0, 2), st.one_of(st.none(), st.integers(0, 3)))
-    return st.builds(lambda b, c: ast.Repetition(min(b[0], b[1] if b[1] is not None else b[0]), b[1], c),
-                     bounds, child)
+    return st.builds(lambda b, a: ast.Repetition(min(b[0], b[1] if b[1] is not None else b[0]), b[1], a),
+                     bounds, atom)
 
 
-def nodes(rules: int):
-    return st.recursive(leaves(rules), lambda child: st.one_of(
-        st.builds(lambda items: ast.Alternation(tuple(items)), st.lists(child, min_size=2, max_size=3)),
-        st.builds(lambda items: ast.Concatenation(tuple(items)), st.lists(child, min_size=0, max_size=3)),
-        repetition(child),
-        st.builds(ast.Option, child),
-        st.builds(ast.Group, child),
-    ), max_leaves=6)
+def alternation(rules: int, depth: int):
+    """Shaped like real grammars: alternatives of concatenations of (repeated) elements."""
+    def one_or(cls):
+        return lambda nodes: nodes[0] if len(nodes) == 1 else cls(tuple(nodes))
+    atoms = [leaves(rules)]
+    if depth:
+        inner = alternation(rules, depth - 1)
+        atoms += [inner.map(ast.Group), inner.map(ast.Option)]
+    atom = st.one_of(atoms)
+    element = st.one_of(atom, atom, repetition(atom))
+    concatenation = st.lists(element, max_size=3).map(one_or(ast.Concatenation))
+    return st.lists(concatenation, min_size=1, max_size=3).map(one_or(ast.Alternation))
+
+
+NODES = {count: alternation(count, 2) for count in (1, 2, 3)}  # built once: building them is slow
 
 
 @st.composite
 def random_grammars(draw):
-    count = draw(st.integers(1, 3))
-    rules = tuple(ast.Rule(RULE_NAMES[i], draw(nodes(count))) for i in range(count))
+    count = draw(st.sampled_from([1, 2, 2, 3, 3]))
+    rules = tuple(ast.Rule(RULE_NAMES[i], draw(NODES[count])) for i in range(count))
     return resolve(ast.Grammar(rules))
 
 

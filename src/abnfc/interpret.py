@@ -64,7 +64,7 @@ from dataclasses import dataclass
 
 from . import ast
 from .errors import AbnfError
-from .resolve import ResolvedGrammar, RuleDef
+from .resolve import ResolvedGrammar, RuleDef, references
 
 __all__ = ["Expectation", "Verdict", "Recognizer", "recognize"]
 
@@ -150,7 +150,7 @@ class _Program:
         self.kind: list[int] = []
         self.arg: list = []
         self.leaf_rule: dict[int, str] = {}
-        self.calls = [key for key in grammar.reachable if key in grammar.recursive]
+        self.calls = _cut_rules(grammar)
         self.call_index = {key: i for i, key in enumerate(self.calls)}
         self.root = {key: self._compile_rule(grammar.rules[key]) for key in grammar.reachable}
         for node, kind in enumerate(self.kind):
@@ -353,6 +353,39 @@ class _Program:
         return mask
 
 
+def _cut_rules(grammar: ResolvedGrammar) -> list[str]:
+    """Recursive rules to call through the GSS; every other rule is expanded in place.
+
+    Only the targets of back edges in a depth-first search from the start rule: every cycle of
+    references contains a back edge, and the remaining edges (tree, forward, cross) cannot form
+    a cycle.  So in ``comment = "(" *ccontent ")"`` with ``ccontent = ctext / comment`` only
+    ``comment`` is called, and ordinary text inside a comment needs no GSS operation at all.
+    """
+    recursive = grammar.recursive
+    edges = {key: [ref.key for ref in references(grammar.rules[key]) if ref.key in recursive]
+             for key in recursive}
+    state: dict[str, int] = {}  # 1 on the DFS stack, 2 finished
+    cut: set[str] = set()
+    for top in grammar.reachable:
+        if top not in recursive or top in state:
+            continue
+        state[top] = 1
+        stack = [(top, iter(edges[top]))]
+        while stack:
+            key, successors = stack[-1]
+            for succ in successors:
+                if succ not in state:
+                    state[succ] = 1
+                    stack.append((succ, iter(edges[succ])))
+                    break
+                if state[succ] == 1:
+                    cut.add(succ)
+            else:
+                state[key] = 2
+                stack.pop()
+    return [key for key in grammar.reachable if key in cut]
+
+
 def _char_mask(char: str, case_sensitive: bool) -> int:
     mask = 1 << ord(char)
     if not case_sensitive and char.isascii() and char.isalpha():
@@ -415,11 +448,9 @@ class _Cache:
         self.states: list[frozenset] = []
         self.state_ids: dict[frozenset, int] = {}
         self.threads: list[tuple[tuple[int, int], ...]] = []  # (class mask, cont) per cont
-        self.lazy: list[tuple[tuple[int, int], ...]] = []  # calls of non-nullable rules
-        self.eager: list[tuple[tuple[int, int], ...]] = []  # calls of nullable rules
+        self.calls: list[tuple[tuple[int, int], ...]] = []  # (rule, cont): made once a byte starts them
         self.done: list[bool] = []
         self.live: list[bool] = []  # could still consume a byte
-        self.plain: list[bool] = []  # neither completes nor calls a nullable rule: nothing to settle
         self.call_starts: list[int] = []  # byte classes that can start one of the deferred calls
         self.table: list[list[int]] = []
         self.union_memo: dict[tuple[int, int], int] = {}
@@ -452,22 +483,18 @@ class _Cache:
     def _digest(self, items: frozenset) -> None:
         program = self.program
         by_cont: dict[int, int] = {}
-        lazy, eager = [], []
+        calls = []
+        starts = 0
         for head, cont in items:
             if head >= 0:
                 by_cont[cont] = by_cont.get(cont, 0) | program.leaf_classes[head]
             elif head != -1:
-                rule = -2 - head
-                (eager if program.call_nullable[rule] else lazy).append((rule, cont))
+                calls.append((-2 - head, cont))
+                starts |= program.call_first_classes[-2 - head]
         self.threads.append(tuple((mask, cont) for cont, mask in by_cont.items()))
-        self.lazy.append(tuple(lazy))
-        self.eager.append(tuple(eager))
+        self.calls.append(tuple(calls))
         self.done.append(DONE in items)
-        self.live.append(bool(by_cont or lazy))
-        self.plain.append(not eager and DONE not in items)
-        starts = 0
-        for rule, _ in lazy:
-            starts |= program.call_first_classes[rule]
+        self.live.append(bool(by_cont or calls))
         self.call_starts.append(starts)
 
     def union(self, first: int, second: int) -> int:
@@ -521,7 +548,7 @@ class _Cache:
         calls = self.live_calls_memo.get(key)
         if calls is None:
             first = self.program.call_first_classes
-            calls = tuple(call for call in self.lazy[sid] if first[call[0]] >> byte_class & 1)
+            calls = tuple(call for call in self.calls[sid] if first[call[0]] >> byte_class & 1)
             self.live_calls_memo[key] = calls
         return calls
 
@@ -533,12 +560,13 @@ class _Closure:
     can recurse or spin.
     """
 
-    __slots__ = ("cache", "kind", "arg", "productive", "items", "entered", "finished", "lowest", "enters", "finishes")
+    __slots__ = ("cache", "kind", "arg", "productive", "nullable", "items", "entered", "finished", "lowest", "enters", "finishes")
 
     def __init__(self, cache: _Cache):
         self.cache = cache
         self.kind, self.arg = cache.program.kind, cache.program.arg
         self.productive = cache.program.productive
+        self.nullable = cache.program.call_nullable
         self.items: set[tuple[int, int]] = set()
         self.entered: set[tuple[int, int]] = set()
         self.finished: set[int] = set()
@@ -580,7 +608,11 @@ class _Closure:
         elif kind == REF:
             self.enters.append((arg, cont))
         else:
+            # The call is made only once a byte it can start with arrives; its empty match, if
+            # it has one, is taken here and now, so calls never complete where they were made.
             self.items.add((-2 - arg, cont))
+            if self.nullable[arg]:
+                self.finishes.append(cont)
 
     def _enter_item(self, node: int, index: int, parent: int) -> None:
         items = self.arg[node]
@@ -644,7 +676,11 @@ class _Node:
 
 
 class _Position:
-    """Calls and pops at one input position: the GSS nodes created here and which ones popped."""
+    """Calls and pops at one input position: the GSS nodes created here and which ones popped.
+
+    A node never pops where it was created (its empty match was taken by the caller's closure),
+    so all of a node's edges exist before it first pops: no pop ever needs replaying.
+    """
 
     __slots__ = ("pos", "nodes", "popped", "seen", "accepted")
 
@@ -660,26 +696,22 @@ class _Position:
         for rule, cont, caller in calls:
             self._call(cache, rule, cont, caller, pending)
         fresh = []
-        seen, done, eager, live = self.seen, cache.done, cache.eager, cache.live
+        seen, done, live = self.seen, cache.done, cache.live
         while pending:
             item = pending.pop()
             if item in seen:
                 continue
             seen.add(item)
-            node, sid = item
-            if done[sid]:
-                self._pop(cache, node, pending)
-            if eager[sid]:
-                for rule, cont in eager[sid]:
-                    self._call(cache, rule, cont, node, pending)
-            if live[sid]:
+            if done[item[1]]:
+                self._pop(cache, item[0], pending)
+            if live[item[1]]:
                 fresh.append(item)
         return fresh
 
     def _pop(self, cache: _Cache, node: _Node, pending: list) -> None:
         if node.rule < 0:
             self.accepted = True
-        elif node not in self.popped:
+        elif node.pos != self.pos and node not in self.popped:
             self.popped.add(node)
             for cont, parent in node.edges:
                 pending.append((parent, cache.finish(cont)))
@@ -689,11 +721,7 @@ class _Position:
         if node is None:
             node = self.nodes[rule] = _Node(rule, self.pos)
             pending.append((node, cache.call(rule)))
-        edge = (cont, caller)
-        if edge not in node.edges:
-            node.edges.add(edge)
-            if node in self.popped:  # it already matched "" here: replay the pop for this caller
-                pending.append((caller, cache.finish(cont)))
+        node.edges.add((cont, caller))
 
 
 def _group(cache: _Cache, fresh: list[tuple[_Node, int]]) -> dict[_Node, int]:
@@ -793,11 +821,11 @@ class Recognizer:
         Returns the index of the first byte that needs the general :meth:`_advance`.
         """
         [(node, sid)] = self._config.items()
-        table, plain, call_starts = self._cache.table, self._cache.plain, self._cache.call_starts
+        table, done, call_starts = self._cache.table, self._cache.done, self._cache.call_starts
         end = index
         for byte_class in view[index:]:
             following = table[sid][byte_class]
-            if following <= 0 or not plain[following] or call_starts[sid] >> byte_class & 1:
+            if following <= 0 or done[following] or call_starts[sid] >> byte_class & 1:
                 break
             sid = following
             end += 1
@@ -875,7 +903,7 @@ class Recognizer:
     def _gss_nodes(self) -> list[_Node]:
         """Every GSS node the configuration can still return through."""
         here = self._here or _Position(self._pos)
-        found = {id(node): node for node in [*self._config, *here.nodes.values(), *here.popped,
+        found = {id(node): node for node in [*self._config, *here.nodes.values(),
                                              *(node for node, _ in here.seen)]}
         stack = list(found.values())
         while stack:
@@ -892,7 +920,7 @@ def _expectations(program: _Program, cache: _Cache, sids) -> tuple[Expectation, 
         for head, _ in cache.states[sid]:
             if head >= 0:
                 leaves = (head,)
-            elif head != -1 and not program.call_nullable[-2 - head]:
+            elif head != -1:
                 leaves = program.call_first[-2 - head]
             else:
                 continue

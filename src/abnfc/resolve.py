@@ -144,10 +144,10 @@ def _reachable(rules: dict[str, RuleDef], start: str) -> list[str]:
 
 
 def _suggest(key: str, rules: Mapping[str, RuleDef]) -> str:
-    close = difflib.get_close_matches(key, list(rules), n=3, cutoff=0.6)
+    close = difflib.get_close_matches(key, list(rules), n=1, cutoff=0.6)
     if not close:
         return ""
-    return "; did you mean " + " or ".join(f"'{rules[c].name}'" for c in close) + "?"
+    return f"; did you mean '{rules[close[0]].name}'?"
 
 
 def _check_rule(rule: RuleDef, rules, reachable: bool, errors, warnings) -> None:
