@@ -32,7 +32,14 @@ EXAMPLES = {
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    # argparse stops filling a nargs="*" positional at the first option, so input files given
+    # after an option (check GRAMMAR --engine dfa a.txt b.txt) arrive here.
+    if extra and getattr(args, "inputs", None) is not None and not any(
+            word.startswith("-") and word != "-" for word in extra):
+        args.inputs += extra
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if not args.command:
         parser.print_help()
         return EXIT_ERROR
