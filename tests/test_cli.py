@@ -140,3 +140,28 @@ def test_console_script_and_module_entry_points():
     for argv in ([str(script)], [sys.executable, "-m", "abnfc"]):
         result = subprocess.run(argv + ["--version"], capture_output=True, text=True)
         assert result.returncode == 0 and result.stdout.startswith("abnfc ")
+
+
+def test_check_output_is_the_same_for_every_engine(workdir, capsys):
+    inputs = {"ok.txt": "Grüße 😀".encode(), "bad.bin": b"abc\xed\xa0\x80", "cut.bin": b"x\xf0\x9f\x98",
+              "lone.bin": b"\x80", "empty.txt": b""}
+    for name, data in inputs.items():
+        (workdir / name).write_bytes(data)
+    outputs = {}
+    for engine in ("auto", "dfa", "interpreter"):
+        status = run("check", "grammars/utf8.abnf", "--engine", engine, *inputs)
+        outputs[engine] = (status, capsys.readouterr().out)
+    assert outputs["auto"] == outputs["dfa"] == outputs["interpreter"]
+    assert outputs["auto"][0] == 1 and "cut.bin: invalid at offset 4: unexpected end of input" in outputs["auto"][1]
+
+
+def test_check_uses_the_interpreter_for_recursive_grammars(workdir, capsys):
+    (workdir / "grammars" / "parens.abnf").write_text('r = *( "(" r ")" / "x" )\n')
+    (workdir / "deep.txt").write_bytes(b"(" * 5000 + b"x" + b")" * 5000)
+    (workdir / "open.txt").write_bytes(b"((x)")
+    assert run("check", "grammars/parens.abnf", "deep.txt", "open.txt") == 1
+    out = capsys.readouterr().out
+    assert "deep.txt: valid (10001 bytes)" in out
+    assert "open.txt: invalid at offset 4: unexpected end of input; expected %x28-29 / %x58 / %x78" in out
+    assert run("check", "grammars/parens.abnf", "--engine", "dfa", "deep.txt") == 2
+    assert "cannot be compiled to a DFA" in capsys.readouterr().err
