@@ -20,41 +20,54 @@ Algorithm
     hashing them never walks a chain.  Consuming a byte keeps the threads whose leaf accepts it
     and follows their continuations (the *closure*) to the next leaves.
 
-    Rules that are not part of a reference cycle are expanded in place.  Recursive rules go
-    through a graph-structured stack as in GLL parsing (Scott and Johnstone 2010, "GLL parsing",
-    LDTA): a call of rule R at position i is the GSS node (R, i), whose edges hold the
-    continuations of its callers; when R's body completes at position j the node *pops* and each
-    caller continues at j.  Threads are partitioned into *groups*, one per GSS node whose body
-    they belong to (the start rule's group is the root), and a group's threads form its *local
-    state*.  Local states are interned too, and stepping a local state by a byte is memoised in a
-    lazily filled table, so for a grammar without recursive rules (one group) the inner loop is
-    one list lookup per byte: ``sid = table[sid][byte_class]``.  Bytes that no terminal tells
-    apart share a class (the table rows are as short as the grammar allows).
+    Rules are expanded in place, except for a few recursive ones, enough to cut every cycle of
+    references (the targets of back edges of a depth-first search from the start rule).  Calls
+    of those go through a graph-structured stack as in GLL parsing (Scott and Johnstone 2010,
+    "GLL parsing", LDTA 2009, ENTCS 253(7)): a call of rule R at position i is the GSS node
+    (R, i), whose edges hold the continuations of its callers; when R's body completes at
+    position j > i the node *pops* and each caller continues at j.  Threads are partitioned into
+    *groups*, one per GSS node whose body they belong to (the start rule's group is the root),
+    and a group's threads form its *local state*.  Local states are interned too, and stepping a
+    local state by a byte is memoised in a lazily filled table, so for a grammar without
+    recursive rules (one group) the inner loop is one list lookup per byte:
+    ``sid = table[sid][byte_class]``.  Bytes that no terminal tells apart share a class, so the
+    table rows are as short as the grammar allows.
 
-    Calls of rules that cannot match the empty string are made only once the next byte is known
-    and is one that can start the rule, so text between calls costs almost nothing.  Calls of
-    nullable rules are made at once and handled with GLL's fix for empty matches: the nodes that
-    popped at the current position are remembered and a pop is replayed for an edge added later.
-    Nodes are only ever created for the current position, so the node table and pop records are
-    dropped as the input advances; what remains is the live stack.
+    A call is made only once the next byte is known and is one that can start the rule (its
+    FIRST set), so text between calls costs little.  If the rule can match the empty string, the
+    caller's closure takes that empty match at once, so a node never pops where it was created:
+    every edge of a node exists before its first pop, and the replaying of pops that GLL needs
+    for nullable rules is unnecessary.  Nodes are only created for the current position, so the
+    node table and pop records are dropped as the input advances; what remains is the live
+    stack.  Rules that can match nothing at all (``s = s "c"``) are recognised beforehand and
+    never entered, so every thread kept can still lead to a match.
 
     Repetitions of an element that can match the empty string are treated as ``0*max``; empty
     iterations are never worth taking then, so within one closure only the lowest iteration count
     of each repetition is entered, which keeps ``1*100000000( "" / "a" )`` from looping.
 
+Failure reports
+    The verdict's offset is that of the first byte no thread could consume (or the input length
+    if the input ended first); the expected bytes are the leaves of every thread alive just
+    before it, and the FIRST sets of the calls waiting there, each named by the rule whose
+    definition holds the leaf.
+
 Complexity
     Linear time for grammars without recursive rules once the memo tables are warm, with a
-    constant that depends only on the grammar; for recursive grammars no worse than cubic in the
-    input length, like GLL, and linear for the usual nesting-style grammars.
+    constant that depends only on the grammar.  For recursive grammars no worse than cubic in the
+    input length, as for GLL: per position, each node pops at most once, over edges from earlier
+    positions.  Linear when only a bounded number of nodes is live per position, as for the
+    nesting found in practice (parentheses, RFC 5322 comments).
 
 Memory
     The memo tables (continuations, local states, transitions) are bounded by
     ``max_cache_states``: when exceeded they are rebuilt holding only what the live threads and
     the GSS refer to, so correctness never depends on the cache.  Apart from those, memory is
-    proportional to the live part of the GSS (the nesting depth of the input) and never to the
-    input length for grammars without recursive rules.  No Python recursion is used anywhere, so
-    neither deeply nested grammars nor deeply nested input can hit the recursion limit.
-    Recognisers of one grammar share its memo tables; a recogniser is not itself thread-safe.
+    proportional to the live part of the GSS (for nesting, the nesting depth of the input), and
+    independent of the input length for grammars without recursive rules.  No Python recursion
+    is used anywhere, so neither deeply nested grammars nor deeply nested input can hit the
+    recursion limit.  Recognisers of one grammar share its memo tables (their updates are
+    locked); a single recogniser must not be fed from two threads at once.
 """
 from __future__ import annotations
 
@@ -113,13 +126,17 @@ class Verdict:
         if self.matched:
             return "matched"
         wanted = _join_or([str(e) for e in self.expected])
-        if self.end_of_input:
-            return f"offset {self.offset}: unexpected end of input" + (f"; expected {wanted}" if wanted else "")
-        return f"offset {self.offset}: expected {wanted or 'end of input'}"
+        if not self.end_of_input:
+            return f"offset {self.offset}: expected {wanted or 'end of input'}"
+        ending = f"offset {self.offset}: unexpected end of input"
+        return f"{ending}; expected {wanted}" if wanted else ending
 
 
 def _join_or(words: list[str]) -> str:
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1] if words else ""
+    """``a``, ``a or b``, ``a, b or c``."""
+    if len(words) < 2:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " or " + words[-1]
 
 
 def _ranges(mask: int) -> tuple[tuple[int, int], ...]:
@@ -158,7 +175,10 @@ class _Program:
                 self.arg[node] = self.root[self.arg[node]]
         self.call_root = [self.root[key] for key in self.calls]
         start_call = self.call_index.get(grammar.start)
-        self.start = self._add(REF, self.root[grammar.start]) if start_call is None else self._add(CALL, start_call)
+        if start_call is None:
+            self.start = self._add(REF, self.root[grammar.start])
+        else:
+            self.start = self._add(CALL, start_call)
         self.regular = not self.calls
         order = self._postorder()
         self.productive = self._productive(order)
@@ -191,7 +211,9 @@ class _Program:
 
     def _build(self, node: ast.Node, args: list[int], rule: str) -> int:
         if isinstance(node, (ast.Alternation, ast.Concatenation)):
-            return args[0] if len(args) == 1 else self._add(ALT if isinstance(node, ast.Alternation) else SEQ, tuple(args))
+            if len(args) == 1:
+                return args[0]
+            return self._add(ALT if isinstance(node, ast.Alternation) else SEQ, tuple(args))
         if isinstance(node, ast.Group):
             return args[0]
         if isinstance(node, ast.Option):
@@ -211,7 +233,8 @@ class _Program:
             return self._string([1 << value for value in node.values], rule)
         if isinstance(node, ast.NumRange):
             return self._leaf((1 << (node.high + 1)) - (1 << node.low), rule)
-        raise AbnfError.at(node.span, f"prose value {node} cannot be interpreted; replace it with rules")
+        raise AbnfError.at(node.span, f"prose value {node} cannot be interpreted; "
+                                      "replace it with rules")
 
     def _leaf(self, mask: int, rule: str) -> int:
         node = self._add(LEAF, mask)
@@ -303,7 +326,7 @@ class _Program:
                 self.arg[node] = (0 if nullable else low, high, element, nullable)
 
     def _first(self, order: list[int]) -> list[int]:
-        """For each node, the set (as a bit set of node ids) of leaves that can consume its first byte."""
+        """Per node, the leaves that can consume its first byte, as a bit set of node ids."""
         def combine(node, first):
             kind, arg = self.kind[node], self.arg[node]
             if not self.productive[node]:
@@ -333,11 +356,13 @@ class _Program:
         for mask in {self.arg[leaf] for leaf in self.leaf_rule}:
             renumber: dict[tuple[int, int], int] = {}
             for value in range(256):
-                classes[value] = renumber.setdefault((classes[value], mask >> value & 1), len(renumber))
+                key = (classes[value], mask >> value & 1)
+                classes[value] = renumber.setdefault(key, len(renumber))
         self.class_of = bytes(classes)
         self.classes = max(classes) + 1
         self.leaf_classes = {leaf: self._class_mask(self.arg[leaf]) for leaf in self.leaf_rule}
-        self.call_first_classes = [self._class_mask(self._mask_of(leaves)) for leaves in self.call_first]
+        self.call_first_classes = [self._class_mask(self._mask_of(leaves))
+                                   for leaves in self.call_first]
 
     def _class_mask(self, mask: int) -> int:
         bits = 0
@@ -448,7 +473,7 @@ class _Cache:
         self.states: list[frozenset] = []
         self.state_ids: dict[frozenset, int] = {}
         self.threads: list[tuple[tuple[int, int], ...]] = []  # (class mask, cont) per cont
-        self.calls: list[tuple[tuple[int, int], ...]] = []  # (rule, cont): made once a byte starts them
+        self.calls: list[tuple[tuple[int, int], ...]] = []  # deferred calls: (rule, cont)
         self.done: list[bool] = []
         self.live: list[bool] = []  # could still consume a byte
         self.call_starts: list[int] = []  # byte classes that can start one of the deferred calls
@@ -461,7 +486,9 @@ class _Cache:
         self.intern(frozenset())  # DEAD
 
     def full(self, limit: int) -> bool:
-        return len(self.states) > limit or len(self.conts) > 4 * limit
+        memos = (len(self.conts) + len(self.union_memo) + len(self.live_calls_memo)
+                 + len(self.expected_memo))
+        return len(self.states) > limit or memos > 4 * limit
 
     def cont(self, kind: int, node: int, count: int, parent: int) -> int:
         key = (kind, node, count, parent)
@@ -508,7 +535,8 @@ class _Cache:
     def step(self, sid: int, byte_class: int) -> int:
         """The local state after ``sid`` consumed a byte of ``byte_class`` (memoised)."""
         with self.lock:
-            parts = [self.finish(cont) for mask, cont in self.threads[sid] if mask >> byte_class & 1]
+            parts = [self.finish(cont) for mask, cont in self.threads[sid]
+                     if mask >> byte_class & 1]
             if not parts:
                 result = DEAD
             elif len(parts) == 1:
@@ -536,10 +564,12 @@ class _Cache:
         return sid
 
     def start(self) -> int:
+        """The local state before any input."""
         sid = self.call_memo.get(-1)
         if sid is None:
             with self.lock:
-                sid = self.call_memo[-1] = self.intern(_Closure(self).enter(self.program.start, END).run())
+                items = _Closure(self).enter(self.program.start, END).run()
+                sid = self.call_memo[-1] = self.intern(items)
         return sid
 
     def live_calls(self, sid: int, byte_class: int) -> tuple[tuple[int, int], ...]:
@@ -560,7 +590,8 @@ class _Closure:
     can recurse or spin.
     """
 
-    __slots__ = ("cache", "kind", "arg", "productive", "nullable", "items", "entered", "finished", "lowest", "enters", "finishes")
+    __slots__ = ("cache", "kind", "arg", "productive", "nullable", "items", "entered", "finished",
+                 "lowest", "enters", "finishes")
 
     def __init__(self, cache: _Cache):
         self.cache = cache
@@ -675,53 +706,36 @@ class _Node:
         self.edges: set[tuple[int, "_Node"]] = set()
 
 
-class _Position:
-    """Calls and pops at one input position: the GSS nodes created here and which ones popped.
+def _settle(cache: _Cache, pending: list[tuple[_Node, int]]) -> tuple[list, bool]:
+    """Pop the groups that completed, transitively; return the live (group, state) pairs and
+    whether the root completed.
 
-    A node never pops where it was created (its empty match was taken by the caller's closure),
-    so all of a node's edges exist before it first pops: no pop ever needs replaying.
+    Call states are never settled where the call was made (the caller took the empty match), so
+    a node only pops after all its edges exist: no pop ever needs replaying.
     """
-
-    __slots__ = ("pos", "nodes", "popped", "seen", "accepted")
-
-    def __init__(self, pos: int):
-        self.pos = pos
-        self.nodes: dict[int, _Node] = {}
-        self.popped: set[_Node] = set()
-        self.seen: set[tuple[_Node, int]] = set()  # (group, local state) already settled here
-        self.accepted = False
-
-    def settle(self, cache: _Cache, pending: list, calls=()) -> list[tuple[_Node, int]]:
-        """Add local states (and calls) at this position; return the new ones with live threads."""
-        for rule, cont, caller in calls:
-            self._call(cache, rule, cont, caller, pending)
-        fresh = []
-        seen, done, live = self.seen, cache.done, cache.live
-        while pending:
-            item = pending.pop()
-            if item in seen:
-                continue
-            seen.add(item)
-            if done[item[1]]:
-                self._pop(cache, item[0], pending)
-            if live[item[1]]:
-                fresh.append(item)
-        return fresh
-
-    def _pop(self, cache: _Cache, node: _Node, pending: list) -> None:
-        if node.rule < 0:
-            self.accepted = True
-        elif node.pos != self.pos and node not in self.popped:
-            self.popped.add(node)
-            for cont, parent in node.edges:
-                pending.append((parent, cache.finish(cont)))
-
-    def _call(self, cache: _Cache, rule: int, cont: int, caller: _Node, pending: list) -> None:
-        node = self.nodes.get(rule)
-        if node is None:
-            node = self.nodes[rule] = _Node(rule, self.pos)
-            pending.append((node, cache.call(rule)))
-        node.edges.add((cont, caller))
+    done, live, finish = cache.done, cache.live, cache.finish
+    if len(pending) == 1 and not done[pending[0][1]]:  # the common case: nothing to pop
+        return pending if live[pending[0][1]] else [], False
+    seen: set[tuple[_Node, int]] = set()
+    popped: set[_Node] = set()
+    fresh = []
+    accepted = False
+    while pending:
+        item = pending.pop()
+        if item in seen:
+            continue
+        seen.add(item)
+        node, sid = item
+        if done[sid]:
+            if node.rule < 0:
+                accepted = True
+            elif node not in popped:
+                popped.add(node)
+                for cont, parent in node.edges:
+                    pending.append((parent, finish(cont)))
+        if live[sid]:
+            fresh.append(item)
+    return fresh, accepted
 
 
 def _group(cache: _Cache, fresh: list[tuple[_Node, int]]) -> dict[_Node, int]:
@@ -754,9 +768,8 @@ class Recognizer:
         if self._program.regular:
             self._sid = start
         else:
-            self._root = _Node(-1, 0)
-            self._here = _Position(0)
-            self._config = _group(self._cache, self._here.settle(self._cache, [(self._root, start)]))
+            fresh, self._accepted = _settle(self._cache, [(_Node(-1, 0), start)])
+            self._config = _group(self._cache, fresh)
         if self._cache.full(self._limit):
             self._compact()
 
@@ -766,13 +779,15 @@ class Recognizer:
             return False
         data = chunk if isinstance(chunk, (bytes, bytearray)) else bytes(chunk)
         classes = data.translate(self._program.class_of)
-        return self._feed_regular(classes) if self._program.regular else self._feed_recursive(classes)
+        if self._program.regular:
+            return self._feed_regular(classes)
+        return self._feed_recursive(classes)
 
     def verdict(self) -> Verdict:
         """The verdict for everything fed so far, as if the input ended here."""
         if self._dead is not None:
             return self._dead
-        if self._cache.done[self._sid] if self._program.regular else self._here and self._here.accepted:
+        if self._cache.done[self._sid] if self._program.regular else self._accepted:
             return Verdict(True, None, ())
         return Verdict(False, self._pos, self._expected(self._live_states()), True)
 
@@ -811,7 +826,7 @@ class Recognizer:
             if not self._advance(classes[index]):
                 return False
             index += 1
-            if len(self._cache.states) > self._limit or len(self._cache.conts) > 4 * self._limit:
+            if self._cache.full(self._limit):
                 self._compact()
         return True
 
@@ -831,32 +846,34 @@ class Recognizer:
             end += 1
         if end > index:
             self._config = {node: sid}
-            self._here = None  # a position where nothing was called or popped
+            self._accepted = False  # the lone group did not complete: the root did not either
             self._pos += end - index
         return end
 
     def _advance(self, byte_class: int) -> bool:
-        cache, here = self._cache, self._here
-        if here is None:
-            here = self._here = _Position(self._pos)
-            here.seen.update(self._config.items())
-        following = _Position(self._pos + 1)
+        """Step every group by one byte, making the calls it starts; then settle the pops."""
+        cache = self._cache
+        called: dict[int, _Node] = {}  # the GSS nodes of this position, by rule
         stepped = []
         work = list(self._config.items())
-        for node, sid in work:  # grows while iterating: deferred calls the byte brings to life
+        for node, sid in work:  # grows while iterating: the calls this byte starts
             result = cache.table[sid][byte_class]
             if result == UNKNOWN:
                 result = cache.step(sid, byte_class)
             if result:
                 stepped.append((node, result))
             if cache.call_starts[sid] >> byte_class & 1:
-                calls = [(rule, cont, node) for rule, cont in cache.live_calls(sid, byte_class)]
-                work.extend(here.settle(cache, [], calls))
-        config = _group(cache, following.settle(cache, stepped))
-        if not config and not following.accepted:
+                for rule, cont in cache.live_calls(sid, byte_class):
+                    callee = called.get(rule)
+                    if callee is None:
+                        callee = called[rule] = _Node(rule, self._pos)
+                        work.append((callee, cache.call(rule)))
+                    callee.edges.add((cont, node))
+        fresh, accepted = _settle(cache, stepped)
+        if not fresh and not accepted:
             self._die(self._pos, list(self._config.values()))
             return False
-        self._here, self._config = following, config
+        self._config, self._accepted = _group(cache, fresh), accepted
         self._pos += 1
         return True
 
@@ -871,11 +888,10 @@ class Recognizer:
 
     def _expected(self, sids: list[int]) -> tuple[Expectation, ...]:
         """The leaves of every thread in ``sids`` (and those deferred calls could start with)."""
-        key = frozenset(sids)
-        expected = self._cache.expected_memo.get(key)
-        if expected is None:
-            expected = self._cache.expected_memo[key] = _expectations(self._program, self._cache, key)
-        return expected
+        key, memo = frozenset(sids), self._cache.expected_memo
+        if key not in memo:
+            memo[key] = _expectations(self._program, self._cache, key)
+        return memo[key]
 
     # -- bounding the memo tables -------------------------------------------------------------
 
@@ -883,28 +899,24 @@ class Recognizer:
         """Start a new cache holding only what the live configuration refers to."""
         old, new = self._cache, _Cache(self._program)
         nodes = [] if self._program.regular else self._gss_nodes()
-        here = None if self._program.regular else self._here
-        sids = self._live_states() + ([s for _, s in here.seen] if here else [])
+        sids = set(self._live_states())
         conts = {cont for sid in sids for _, cont in old.states[sid]}
         conts.update(cont for node in nodes for cont, _ in node.edges)
         moved_conts = _move_continuations(old, new, conts)
-        moved = {sid: new.intern(frozenset((head, moved_conts[cont]) for head, cont in old.states[sid]))
-                 for sid in set(sids) | set(self._live_states())}
+        moved = {sid: new.intern(frozenset((head, moved_conts[cont])
+                                           for head, cont in old.states[sid]))
+                 for sid in sids}
         for node in nodes:
             node.edges = {(moved_conts[cont], parent) for cont, parent in node.edges}
         if self._program.regular:
             self._sid = moved[self._sid]
         else:
             self._config = {node: moved[sid] for node, sid in self._config.items()}
-            if here:
-                here.seen = {(node, moved[sid]) for node, sid in here.seen}
         self._cache = self._program.cache = new
 
     def _gss_nodes(self) -> list[_Node]:
         """Every GSS node the configuration can still return through."""
-        here = self._here or _Position(self._pos)
-        found = {id(node): node for node in [*self._config, *here.nodes.values(),
-                                             *(node for node, _ in here.seen)]}
+        found = {id(node): node for node in self._config}
         stack = list(found.values())
         while stack:
             for _, parent in stack.pop().edges:
