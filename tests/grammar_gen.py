@@ -39,7 +39,7 @@ ALPHABET = COMMON + RARE
 SMALL = b"aAb0"  # the alphabet of recursive grammars (exhaustive short inputs stay few)
 
 MAX_COUNT = 4  # largest repetition count
-MAX_PRODUCT = 16  # largest product of bounded repetition counts along a path
+MAX_PRODUCT = 8  # largest product of bounded repetition counts along a path
 
 _STRING_CHARS = "aAbB01-"
 _RARE_STRING_CHARS = " cC~;()[]<>%*/=\\'"  # characters that mean something elsewhere in ABNF
@@ -95,7 +95,7 @@ class _Writer:
     # -- the grammar -------------------------------------------------------------------------
 
     def grammar(self) -> str:
-        count = 1 + self.c(4)
+        count = 1 + self.c(3) + (1 if self.rare(6) else 0)
         stem = self.pick(_NAME_STEMS)
         self.names = [f"{stem}{i}" for i in range(count)]
         lines: list[str] = []
@@ -120,7 +120,7 @@ class _Writer:
         return self.alternation(self.depth())
 
     def depth(self) -> int:
-        return self.c(4)
+        return self.c(3)
 
     def core_override(self) -> list[str]:
         """A core rule redefined (terminals only, so no cycle through other core rules)."""
@@ -155,7 +155,7 @@ class _Writer:
     def alternation(self, depth: int, budget: int = MAX_PRODUCT) -> str:
         if depth > 0 and self.rare(6):
             return self.overlap(depth, budget)
-        parts = [self.concatenation(depth, budget) for _ in range(1 + self.c(3))]
+        parts = [self.concatenation(depth, budget) for _ in range(1 + self.c(3 if depth else 2))]
         separator = "\n    / " if self.rare(8) else " / "
         return separator.join(parts)
 
@@ -167,7 +167,7 @@ class _Writer:
                           f"{y} {x} / {x} {y}"] if budget >= 2 else [f"{x} / {x} {y}"])
 
     def concatenation(self, depth: int, budget: int = MAX_PRODUCT) -> str:
-        items = [self.repetition(depth, budget) for _ in range(1 + self.c(3))]
+        items = [self.repetition(depth, budget) for _ in range(1 + self.c(3 if depth else 2))]
         return ("\n     " if self.rare(10) else " ").join(items)
 
     def repetition(self, depth: int, budget: int = MAX_PRODUCT) -> str:
@@ -200,15 +200,15 @@ class _Writer:
         kind = self.c(6 if depth > 0 else 3)
         if kind == 0 or kind == 1:
             return self.terminal()
-        if kind == 2:
-            return self.reference() if self.refs or self.core else self.terminal()
+        if kind == 2:  # under a counted repetition, only core rules: copies of rules multiply
+            return self.reference(user=budget >= MAX_PRODUCT) if self.refs or self.core else self.terminal()
         inner = self.alternation(depth - 1, budget)
         if kind == 3 or kind == 5:
             return f"( {inner} )" if not self.rare(4) else f"({inner})"
         return f"[ {inner} ]"
 
-    def reference(self) -> str:
-        if self.refs and (not self.core or self.c(3)):
+    def reference(self, user: bool = True) -> str:
+        if self.refs and user and (not self.core or self.c(3)):
             return self.spelling(self.pick(self.refs))
         if self.core:
             return self.spelling(self.pick(self.core))
@@ -285,20 +285,25 @@ def _resolved(grammar) -> ResolvedGrammar:
     return resolve(parse(grammar, "g.abnf"))
 
 
-def sample(grammar, rng, *, max_depth: int = 8, max_repeat: int = 3) -> bytes | None:
+def sample(grammar, rng, *, max_depth: int = 8, max_repeat: int = 3,
+           max_len: int = 2000) -> bytes | None:
     """A random string that ``grammar`` (ABNF text or a ResolvedGrammar) matches.
 
     ``rng`` needs only ``randrange``.  Below ``max_depth`` nested rule references every choice
     is random (unbounded repetitions run up to ``max_repeat`` times past their minimum); deeper,
-    the sampler takes the alternatives that finish soonest, so it always terminates.  None when
-    the start rule matches nothing at all (a recursion without a way out).
+    or once ``max_len`` bytes are out, the sampler takes the alternatives and repeat counts that
+    finish soonest, so it always terminates (the result may still pass ``max_len`` when the
+    grammar insists).  None when the start rule matches nothing at all (a recursion without a
+    way out).
     """
     resolved = _resolved(grammar)
-    return _Sampler(resolved, rng, max_depth, max_repeat).run()
+    return _Sampler(resolved, rng, max_depth, max_repeat, max_len).run()
 
 
 class _Sampler:
-    def __init__(self, grammar: ResolvedGrammar, rng, max_depth: int, max_repeat: int):
+    def __init__(self, grammar: ResolvedGrammar, rng, max_depth: int, max_repeat: int,
+                 max_len: int):
+        self.max_len = max_len
         self.rules = grammar.rules
         self.start = grammar.start
         self.rng = rng
@@ -317,7 +322,7 @@ class _Sampler:
         return _height(node, self.heights)
 
     def emit(self, node: ast.Node, depth: int, out: bytearray) -> None:
-        rng, forced = self.rng, depth >= self.max_depth
+        rng, forced = self.rng, depth >= self.max_depth or len(out) >= self.max_len
         if isinstance(node, ast.Alternation):
             heights = [self.height(a) for a in node.alternatives]
             best = min(heights)
@@ -335,7 +340,9 @@ class _Sampler:
             else:
                 top = low + self.max_repeat if high is None else min(high, low + self.max_repeat)
                 count = low + rng.randrange(top - low + 1)
-            for _ in range(count):
+            for done in range(count):
+                if done >= low and len(out) >= self.max_len:
+                    break
                 self.emit(node.element, depth, out)
         elif isinstance(node, ast.Group):
             self.emit(node.element, depth, out)

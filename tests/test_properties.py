@@ -1,0 +1,512 @@
+"""Property-based cross-engine tests on random grammars (see grammar_gen.py).
+
+1. Regular grammars (hypothesis, shrinking): the interpreter (at once, and byte by byte with a
+   tiny memo cache), the DFA before minimization, the minimal DFA, the generated Python module
+   (at once and in pieces) and, on short inputs, the reference matcher give the same verdict and
+   first-error offset on random bytes, strings sampled from the grammar and their mutations.
+2. The generated C for a seeded batch of such grammars, all in one binary (one gcc call), against
+   the minimal DFA, through first_error, is_valid and the streaming functions.
+3. Recursive grammars (hypothesis): the interpreter against tests/reference_matcher.py on short
+   inputs over a small alphabet, plus consistency of its first-error offsets.
+4. Determinism: generated files are identical across runs and across PYTHONHASHSEED values.
+
+ABNFC_PROPERTY_EXAMPLES (default 300) sets the number of hypothesis examples and scales the C
+batch (two grammars for every three examples); ABNFC_PROPERTY_SANITIZE=1 builds the C binary with
+-fsanitize=undefined (slower to compile).
+"""
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from abnfc import interpret, minimize
+from abnfc.build import Compiled, Limits, Loaded, compile_grammar, generate
+from abnfc.errors import LimitError
+from abnfc.parse import parse
+from abnfc.resolve import ResolvedGrammar, resolve
+
+sys.path.insert(0, os.path.dirname(__file__))
+from conftest import ROOT, loaded_from_text  # noqa: E402
+from grammar_gen import (SMALL, mutations, random_bytes, random_regular_grammar,  # noqa: E402
+                         recursive_grammar, regular_grammar, sample)
+from reference_matcher import matches as reference_matches  # noqa: E402
+
+EXAMPLES = int(os.environ.get("ABNFC_PROPERTY_EXAMPLES", "300"))
+# Small limits: a random grammar whose automaton blows up is skipped, not waited for.
+LIMITS = Limits(max_nfa_states=3000, max_dfa_states=300, max_work=300_000)
+REFERENCE_MAX_LEN = 8  # inputs the reference matcher checks in test 1
+TINY_CACHE_MAX_LEN = 24  # inputs fed byte by byte to an interpreter with a tiny memo cache
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, print_blob=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                           HealthCheck.filter_too_much])
+
+
+class DrawRandom:
+    """``randrange`` from hypothesis draws, so sampled inputs shrink with the grammar."""
+
+    def __init__(self, draw):
+        self.draw = draw
+
+    def randrange(self, n: int) -> int:
+        return self.draw(st.integers(0, n - 1)) if n > 1 else 0
+
+
+def _chooser(draw):
+    return lambda n: draw(st.integers(0, n - 1)) if n > 1 else 0
+
+
+def _show(data: bytes) -> str:
+    return f"{data!r} (hex {data.hex() or '-'})"
+
+
+def _shrink_input(data: bytes, failing) -> bytes:
+    """A shorter input on which ``failing`` still holds: greedy chunk and byte deletion."""
+    size = max(1, len(data) // 2)
+    while size >= 1:
+        at = 0
+        while at < len(data):
+            shorter = data[:at] + data[at + size:]
+            if failing(shorter):
+                data = shorter
+            else:
+                at += size
+        size //= 2
+    return data
+
+
+# --------------------------------------------------------------------------------------------
+# 1. Regular grammars: every Python-side engine agrees
+
+
+@dataclass
+class RegularCase:
+    text: str
+    inputs: list[bytes]
+    samples: list[bytes]
+    loaded: Loaded = field(repr=False, compare=False)
+    compiled: Compiled = field(repr=False, compare=False)
+
+    @property
+    def resolved(self) -> ResolvedGrammar:
+        return self.compiled.resolved
+
+
+@st.composite
+def regular_cases(draw) -> RegularCase:
+    text = regular_grammar(_chooser(draw))
+    loaded = loaded_from_text(text)
+    try:
+        compiled = compile_grammar(loaded, limits=LIMITS)
+    except LimitError:
+        assume(False)
+    rng = DrawRandom(draw)
+    inputs = [b""] + [random_bytes(rng, 10) for _ in range(6)]
+    samples = [sample(compiled.resolved, rng) for _ in range(8)]
+    for data in samples:
+        inputs += [data, *mutations(data, rng, 2)]
+    long_rng = random.Random(draw(st.integers(0, 2**32 - 1)))  # long inputs: not worth shrinking
+    for _ in range(2):
+        data = sample(compiled.resolved, long_rng, max_repeat=40)
+        samples.append(data)
+        inputs += [data, *mutations(data, long_rng, 1), data * 3]
+    inputs.append(random_bytes(long_rng, 150))
+    return RegularCase(text, list(dict.fromkeys(inputs)), samples, loaded, compiled)
+
+
+class _Engines:
+    """first_error of every Python-side engine for one compiled grammar."""
+
+    def __init__(self, loaded: Loaded, compiled: Compiled):
+        self.compiled = compiled
+        files = generate(loaded, compiled, ["python"], "g", "test")
+        self.module: dict = {}
+        exec(compile(files["g.py"], "<g.py>", "exec"), self.module)
+
+    def offsets(self, data: bytes) -> dict[str, int | None]:
+        resolved, compiled, module = self.compiled.resolved, self.compiled, self.module
+        found = {
+            "interpreter": interpret.recognize(resolved, data).offset,
+            "dfa": compiled.dfa.first_error(data),
+            "minimal dfa": compiled.minimal.first_error(data),
+            "python": module["first_error"](data),
+            "python, in pieces": _in_pieces(module["Validator"](), data),
+            "python, memoryview": module["first_error"](memoryview(bytearray(data))),
+        }
+        if len(data) <= TINY_CACHE_MAX_LEN:  # slow: the cache is rebuilt at almost every byte
+            found["interpreter, byte by byte, tiny cache"] = _byte_by_byte(resolved, data)
+        if len(data) <= REFERENCE_MAX_LEN:
+            matched = reference_matches(resolved, data)
+            if matched != (found["interpreter"] is None):
+                found["reference matcher"] = "match" if matched else "no match"
+        return found
+
+
+def _byte_by_byte(resolved: ResolvedGrammar, data: bytes) -> int | None:
+    recognizer = interpret.Recognizer(resolved, max_cache_states=2)
+    for byte in data:
+        recognizer.feed(bytes([byte]))
+    return recognizer.verdict().offset
+
+
+def _in_pieces(validator, data: bytes) -> int | None:
+    step = 1 + len(data) % 7
+    for at in range(0, len(data), step):
+        validator.feed(data[at:at + step])
+    return validator.first_error()
+
+
+def _disagreement(engines: _Engines, data: bytes) -> dict | None:
+    found = engines.offsets(data)
+    return found if len(set(found.values())) > 1 else None
+
+
+@SETTINGS
+@given(regular_cases())
+def test_regular_grammar_engines_agree(case: RegularCase):
+    compiled = case.compiled
+    assert case.resolved.is_regular
+    assert parse(str(case.loaded.grammar)) == case.loaded.grammar, "printing and parsing changed it"
+    assert minimize.distinguishing_input(compiled.dfa, compiled.minimal) is None
+    assert compiled.minimal.num_states <= compiled.dfa.num_states
+    assert minimize.minimize(compiled.minimal) == compiled.minimal, "minimizing is not idempotent"
+    engines = _Engines(case.loaded, compiled)
+    for data in case.inputs:
+        found = _disagreement(engines, data)
+        if found:
+            small = _shrink_input(data, lambda d: _disagreement(engines, d) is not None)
+            raise AssertionError(f"engines disagree\ngrammar:\n{case.text}input: {_show(small)}\n"
+                                 + "".join(f"  {name}: {offset}\n"
+                                           for name, offset in engines.offsets(small).items()))
+        _check_expectations(case, engines, data)
+    for data in case.samples:
+        assert compiled.minimal.first_error(data) is None, \
+            f"a string sampled from the grammar does not match\ngrammar:\n{case.text}input: {_show(data)}"
+
+
+def _check_expectations(case: RegularCase, engines: _Engines, data: bytes) -> None:
+    """Where matching fails, the interpreter expects exactly the bytes the DFA could go on with."""
+    verdict = interpret.recognize(case.resolved, data)
+    if verdict.matched:
+        return
+    validator = engines.module["Validator"]()
+    validator.feed(data)
+    expected = {b for e in verdict.expected for lo, hi in e.ranges for b in range(lo, hi + 1)}
+    dfa_expected = {b for lo, hi in validator.expected() for b in range(lo, hi + 1)}
+    assert verdict.end_of_input == (verdict.offset == len(data))
+    assert expected == dfa_expected, (
+        f"grammar:\n{case.text}input: {_show(data)}\nfirst error {verdict.offset}\n"
+        f"interpreter expects {_ranges(expected)} ({verdict.describe()})\n"
+        f"the DFA expects {_ranges(dfa_expected)}")
+
+
+def _ranges(values: set[int]) -> str:
+    out, ordered = [], sorted(values)
+    for value in ordered:
+        if out and value == out[-1][1] + 1:
+            out[-1][1] = value
+        else:
+            out.append([value, value])
+    return " ".join(f"{lo:02X}" if lo == hi else f"{lo:02X}-{hi:02X}" for lo, hi in out) or "nothing"
+
+
+# --------------------------------------------------------------------------------------------
+# 2. The generated C, for a seeded batch of grammars in one binary
+
+
+C_SEED = 5234
+C_MAX_LEN = 4000  # bytes per input (the harness reads lines of up to 64 KiB)
+SANITIZE = os.environ.get("ABNFC_PROPERTY_SANITIZE") == "1"  # build the C with -fsanitize=undefined
+C_GRAMMARS = max(10, EXAMPLES * 2 // 3)
+# Fixed grammars for what small random ones rarely reach: a 16-bit state table, the ASCII-block
+# skip with both C strategies, a DFA whose start state is dead.
+C_FIXED = [
+    'r = 300"a" *"b"\n',
+    'r = *%x00-7F 12( %x80-FF )\n',
+    'r = *( %x00-7F / %xC2-DF %x80-BF )\n',
+    'r = *( %x00-7F / 4( %x80-FF ) ) "!"\n',
+    'r = *OCTET %x61 3( %x61-62 ) %x62\n',
+    'r = 0"a"\n',
+    'r = 1*63( "ab" ) / 64OCTET\n',
+]
+
+
+@dataclass(frozen=True)
+class _CGrammar:
+    text: str
+    compiled: Compiled
+    inputs: tuple[bytes, ...]
+
+
+def _c_inputs(compiled: Compiled, rng: random.Random) -> list[bytes]:
+    inputs = [b""] + [random_bytes(rng, 12) for _ in range(8)]
+    for max_repeat in (3, 3, 3, 3, 40, 80):
+        data = sample(compiled.resolved, rng, max_repeat=max_repeat)
+        inputs += [data, *mutations(data, rng, 2), data * 5]
+    inputs += [random_bytes(rng, 200) for _ in range(2)]
+    inputs += [bytes(rng.randrange(0x80) for _ in range(rng.randrange(60, 260))) for _ in range(2)]
+    ascii_run = b"a" * rng.randrange(60, 200)
+    inputs += [ascii_run, ascii_run + b"\x80" + ascii_run, b"\xff" * 70]
+    return list(dict.fromkeys(data[:C_MAX_LEN] for data in inputs))
+
+
+def _c_batch() -> list[_CGrammar]:
+    rng = random.Random(C_SEED)
+    texts = list(C_FIXED)
+    batch = []
+    while len(batch) < C_GRAMMARS + len(C_FIXED):
+        text = texts.pop() if texts else random_regular_grammar(rng)
+        if len(batch) % 5 == 4 and not texts:
+            # A start state that every ASCII byte leads back to: the C skips all-ASCII blocks.
+            start = next(line for line in text.splitlines() if not line.startswith(";")).split()[0]
+            text = f"wrap = *( %x00-7F / %x80-FF {start} )\n{text}"
+        try:
+            compiled = compile_grammar(loaded_from_text(text), limits=LIMITS)
+        except LimitError:
+            continue
+        batch.append(_CGrammar(text, compiled, tuple(_c_inputs(compiled, rng))))
+    return batch
+
+
+_HARNESS = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+@INCLUDES@
+struct engine {
+    size_t (*first_error)(const uint8_t *, size_t);
+    bool (*is_valid)(const uint8_t *, size_t);
+    int (*stream)(const uint8_t *, size_t, size_t, size_t *);
+};
+@STREAMS@
+static const struct engine engines[] = {
+@TABLE@
+};
+static uint8_t buffer[1 << 16];
+static char line[1 << 18];
+/* Lines "INDEX CHUNK HEX" (HEX "-" when empty): CHUNK 0 calls first_error and is_valid, CHUNK
+ * n > 0 feeds the stream API n bytes at a time.  Prints "match" or the offset. */
+int main(void) {
+    while (fgets(line, sizeof line, stdin)) {
+        unsigned index, chunk;
+        static char hex[(1 << 17) + 1];
+        size_t len = 0, offset;
+        if (sscanf(line, "%u %u %131072s", &index, &chunk, hex) != 3) return 2;
+        if (strcmp(hex, "-") != 0)
+            for (; hex[2 * len] && hex[2 * len + 1]; len++) {
+                unsigned byte;
+                sscanf(hex + 2 * len, "%2x", &byte);
+                buffer[len] = (uint8_t)byte;
+            }
+        if (chunk == 0) {
+            offset = engines[index].first_error(len ? buffer : NULL, len);
+            if (engines[index].is_valid(len ? buffer : NULL, len) != (offset == SIZE_MAX)) {
+                puts("is_valid disagrees with first_error");
+                continue;
+            }
+        } else if (!engines[index].stream(len ? buffer : NULL, len, chunk, &offset)) {
+            puts("stream_feed's result disagrees with stream_complete/finish");
+            continue;
+        }
+        if (offset == SIZE_MAX) puts("match"); else printf("%zu\n", offset);
+    }
+    return 0;
+}
+"""
+
+_STREAM = r"""
+static int @P@_stream_run(const uint8_t *data, size_t len, size_t chunk, size_t *offset) {
+    @P@_stream s;
+    size_t at = 0;
+    bool alive = true;
+    @P@_stream_init(&s);
+    if (len == 0) alive = @P@_stream_feed(&s, data, 0);
+    for (; at < len; at += chunk) {
+        size_t n = len - at < chunk ? len - at : chunk;
+        alive = @P@_stream_feed(&s, data + at, n);
+    }
+    *offset = @P@_stream_finish(&s);
+    if (@P@_stream_complete(&s) != (*offset == SIZE_MAX)) return 0;
+    if (!alive && *offset == SIZE_MAX) return 0;
+    return 1;
+}
+"""
+
+
+def _build_c_harness(folder: Path, prefixes: list[str]) -> Path:
+    source = (_HARNESS
+              .replace("@INCLUDES@", "".join(f'#include "{p}.h"\n' for p in prefixes))
+              .replace("@STREAMS@", "".join(_STREAM.replace("@P@", p) for p in prefixes))
+              .replace("@TABLE@", ",\n".join(f"    {{{p}_first_error, {p}_is_valid, {p}_stream_run}}"
+                                            for p in prefixes)))
+    (folder / "harness.c").write_text(source)
+    binary = folder / "harness"
+    sources = [str(folder / "harness.c")] + [str(folder / f"{p}.c") for p in prefixes]
+    sanitize = ["-fsanitize=undefined", "-fno-sanitize-recover=all"] if SANITIZE else []
+    subprocess.run(["gcc", "-std=c99", "-O1", "-Wall", "-Werror", *sanitize, "-I", str(folder),
+                    "-o", str(binary), *sources], check=True)
+    return binary
+
+
+def test_generated_c_agrees_with_the_minimal_dfa(tmp_path):
+    batch = _c_batch()
+    prefixes = []
+    for index, grammar in enumerate(batch):
+        prefix = f"g{index}"
+        files = generate(loaded_from_text(grammar.text), grammar.compiled, ["c"], prefix, "test")
+        for name, text in files.items():
+            (tmp_path / name).write_text(text)
+        prefixes.append(prefix)
+    binary = _build_c_harness(tmp_path, prefixes)
+    requests = []
+    for index, grammar in enumerate(batch):
+        for n, data in enumerate(grammar.inputs):
+            requests.append((index, 0, data))
+            if n % 3 == 0:
+                requests.append((index, 1 + n % 70, data))
+    answers = _run_c(binary, requests)
+    failures = [(index, chunk, data) for (index, chunk, data), got in zip(requests, answers)
+                if got != batch[index].compiled.minimal.first_error(data)]
+    reports = []
+    for index, chunk, data in failures[:3]:
+        grammar = batch[index]
+
+        def wrong(candidate: bytes) -> bool:
+            [got] = _run_c(binary, [(index, chunk, candidate)])
+            return got != grammar.compiled.minimal.first_error(candidate)
+
+        small = _shrink_input(data, wrong)
+        [got] = _run_c(binary, [(index, chunk, small)])
+        how = "first_error/is_valid" if chunk == 0 else f"stream, {chunk} bytes a feed"
+        reports.append(f"grammar g{index}:\n{grammar.text}input: {_show(small)}\n"
+                       f"  C ({how}): {got}\n  minimal dfa: {grammar.compiled.minimal.first_error(small)}\n")
+    assert not failures, f"{len(failures)} disagreements; the first ones, shrunk:\n" + "\n".join(reports)
+
+
+def _run_c(binary: Path, requests: list[tuple[int, int, bytes]]) -> list:
+    lines = "".join(f"{index} {chunk} {data.hex() or '-'}\n" for index, chunk, data in requests)
+    output = subprocess.run([str(binary)], input=lines, capture_output=True, text=True, check=True).stdout
+    answers = output.splitlines()
+    assert len(answers) == len(requests), output[-500:]
+    return [None if line == "match" else int(line) if line.isdigit() else line for line in answers]
+
+
+# --------------------------------------------------------------------------------------------
+# 3. Recursive grammars: the interpreter against the reference matcher
+
+
+def _all_strings(alphabet: bytes, max_len: int) -> list[bytes]:
+    out, layer = [b""], [b""]
+    for _ in range(max_len):
+        layer = [s + bytes([b]) for s in layer for b in alphabet]
+        out += layer
+    return out
+
+
+SHORT_INPUTS = _all_strings(SMALL, 2) + _all_strings(b"ab", 3)[7:]  # all of length 3 over "ab"
+
+
+@dataclass
+class RecursiveCase:
+    text: str
+    inputs: list[bytes]
+    samples: list[bytes]
+    resolved: ResolvedGrammar = field(repr=False, compare=False)
+
+
+@st.composite
+def recursive_cases(draw) -> RecursiveCase:
+    text = recursive_grammar(_chooser(draw))
+    resolved = resolve(parse(text, "g.abnf"))
+    rng = DrawRandom(draw)
+    samples = [s for s in (sample(resolved, rng, max_depth=5, max_repeat=2) for _ in range(6))
+               if s is not None and len(s) <= 8]
+    inputs = list(SHORT_INPUTS) + [random_bytes(rng, 6, SMALL) for _ in range(10)]
+    for data in samples:
+        inputs += [data, *mutations(data, rng, 2, SMALL)]
+    return RecursiveCase(text, list(dict.fromkeys(inputs)), samples, resolved)
+
+
+@SETTINGS
+@given(recursive_cases())
+def test_interpreter_agrees_with_the_reference_on_recursive_grammars(case: RecursiveCase):
+    grammar = case.resolved
+
+    def report(what: str, data: bytes) -> str:
+        return f"{what}\ngrammar:\n{case.text}input: {_show(data)}\n" \
+               f"interpreter: {interpret.recognize(grammar, data)}\n" \
+               f"reference matcher: {reference_matches(grammar, data)}"
+
+    def wrong(data: bytes) -> bool:
+        return interpret.recognize(grammar, data).matched != reference_matches(grammar, data)
+
+    for n, data in enumerate(case.inputs):
+        verdict = interpret.recognize(grammar, data)
+        if verdict.matched != reference_matches(grammar, data):
+            raise AssertionError(report("the interpreter and the reference matcher disagree",
+                                        _shrink_input(data, wrong)))
+        assert verdict.matched == (verdict.offset is None)
+        if n % 4 == 0:
+            assert _byte_by_byte(grammar, data) == verdict.offset, report("byte by byte differs", data)
+        if verdict.offset is not None and verdict.offset < len(data):
+            # The first error is the first byte no parse can consume: everything before it is a
+            # viable prefix, and cutting the input right after that byte fails at the same place.
+            k = verdict.offset
+            assert interpret.recognize(grammar, data[:k + 1]).offset == k, report("cut after the error", data)
+            assert interpret.recognize(grammar, data[:k]).offset in (None, k), report("cut at the error", data)
+    for data in case.samples:
+        assert interpret.recognize(grammar, data).matched, report("a sampled string does not match", data)
+        for cut in range(len(data)):
+            assert interpret.recognize(grammar, data[:cut]).offset in (None, cut), \
+                report("a prefix of a sampled string fails early", data[:cut])
+
+
+# --------------------------------------------------------------------------------------------
+# 4. Determinism
+
+
+def _determinism_grammars(count: int) -> list[str]:
+    rng = random.Random(1)
+    texts = ['r = *( "ab" / %x80-FF ) 2DIGIT [ r1 ]\nr1 = "x" / "y" / HEXDIG\n']
+    while len(texts) < count:
+        text = random_regular_grammar(rng)
+        try:
+            compiled = compile_grammar(loaded_from_text(text), limits=LIMITS)
+        except LimitError:
+            continue
+        if compiled.minimal.num_states >= 4:
+            texts.append(text)
+    return texts
+
+
+def test_generation_is_deterministic_in_process():
+    for text in _determinism_grammars(6):
+        first = generate(loaded_from_text(text), compile_grammar(loaded_from_text(text)),
+                         ["python", "c"], "g", "test")
+        second = generate(loaded_from_text(text), compile_grammar(loaded_from_text(text)),
+                          ["python", "c"], "g", "test")
+        assert first == second, text
+
+
+def test_generation_does_not_depend_on_the_hash_seed(tmp_path):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    for index, text in enumerate(_determinism_grammars(3)):
+        outputs = []
+        for seed in ("1", "2"):  # the same command in two folders (the command is in the headers)
+            folder = tmp_path / f"seed{seed}"
+            folder.mkdir(exist_ok=True)
+            (folder / f"g{index}.abnf").write_text(text)
+            subprocess.run([sys.executable, "-m", "abnfc", "compile", f"g{index}.abnf", "--out", "out"],
+                           cwd=folder, env={**env, "PYTHONHASHSEED": seed}, check=True,
+                           capture_output=True)
+            outputs.append({p.name: p.read_bytes() for p in (folder / "out").iterdir()
+                            if p.name.startswith(f"g{index}.")})
+        assert sorted(outputs[0]) == [f"g{index}.c", f"g{index}.h", f"g{index}.py"]
+        assert outputs[0] == outputs[1], f"output depends on PYTHONHASHSEED for:\n{text}"
