@@ -38,11 +38,13 @@ RARE = b"\x00\t\n\r \"-9cCfF\x7f\xc0"  # the bytes some core rules and rare term
 ALPHABET = COMMON + RARE
 SMALL = b"aAb0"  # the alphabet of recursive grammars (exhaustive short inputs stay few)
 
-MAX_COUNT = 4  # largest repetition count
+MAX_COUNT = 4  # largest repetition count (but a few terminals repeat 5 to 11 times)
 MAX_PRODUCT = 8  # largest product of bounded repetition counts along a path
 
 _STRING_CHARS = "aAbB01-"
-_RARE_STRING_CHARS = " cC~;()[]<>%*/=\\'"  # characters that mean something elsewhere in ABNF
+# Characters that mean something elsewhere in ABNF, and non-letters that a sloppy case fold
+# (``| 0x20``) would confuse: @ ` [ { \\ | ] } ^ ~ _ and DEL's partner.
+_RARE_STRING_CHARS = " cC;()<>%*/=@`[{\\|]}^~_'"
 _SMALL_STRING_CHARS = "aAb0"
 _RANGES = [(0x61, 0x62), (0x41, 0x42), (0x30, 0x31), (0x80, 0xFF), (0x41, 0x61), (0x00, 0x7F),
            (0x62, 0x62), (0x00, 0xFF), (0x31, 0x41), (0x42, 0x80), (0x01, 0x7F)]
@@ -173,6 +175,9 @@ class _Writer:
     def repetition(self, depth: int, budget: int = MAX_PRODUCT) -> str:
         if not self.rare(3):
             return self.element(depth, budget)
+        if budget >= MAX_PRODUCT and self.rare(8):  # a larger count, on a terminal only
+            low = 5 + self.c(5)
+            return self.pick([f"{low}", f"{low}*", f"{low}*{low + self.c(3)}", f"*{low}"]) + self.terminal()
         prefix, weight = self.repeat(budget)
         return prefix + self.element(depth, budget // weight)
 
@@ -418,10 +423,15 @@ def random_bytes(rng, max_len: int = 10, alphabet: bytes | None = None) -> bytes
 
 def mutations(data: bytes, rng, count: int = 3, alphabet: bytes | None = None) -> list[bytes]:
     """``count`` strings each one edit from ``data``: a substituted, inserted or deleted byte,
-    or a truncation."""
+    a truncation, or (without ``alphabet``) a byte with bit 0x20 or 0x80 flipped, which turns
+    a letter into its other case and a non-letter into one a sloppy case fold confuses with it."""
     out = []
     for _ in range(count):
-        kind = rng.randrange(4) if data else 1
+        kind = rng.randrange(4 if alphabet else 5) if data else 1
+        if kind == 4:
+            at = rng.randrange(len(data))
+            out.append(data[:at] + bytes([data[at] ^ (0x20, 0x80)[rng.randrange(2)]]) + data[at + 1:])
+            continue
         byte = alphabet[rng.randrange(len(alphabet))] if alphabet else random_byte(rng)
         if kind == 0:
             at = rng.randrange(len(data))

@@ -12,7 +12,7 @@
 
 ABNFC_PROPERTY_EXAMPLES (default 300) sets the number of hypothesis examples and scales the C
 batch (two grammars for every three examples); ABNFC_PROPERTY_SANITIZE=1 builds the C binary with
--fsanitize=undefined (slower to compile).
+-fsanitize=address,undefined (slower to compile).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from abnfc import interpret, minimize
+from abnfc import check, interpret, minimize
 from abnfc.build import Compiled, Limits, Loaded, compile_grammar, generate
 from abnfc.errors import LimitError
 from abnfc.parse import parse
@@ -40,7 +40,7 @@ from reference_matcher import matches as reference_matches  # noqa: E402
 
 EXAMPLES = int(os.environ.get("ABNFC_PROPERTY_EXAMPLES", "300"))
 # Small limits: a random grammar whose automaton blows up is skipped, not waited for.
-LIMITS = Limits(max_nfa_states=3000, max_dfa_states=300, max_work=300_000)
+LIMITS = Limits(max_nfa_states=3000, max_dfa_states=200, max_work=300_000)
 REFERENCE_MAX_LEN = 8  # inputs the reference matcher checks in test 1
 TINY_CACHE_MAX_LEN = 24  # inputs fed byte by byte to an interpreter with a tiny memo cache
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, print_blob=True,
@@ -172,7 +172,6 @@ def _disagreement(engines: _Engines, data: bytes) -> dict | None:
 def test_regular_grammar_engines_agree(case: RegularCase):
     compiled = case.compiled
     assert case.resolved.is_regular
-    assert parse(str(case.loaded.grammar)) == case.loaded.grammar, "printing and parsing changed it"
     assert minimize.distinguishing_input(compiled.dfa, compiled.minimal) is None
     assert compiled.minimal.num_states <= compiled.dfa.num_states
     assert minimize.minimize(compiled.minimal) == compiled.minimal, "minimizing is not idempotent"
@@ -188,6 +187,38 @@ def test_regular_grammar_engines_agree(case: RegularCase):
     for data in case.samples:
         assert compiled.minimal.first_error(data) is None, \
             f"a string sampled from the grammar does not match\ngrammar:\n{case.text}input: {_show(data)}"
+    _check_command_engines(case, engines)
+
+
+class _Trickle:
+    """A binary stream whose reads return at most ``most`` bytes (legal for raw streams)."""
+
+    def __init__(self, data: bytes, most: int):
+        self.data, self.at, self.most = data, 0, most
+
+    def read(self, size: int = -1) -> bytes:
+        size = self.most if size < 0 else min(size, self.most)
+        chunk = self.data[self.at:self.at + size]
+        self.at += len(chunk)
+        return chunk
+
+
+def _check_command_engines(case: RegularCase, engines: _Engines) -> None:
+    """``abnfc check``: both engines, whole or trickled, report the same outcome."""
+    dfa = check.DfaEngine(case.loaded, case.compiled)
+    interpreter = check.InterpreterEngine(case.resolved)
+    for n, data in enumerate(case.inputs[::4]):
+        outcomes = {}
+        for engine in (dfa, interpreter):
+            outcomes[engine.name] = check.check_bytes(engine, data)
+            outcomes[engine.name + ", trickled"] = check.check_stream(engine, _Trickle(data, 1 + n % 5), "<data>")
+        reports = {name: outcome.report() for name, outcome in outcomes.items()}
+        want = engines.compiled.minimal.first_error(data)
+        summary = {name: (o.offset, o.expected) for name, o in outcomes.items()}
+        assert set(summary.values()) == {(want, summary["dfa"][1])}, \
+            f"abnfc check engines disagree\ngrammar:\n{case.text}input: {_show(data)}\n{summary}"
+        assert reports["dfa"] == reports["interpreter"], (case.text, data, reports)
+        assert reports["dfa, trickled"] == reports["interpreter, trickled"], (case.text, data, reports)
 
 
 def _check_expectations(case: RegularCase, engines: _Engines, data: bytes) -> None:
@@ -222,7 +253,7 @@ def _ranges(values: set[int]) -> str:
 
 C_SEED = 5234
 C_MAX_LEN = 4000  # bytes per input (the harness reads lines of up to 64 KiB)
-SANITIZE = os.environ.get("ABNFC_PROPERTY_SANITIZE") == "1"  # build the C with -fsanitize=undefined
+SANITIZE = os.environ.get("ABNFC_PROPERTY_SANITIZE") == "1"  # -fsanitize=address,undefined
 C_GRAMMARS = max(10, EXAMPLES * 2 // 3)
 # Fixed grammars for what small random ones rarely reach: a 16-bit state table, the ASCII-block
 # skip with both C strategies, a DFA whose start state is dead.
@@ -277,6 +308,7 @@ def _c_batch() -> list[_CGrammar]:
 _HARNESS = r"""
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 @INCLUDES@
 struct engine {
@@ -304,17 +336,21 @@ int main(void) {
                 sscanf(hex + 2 * len, "%2x", &byte);
                 buffer[len] = (uint8_t)byte;
             }
+        /* The input in a block of its exact size, so a sanitizer sees any read past its end. */
+        uint8_t *data = len ? malloc(len) : NULL;
+        if (len) memcpy(data, buffer, len);
         if (chunk == 0) {
-            offset = engines[index].first_error(len ? buffer : NULL, len);
-            if (engines[index].is_valid(len ? buffer : NULL, len) != (offset == SIZE_MAX)) {
-                puts("is_valid disagrees with first_error");
-                continue;
-            }
-        } else if (!engines[index].stream(len ? buffer : NULL, len, chunk, &offset)) {
-            puts("stream_feed's result disagrees with stream_complete/finish");
-            continue;
+            offset = engines[index].first_error(data, len);
+            if (engines[index].is_valid(data, len) != (offset == SIZE_MAX))
+                offset = SIZE_MAX - 1;
+        } else if (!engines[index].stream(data, len, chunk, &offset)) {
+            offset = SIZE_MAX - 2;
         }
-        if (offset == SIZE_MAX) puts("match"); else printf("%zu\n", offset);
+        free(data);
+        if (offset == SIZE_MAX) puts("match");
+        else if (offset == SIZE_MAX - 1) puts("is_valid disagrees with first_error");
+        else if (offset == SIZE_MAX - 2) puts("stream_feed's result disagrees with stream_complete/finish");
+        else printf("%zu\n", offset);
     }
     return 0;
 }
@@ -348,7 +384,7 @@ def _build_c_harness(folder: Path, prefixes: list[str]) -> Path:
     (folder / "harness.c").write_text(source)
     binary = folder / "harness"
     sources = [str(folder / "harness.c")] + [str(folder / f"{p}.c") for p in prefixes]
-    sanitize = ["-fsanitize=undefined", "-fno-sanitize-recover=all"] if SANITIZE else []
+    sanitize = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"] if SANITIZE else []
     subprocess.run(["gcc", "-std=c99", "-O1", "-Wall", "-Werror", *sanitize, "-I", str(folder),
                     "-o", str(binary), *sources], check=True)
     return binary
@@ -417,6 +453,7 @@ class RecursiveCase:
     text: str
     inputs: list[bytes]
     samples: list[bytes]
+    long_samples: list[bytes]  # too long for the reference matcher
     resolved: ResolvedGrammar = field(repr=False, compare=False)
 
 
@@ -430,7 +467,11 @@ def recursive_cases(draw) -> RecursiveCase:
     inputs = list(SHORT_INPUTS) + [random_bytes(rng, 6, SMALL) for _ in range(10)]
     for data in samples:
         inputs += [data, *mutations(data, rng, 2, SMALL)]
-    return RecursiveCase(text, list(dict.fromkeys(inputs)), samples, resolved)
+    long_rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    # Up to 100 bytes: highly ambiguous grammars take cubic time in the interpreter.
+    long_samples = [s for s in (sample(resolved, long_rng, max_depth=14, max_repeat=4, max_len=80)
+                                for _ in range(2)) if s is not None and 8 < len(s) <= 100]
+    return RecursiveCase(text, list(dict.fromkeys(inputs)), samples, long_samples, resolved)
 
 
 @SETTINGS
@@ -465,6 +506,17 @@ def test_interpreter_agrees_with_the_reference_on_recursive_grammars(case: Recur
         for cut in range(len(data)):
             assert interpret.recognize(grammar, data[:cut]).offset in (None, cut), \
                 report("a prefix of a sampled string fails early", data[:cut])
+    rng = random.Random(len(case.text))
+    for data in case.long_samples:
+        # Strings derived from the grammar match, and so can every prefix of them be continued.
+        assert interpret.recognize(grammar, data).matched, report("a sampled string does not match", data)
+        assert _byte_by_byte(grammar, data) is None, report("a sampled string does not match, byte by byte", data)
+        for cut in sorted(rng.randrange(len(data)) for _ in range(4)):
+            assert interpret.recognize(grammar, data[:cut]).offset in (None, cut), \
+                report("a prefix of a sampled string fails early", data[:cut])
+        for mutant in mutations(data, rng, 1, SMALL):
+            assert _byte_by_byte(grammar, mutant) == interpret.recognize(grammar, mutant).offset, \
+                report("byte by byte differs", mutant)
 
 
 # --------------------------------------------------------------------------------------------
