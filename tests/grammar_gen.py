@@ -55,7 +55,7 @@ _SMALL_CORE = ["ALPHA", "BIT", "DIGIT", "HEXDIG", "OCTET"]
 _OVERRIDABLE = ["BIT", "DIGIT", "WSP", "ALPHA"]  # core rules that other core rules build on
 _NAME_STEMS = ["r", "rule-", "X", "a-B"]
 _COMMENTS = ["; a comment", '; "quoted" \\ */ /* ??/ """ \'\'\'', "; caf\u00e9 \u2014 {braces}",
-             ";", "; trailing   "]
+             ";", "; trailing   ", "; \\N{x} \\x1 \\u12 {{ jinja }} {% if %} ends in a backslash \\"]
 
 
 def regular_grammar(choose: Choose) -> str:
