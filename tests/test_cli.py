@@ -165,3 +165,56 @@ def test_check_uses_the_interpreter_for_recursive_grammars(workdir, capsys):
     assert "open.txt: invalid at offset 4: unexpected end of input; expected %x28-29 / %x58 / %x78" in out
     assert run("check", "grammars/parens.abnf", "--engine", "dfa", "deep.txt") == 2
     assert "cannot be compiled to a DFA" in capsys.readouterr().err
+
+
+AWKWARD_NAMES = ['we"""ird\\.abnf', "new\nline*/.abnf".replace("/", "_"), "caf\u00e9 \u2014 x.abnf"]
+
+
+@pytest.mark.parametrize("name", AWKWARD_NAMES)
+def test_awkward_file_names_and_comments_give_valid_python_and_c(workdir, name):
+    """File names and comments are echoed into comments and docstrings; they must not break them."""
+    grammar = workdir / "grammars" / name
+    grammar.write_bytes(b'r = "a" ; nul \x00, escape \x1b[31m, quotes """ \'\'\' */ /* ??/ \\\n'
+                        b"; a comment ending in a backslash \\\n")
+    assert run("compile", f"grammars/{name}", "--out", "out") == 0
+    module = next((workdir / "out").glob("*.py"))
+    assert module.stem.isidentifier() and module.stem.isascii()
+    result = subprocess.run([sys.executable, "-c", f"import {module.stem} as m; "
+                             "print(m.is_valid(b'a'), m.is_valid(b'b'), m.__doc__.splitlines()[0])"],
+                            cwd=workdir / "out", capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("True False Validator for r of grammars/")
+    text = module.read_text()
+    assert "\x00" not in text and "\x1b" not in text and "\\\\x00" in text
+    gcc = shutil.which("gcc")
+    if gcc:
+        source = module.with_suffix(".c")
+        built = subprocess.run([gcc, "-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-c",
+                                str(source), "-o", str(source.with_suffix(".o"))], capture_output=True, text=True)
+        assert built.returncode == 0, built.stderr
+
+
+@pytest.mark.parametrize("prefix, problem", [("my-g", "ASCII letters, digits and underscores"),
+                                             ("9x", "starting with a letter"), ("_x", "starting with a letter"),
+                                             ("caf\u00e9", "ASCII"), ("while", "Python keyword")])
+def test_prefix_must_name_a_module_and_c_identifiers(workdir, capsys, prefix, problem):
+    with pytest.raises(SystemExit) as caught:
+        run("compile", "grammars/utf8.abnf", "--out", "out", "--prefix", prefix)
+    assert caught.value.code == 2
+    assert problem in capsys.readouterr().err
+    assert not (workdir / "out").exists()
+
+
+@pytest.mark.parametrize("stem, prefix", [("utf8", "utf8"), ("URI-reference", "uri_reference"),
+                                          ("9lives", "g_9lives"), ("if", "g_if"), ("caf\u00e9", "caf_")])
+def test_default_prefix_comes_from_the_file_stem(stem, prefix):
+    from abnfc.build import default_prefix
+
+    assert default_prefix(f"grammars/{stem}.abnf") == prefix
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "many"])
+def test_limits_must_be_positive(workdir, capsys, value):
+    with pytest.raises(SystemExit) as caught:
+        run("dfa", "grammars/utf8.abnf", "--max-dfa-states", value)
+    assert caught.value.code == 2 and "not a positive whole number" in capsys.readouterr().err

@@ -110,6 +110,23 @@ def test_tabs_in_the_source_line_keep_the_caret_aligned():
     assert str(caught.value).splitlines()[1:] == ['  r =\t"a" &', "     \t    ^"]
 
 
+def test_wide_and_control_characters_keep_the_caret_aligned():
+    with pytest.raises(AbnfError) as caught:
+        parse('r = "\u4e2d\u6587" \x1b &\n', "w.abnf")
+    shown, caret = str(caught.value).splitlines()[1:]
+    assert shown == '  r = "\u4e2d\u6587" \\x1b &'  # the escape is shown, not sent to the terminal
+    # The two CJK characters take two columns each; the caret spans the whole escape.
+    assert caret == " " * (shown.index("\\x1b") + 2) + "^~~~"
+
+
+def test_form_feed_in_a_comment_does_not_shift_the_reported_line():
+    with pytest.raises(AbnfError) as caught:
+        parse('r = "a" ; page\x0cbreak\nq = "b" &\n', "f.abnf")
+    assert str(caught.value).splitlines()[:2] == [
+        "f.abnf:2:9: error: unexpected '&'; expected an element (rule name, quoted string, "
+        "numeric value, '(' or '['), ')', '/', ']' or end of line", '  q = "b" &']
+
+
 def test_cli_prints_errors_without_traceback_and_exits_2(tmp_path):
     bad = tmp_path / "bad.abnf"
     bad.write_text('r = "a" /\n')

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import keyword
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,10 +82,22 @@ def compile_grammar(loaded: Loaded, start: str | None = None, limits: Limits = L
     return Compiled(resolved, thompson, subsets, minimize.minimize(subsets))
 
 
+PREFIX_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def prefix_problem(prefix: str) -> str | None:
+    """Why ``prefix`` cannot name a Python module and prefix C identifiers, or None."""
+    if not PREFIX_PATTERN.fullmatch(prefix):
+        return "use ASCII letters, digits and underscores, starting with a letter"
+    if keyword.iskeyword(prefix):
+        return "it is a Python keyword, so the module could not be imported"
+    return None
+
+
 def default_prefix(path: str) -> str:
     stem = Path(path).stem
-    name = "".join(ch if ch.isalnum() else "_" for ch in stem).lower()
-    return name if name and not name[0].isdigit() else f"g_{name}"
+    name = "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in stem).lower()
+    return name if prefix_problem(name) is None else f"g_{name}"
 
 
 def generate(loaded: Loaded, compiled: Compiled, languages: list[str], prefix: str | None,

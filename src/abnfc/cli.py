@@ -12,7 +12,8 @@ import shlex
 import sys
 
 from . import __version__, tables
-from .build import Limits, compile_grammar, generate, load, stale_files, write_files, EMITTERS
+from .build import (EMITTERS, Limits, compile_grammar, generate, load, prefix_problem, stale_files,
+                    write_files)
 from .check import ENGINES, check_stream, choose_engine
 from .errors import AbnfError, Diagnostic
 from .resolve import resolve
@@ -76,6 +77,23 @@ def _languages(text: str) -> list[str]:
         raise argparse.ArgumentTypeError(f"unknown language {', '.join(unknown) or text!r}; "
                                          f"choose from {', '.join(EMITTERS)}")
     return languages
+
+
+def _prefix(text: str) -> str:
+    problem = prefix_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text!r} cannot name the generated files: {problem}")
+    return text
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+    return value
 
 
 def run_compile(args) -> int:
@@ -170,18 +188,18 @@ def _parser() -> argparse.ArgumentParser:
         return sub
 
     def limits(sub):
-        sub.add_argument("--max-nfa-states", type=int, default=Limits.max_nfa_states, metavar="N",
+        sub.add_argument("--max-nfa-states", type=_positive, default=Limits.max_nfa_states, metavar="N",
                          help="NFA size limit (default %(default)s)")
-        sub.add_argument("--max-dfa-states", type=int, default=Limits.max_dfa_states, metavar="N",
+        sub.add_argument("--max-dfa-states", type=_positive, default=Limits.max_dfa_states, metavar="N",
                          help="DFA size limit before minimization (default %(default)s)")
-        sub.add_argument("--max-work", type=int, default=Limits.max_work, metavar="N",
+        sub.add_argument("--max-work", type=_positive, default=Limits.max_work, metavar="N",
                          help="subset construction budget in NFA states (default %(default)s)")
 
     sub = command("compile", run_compile, "generate validators from a grammar")
     sub.add_argument("--out", default=".", metavar="DIR", help="output folder (default: .)")
     sub.add_argument("--lang", type=_languages, default=list(EMITTERS), metavar="LANGS",
                      help="comma-separated languages: python,c (default: both)")
-    sub.add_argument("--prefix", metavar="NAME", help="name of the generated files and C "
+    sub.add_argument("--prefix", type=_prefix, metavar="NAME", help="name of the generated files and C "
                      "identifiers (default: the grammar file's stem)")
     sub.add_argument("--check", action="store_true", help="write nothing; exit 1 listing every "
                      "stale or missing file")

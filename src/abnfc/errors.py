@@ -6,6 +6,7 @@ location, the message, the offending source line and a caret under the span.
 """
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 
 
@@ -17,8 +18,10 @@ class Source:
     text: str
 
     def line_text(self, line: int) -> str:
-        lines = self.text.splitlines()
-        return lines[line - 1] if 0 < line <= len(lines) else ""
+        # Only LF (and CRLF) end a line, as for the parser; splitlines() would also split on
+        # form feeds and other separators and so count lines differently.
+        lines = self.text.split("\n")
+        return lines[line - 1].removesuffix("\r") if 0 < line <= len(lines) else ""
 
 
 @dataclass(frozen=True)
@@ -59,12 +62,30 @@ def _caret_lines(span: Span) -> list[str]:
     text = span.source.line_text(span.line)
     if not text and span.column <= 1:
         return []
-    # Copy tabs from the source line so the caret lines up however tabs are displayed.
-    prefix = "".join("\t" if ch == "\t" else " " for ch in text[: span.column - 1])
+    shown = [printable(ch) for ch in text]
+    prefix = "".join(_blank(ch, shown_ch) for ch, shown_ch in zip(text, shown[: span.column - 1]))
     prefix += " " * max(0, span.column - 1 - len(text))
     last = span.end_column if span.end_line == span.line else len(text) + 1
-    width = max(1, last - span.column)
-    return ["  " + text, "  " + prefix + "^" + "~" * (width - 1)]
+    width = max(1, sum(_width(ch) for ch in shown[span.column - 1: last - 1]))
+    return ["  " + "".join(shown), "  " + prefix + "^" + "~" * (width - 1)]
+
+
+def _blank(ch: str, shown: str) -> str:
+    """White space as wide as ``shown`` on a terminal; tabs are copied so they line up anyway."""
+    return "\t" if ch == "\t" else " " * _width(shown)
+
+
+def _width(shown: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in shown)
+
+
+def printable(text: str) -> str:
+    """``text`` with unprintable characters other than tab written as escapes (``\\x1b``).
+
+    Grammar text and file names are echoed in diagnostics and in comments and docstrings of
+    generated code, where a newline, a NUL or a terminal escape would garble the output.
+    """
+    return "".join(ch if ch.isprintable() or ch == "\t" else ascii(ch)[1:-1] for ch in text)
 
 
 class AbnfError(Exception):

@@ -46,7 +46,7 @@ def _context(plan: Plan) -> dict:
         "M": plan.prefix.upper(),  # macro prefix
         "strategy_template": "c_shift.c.j2" if shift else "c_table.c.j2",
         "header_lines": [comment_safe(line) for line in plan.header_lines],
-        "grammar_file": comment_safe(plan.origin.grammar_file),
+        "grammar_file": comment_safe(plan.grammar_file),
         "start_rule": comment_safe(plan.origin.start_rule),
         "grammar_lines": [comment_safe(line) for line in plan.grammar_lines],
         "table_lines": [comment_safe(line) for line in plan.table_text],
