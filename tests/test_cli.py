@@ -218,3 +218,19 @@ def test_limits_must_be_positive(workdir, capsys, value):
     with pytest.raises(SystemExit) as caught:
         run("dfa", "grammars/utf8.abnf", "--max-dfa-states", value)
     assert caught.value.code == 2 and "not a positive whole number" in capsys.readouterr().err
+
+
+def test_output_cut_short_by_the_reader_ends_quietly(workdir):
+    (workdir / "grammars" / "big.abnf").write_text("r = *(%x61 / %x62) %x61 10(%x61 / %x62)\n")
+    result = subprocess.run(f"{sys.executable} -m abnfc dfa grammars/big.abnf | head -c 10",
+                            shell=True, capture_output=True, text=True, cwd=workdir)
+    assert len(result.stdout) == 10
+    assert result.stderr == ""  # no "internal error", no "Exception ignored" from the flush at exit
+
+
+def test_dfa_text_summary_counts_accepting_states_when_there_are_many(workdir, capsys):
+    (workdir / "grammars" / "big.abnf").write_text("r = *(%x61 / %x62) %x61 10(%x61 / %x62)\n")
+    assert run("dfa", "grammars/big.abnf") == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].endswith("start 1, 1024 accepting states (marked *)")
+    assert sum(line.startswith("*") for line in out.splitlines()) == 1024

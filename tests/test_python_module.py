@@ -6,7 +6,10 @@ import random
 
 import pytest
 
-from conftest import ROOT, decodes, load_module_file, python_module, utf8_vectors
+from abnfc import plan
+from abnfc.build import compile_grammar
+
+from conftest import ROOT, decodes, load_module_file, loaded_from_text, python_module, utf8_vectors
 
 VALID = ["41", "C2 A9", "E4 BD A0", "F0 9F 98 80", "79", "C3 A4", "C2 AE", "E2 82 AC", "F0 9D 84 9E", ""]
 INVALID = {"C0 80": 0, "ED A0 80": 1, "F5 80 80 80": 0, "E4 BD": 2, "C0 AF": 0, "ED A1 8C ED BE B4": 1}
@@ -99,3 +102,28 @@ def test_generated_module_for_a_grammar_with_many_states_and_no_skip_pattern():
     assert len(module.TRANSITIONS) > 256  # rows become tuples instead of bytes
     assert module.is_valid(b"ab12AB!") and module.first_error(b"ab1x") == 3
     assert module.first_error(b"01" * 151 + b"!") == 300
+
+
+def test_skip_patterns_are_bounded_for_large_automata_and_keep_results_exact():
+    """A 2049-state DFA: skip patterns are sought for a bounded number of states only, and the
+    module still gives the table loop's answers."""
+    from abnfc import plan
+
+    text = "r = *(%x61 / %x62) %x61 10(%x61 / %x62)"  # the 11th byte from the end is 'a'
+    module = python_module(text)
+    assert len(module.TRANSITIONS) == 2049
+    assert 0 < len(module._SKIP) <= plan.MAX_SKIP_HUBS
+    rng = random.Random(7)
+    for _ in range(200):
+        data = bytes(rng.choice(b"ab") for _ in range(rng.randrange(11, 60)))
+        assert module.is_valid(data) == (data[-11] == ord("a"))
+    assert module.first_error(b"abc") == 2
+
+
+def test_skip_hubs_prefer_self_loops_and_respect_the_work_budget():
+    minimal = compile_grammar(loaded_from_text('r = *("ab") *%x30-39 "!"')).minimal
+    hubs = plan._skip_hubs(minimal)
+    looping = [s for s in hubs if s in minimal.transitions[s]]
+    assert looping and hubs[:len(looping)] == looping and len(hubs) > len(looping)
+    big = compile_grammar(loaded_from_text("r = *(%x61 / %x62) %x61 12(%x61 / %x62)")).minimal
+    assert len(plan._skip_hubs(big)) * big.num_states * big.num_classes <= plan.MAX_SKIP_WORK

@@ -22,6 +22,8 @@ from .tables import class_lines, state_note, table_lines
 SHIFT_BITS = 6
 MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a uint64 row
 MAX_SKIP_PATTERN = 20_000  # characters; longer patterns cost more to compile than they save
+MAX_SKIP_HUBS = 32  # states considered for a skip pattern; each costs one pass over the DFA
+MAX_SKIP_WORK = 400_000  # hubs x states x classes (about 5 µs each); bigger DFAs get fewer hubs
 
 
 @dataclass(frozen=True)
@@ -151,12 +153,24 @@ def _ascii_state(dfa: Dfa) -> int | None:
 
 def _skip_patterns(dfa: Dfa) -> tuple[SkipPattern, ...]:
     patterns = []
-    for state in range(dfa.num_states):
-        if state != dfa.dead:
-            pattern = _SkipBuilder(dfa, state).pattern()
-            if pattern and len(pattern) <= MAX_SKIP_PATTERN:
-                patterns.append(SkipPattern(state, pattern))
+    for state in sorted(_skip_hubs(dfa)):
+        pattern = _SkipBuilder(dfa, state).pattern()
+        if pattern and len(pattern) <= MAX_SKIP_PATTERN:
+            patterns.append(SkipPattern(state, pattern))
     return tuple(patterns)
+
+
+def _skip_hubs(dfa: Dfa) -> list[int]:
+    """The states worth a skip pattern, within the work budget.
+
+    Only a state on a cycle can be returned to.  States with a self-loop come first: long runs of
+    input (text, digits, padding) stay in them, and in practice they are the only states that
+    get a pattern, because the cycles through other states pass through a self-loop state.
+    """
+    budget = min(MAX_SKIP_HUBS, MAX_SKIP_WORK // (dfa.num_states * dfa.num_classes))
+    cyclic = sorted(_cyclic_states(dfa, dfa.dead))
+    looping = [s for s in cyclic if s in dfa.transitions[s]]
+    return (looping + [s for s in cyclic if s not in looping])[:budget]
 
 
 class _SkipBuilder:

@@ -36,9 +36,15 @@ def table_lines(dfa: Dfa) -> list[str]:
     return lines
 
 
+MAX_LISTED_ACCEPTING = 16  # beyond this the summary gives a count; the table marks each one
+
+
 def text(dfa: Dfa) -> str:
+    accepting = sorted(dfa.accepting)
+    listed = (f"accepting {accepting}" if len(accepting) <= MAX_LISTED_ACCEPTING
+              else f"{len(accepting)} accepting states (marked *)")
     summary = (f"{dfa.num_states} states (dead state {dfa.dead} included), {dfa.num_classes} byte "
-               f"classes, start {dfa.start}, accepting {sorted(dfa.accepting)}")
+               f"classes, start {dfa.start}, {listed}")
     return "\n".join([summary, "", *class_lines(dfa), "", *table_lines(dfa)]) + "\n"
 
 
