@@ -162,3 +162,22 @@ def test_long_chains_of_rules_compile_without_recursion_errors():
 
     text = "".join(f'a{i} = "x" a{i + 1}\n' for i in range(3000)) + 'a3000 = "y"\n'
     assert compile_text(text).minimal.matches(b"x" * 3000 + b"y")
+
+
+def test_parses_in_parallel_threads_keep_their_own_locations():
+    """The lark parser is shared; each parse must still report its own file and columns."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def locate(index: int) -> str:
+        indent = " " * (index % 7)  # the dedent shifts differ from parse to parse too
+        grammar = parse(f'{indent}r{index} = "a" x{index}\n{indent}x{index} = "b"\n', f"g{index}.abnf")
+        reference = grammar.rules[0].definition.items[1]
+        return f"{reference.span.location()} {reference.name}"
+
+    def expected(index: int) -> str:
+        column = index % 7 + len(f'r{index} = "a" ') + 1
+        return f"g{index}.abnf:1:{column} x{index}"
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(locate, range(400)))
+    assert results == [expected(i) for i in range(400)]

@@ -1,13 +1,16 @@
 """ABNF text -> :class:`abnfc.ast.Grammar`, using lark's LALR(1) parser on ``abnf.lark``.
 
 The transformer runs inline in the LALR parser, so building the AST needs no recursion however
-deeply the grammar nests.  Two conveniences beyond RFC 5234: a grammar pasted from an RFC with
+deeply the grammar nests.  The parser is built once per process (building it takes longer than
+parsing a typical grammar); the transformer finds the file being parsed through a context
+variable, so concurrent parses in different threads do not mix up their locations.  Two conveniences beyond RFC 5234: a grammar pasted from an RFC with
 every line indented by the same amount is read as if it started in column 1 (columns in messages
 still refer to the original text), and a missing final newline is supplied.
 """
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
 from functools import lru_cache
 from importlib import resources
 
@@ -46,14 +49,17 @@ def parse(text: str, name: str = "<grammar>") -> ast.Grammar:
         body += "\n"
     locate = _Locator(source, shifts)
     _check_nesting(body, locate)
+    token = _LOCATOR.set(locate)
     try:
-        tree = _parser(locate).parse(body)
+        tree = _parser().parse(body)
     except lark.exceptions.VisitError as error:
         if isinstance(error.orig_exc, AbnfError):
             raise error.orig_exc from None
         raise
     except lark.exceptions.UnexpectedInput as error:
         raise _syntax_error(error, body, locate) from None
+    finally:
+        _LOCATOR.reset(token)
     return ast.Grammar(tuple(tree.children))
 
 
@@ -75,6 +81,9 @@ class _Locator:
 
     def token(self, token: Token) -> Span:
         return self.span(token.line, token.column, token.end_line, token.end_column)
+
+
+_LOCATOR: ContextVar[_Locator] = ContextVar("abnfc_parse_locator")
 
 
 def _dedent(text: str) -> tuple[str, list[int]]:
@@ -117,8 +126,9 @@ def _grammar_text() -> str:
     return resources.files("abnfc").joinpath("abnf.lark").read_text(encoding="utf-8")
 
 
-def _parser(locate: _Locator) -> Lark:
-    return Lark(_grammar_text(), parser="lalr", lexer="contextual", transformer=_ToAst(locate),
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    return Lark(_grammar_text(), parser="lalr", lexer="contextual", transformer=_ToAst(),
                 maybe_placeholders=False)
 
 
@@ -127,9 +137,9 @@ def _node_span(node) -> Span | None:
 
 
 class _ToAst(Transformer):
-    def __init__(self, locate: _Locator):
-        super().__init__()
-        self.locate = locate
+    @property
+    def locate(self) -> _Locator:
+        return _LOCATOR.get()
 
     def start(self, children):
         return lark.Tree("start", [c for c in children if isinstance(c, ast.Rule)])
