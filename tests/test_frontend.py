@@ -87,6 +87,24 @@ def test_unused_rules_and_undefined_references_in_them_are_warnings():
     assert any("rule 'unused' is never used" in m for m in messages)
 
 
+def test_elements_without_white_space_between_them_are_a_warning():
+    resolved = resolve(parse('r = "a""b" x\nx = %x41 "b"(x / "c") / ""\n', "adj.abnf"))
+    located = [(d.span.location(), d.message) for d in resolved.warnings]
+    assert [where for where, _ in located] == ["adj.abnf:1:8", "adj.abnf:2:13"]
+    assert located[0][1].startswith('no white space between "a" and "b": RFC 5234 needs it')
+
+
+def test_rules_whose_recursion_has_no_way_out_are_reported():
+    resolved = resolve(parse('r = a / "x" s / "y"\na = b\nb = "(" b ")"\ns = s "c" / *r\n', "u.abnf"))
+    messages = {d.span.line: d.message for d in resolved.warnings}
+    assert sorted(messages) == [2, 3]  # r and s can match ("y", and the empty string)
+    assert messages[3] == ("rule 'b' can never match anything: each of its alternatives needs 'b', "
+                           "and that recursion has no way out")
+    assert "needs 'b'" in messages[2]
+    email = resolve(parse((ROOT / "grammars" / "email.abnf").read_text()))
+    assert not email.warnings
+
+
 def test_errors_are_collected_and_sorted_with_caret_lines():
     with pytest.raises(AbnfError) as caught:
         resolve(parse('r = fo %x100\nfoo = %x50-40\n', "bad.abnf"))

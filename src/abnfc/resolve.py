@@ -3,7 +3,10 @@
 Produces a frozen :class:`ResolvedGrammar` or raises :class:`AbnfError` listing every error at
 once.  Reachability is a breadth-first search from the start rule; rules that take part in a
 cycle of references are found with Tarjan's strongly connected components algorithm (Tarjan 1972,
-"Depth-first search and linear graph algorithms"), run iteratively.
+"Depth-first search and linear graph algorithms"), run iteratively.  Rules that can never match
+(recursion with no way out) are found as the complement of the least fixed point of "can match
+some string", the generating-symbols computation for context-free grammars (Hopcroft and Ullman
+1979, section 4.4).
 """
 from __future__ import annotations
 
@@ -92,6 +95,8 @@ def resolve(grammar: ast.Grammar, start: str | None = None) -> ResolvedGrammar:
     if errors:
         raise AbnfError(sorted(errors, key=_position))
     recursive, cycle = _cycles(rules, reachable)
+    if recursive:
+        warnings += _unproductive_warnings(rules, reachable)
     return ResolvedGrammar(MappingProxyType(rules), start_key, tuple(reachable), recursive, cycle,
                            tuple(sorted(warnings, key=_position)))
 
@@ -152,6 +157,8 @@ def _suggest(key: str, rules: Mapping[str, RuleDef]) -> str:
 
 def _check_rule(rule: RuleDef, rules, reachable: bool, errors, warnings) -> None:
     for node in ast.walk(rule.definition):
+        if isinstance(node, ast.Concatenation):
+            warnings += _adjacent_elements(node)
         if isinstance(node, ast.RuleRef) and node.key not in rules:
             message = f"undefined rule '{node.name}'" + _suggest(node.key, rules)
             if reachable:
@@ -173,6 +180,59 @@ def _check_rule(rule: RuleDef, rules, reachable: bool, errors, warnings) -> None
             if max(values) > MAX_TERMINAL:
                 errors.append(Diagnostic(f"terminal value {node} is above %xFF: the alphabet is "
                                          "bytes for now", node.span))
+
+
+def _adjacent_elements(node: ast.Concatenation) -> list[Diagnostic]:
+    """RFC 5234 section 4 separates concatenated elements by white space; ``"a""b"`` lacks it."""
+    found = []
+    for left, right in zip(node.items, node.items[1:]):
+        if left.span and right.span and (left.span.end_line, left.span.end_column) == (
+                right.span.line, right.span.column):
+            found.append(Diagnostic(f"no white space between {left} and {right}: RFC 5234 needs "
+                                    "it between concatenated elements (read as a concatenation)",
+                                    right.span, "warning"))
+    return found
+
+
+def _unproductive_warnings(rules: Mapping[str, RuleDef], reachable: list[str]) -> list[Diagnostic]:
+    productive = _productive(rules, reachable)
+    warnings = []
+    for key in reachable:
+        if key not in productive:
+            needed = sorted({rules[r.key].name for r in references(rules[key])
+                             if r.key in rules and r.key not in productive})
+            warnings.append(Diagnostic(
+                f"rule '{rules[key].name}' can never match anything: each of its alternatives "
+                f"needs {' or '.join(repr(n) for n in needed)}, and that recursion has no way out",
+                rules[key].span, "warning"))
+    return warnings
+
+
+def _productive(rules: Mapping[str, RuleDef], reachable: list[str]) -> set[str]:
+    """Rules that match at least one string; reverse breadth-first order settles most in one pass."""
+    productive: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for key in reversed(reachable):
+            if key not in productive and _can_match(rules[key].definition, productive):
+                productive.add(key)
+                changed = True
+    return productive
+
+
+def _can_match(node: ast.Node, productive: set[str]) -> bool:
+    """Whether ``node`` matches some string, given the rules known to; nesting depth is bounded
+    by the parser's limit, so the recursion is too."""
+    if isinstance(node, ast.RuleRef):
+        return node.key in productive
+    if isinstance(node, ast.Alternation):
+        return any(_can_match(child, productive) for child in node.alternatives)
+    if isinstance(node, ast.Repetition) and node.min == 0:
+        return True
+    if isinstance(node, ast.Option):
+        return True
+    return all(_can_match(child, productive) for child in ast.children(node))
 
 
 def _cycles(rules: Mapping[str, RuleDef], reachable: list[str]) -> tuple[frozenset[str], Cycle | None]:
