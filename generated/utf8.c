@@ -220,8 +220,7 @@ void utf8_stream_init(utf8_stream *s)
 {
     s->state = UTF8_START;
     s->offset = 0;
-    /* An automaton that starts dead matches nothing: the error is at offset 0 either way. */
-    s->error = UTF8_START == UTF8_DEAD ? 0 : SIZE_MAX;
+    s->error = SIZE_MAX;
 }
 
 bool utf8_stream_feed(utf8_stream *s, const uint8_t *data, size_t len)

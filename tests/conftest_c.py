@@ -20,6 +20,7 @@ from abnfc.resolve import resolve
 HARNESS_DIR = Path(__file__).resolve().parent / "c"
 GCC = shutil.which("gcc")
 GXX = shutil.which("g++")
+CLANG = shutil.which("clang")  # optional: the C tests also build with it where it is installed
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wconversion", "-Wsign-conversion",
           "-Wshadow", "-Werror", "-O2"]

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from abnfc.emit import c
-from conftest_c import (GCC, GXX, HARNESS_DIR, SANITIZE, STRICT, api_defines, build, generate,
+from conftest_c import (CLANG, GCC, GXX, HARNESS_DIR, SANITIZE, STRICT, api_defines, build, generate,
                         make_plan, needs_gcc, run_records, write_records)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -233,10 +233,29 @@ def test_comment_safe():
 
 # --- compiling ---------------------------------------------------------------------------------
 
-def test_strict_warnings(utf8):
-    command = [GCC, *STRICT, "-c", "-o", str(utf8.folder / "strict.o"), str(utf8.source)]
+COMPILERS = [pytest.param(GCC, id="gcc"),
+             pytest.param(CLANG, id="clang", marks=pytest.mark.skipif(CLANG is None, reason="clang not found"))]
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_strict_warnings(utf8, compiler):
+    command = [compiler, *STRICT, "-c", "-o", str(utf8.folder / "strict.o"), str(utf8.source)]
     result = subprocess.run(command, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.skipif(CLANG is None, reason="clang not found")
+def test_clang_everything_and_answers(utf8, tmp_path):
+    """clang's -Weverything (bar struct padding notes) is clean, and a clang build gives the same
+    answers as Python's decoder on the shared inputs."""
+    command = [CLANG, "-std=c99", "-Weverything", "-Wno-padded", "-Werror", "-O2", "-c",
+               "-o", str(tmp_path / "everything.o"), str(utf8.source)]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    checker = build(utf8, "check_records.c", tmp_path / "check_clang", HARNESS_FLAGS, compiler=CLANG)
+    inputs = utf8_inputs()
+    assert run_records(checker, write_records(tmp_path / "inputs", inputs)) == \
+        [utf8_first_error(data) for data in inputs]
 
 
 @pytest.mark.skipif(GXX is None, reason="g++ not found")
@@ -380,9 +399,10 @@ def test_grammar_strategies():
     assert strategies["wide"].c_state_type == "uint16_t"
 
 
-def test_grammar_strict_warnings(grammar_build):
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_grammar_strict_warnings(grammar_build, compiler):
     name, gen, _ = grammar_build
-    command = [GCC, *STRICT, "-c", "-o", str(gen.folder / "strict.o"), str(gen.source)]
+    command = [compiler, *STRICT, "-c", "-o", str(gen.folder / "strict.o"), str(gen.source)]
     result = subprocess.run(command, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 

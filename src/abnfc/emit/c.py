@@ -61,6 +61,8 @@ def _context(plan: Plan) -> dict:
                       for s in plan.states],
         "next_header": "  ".join(f"{c:>{width}}" for c in range(plan.num_classes)),
         "accepting_cells": _chunks(["1" if s.accepting else "0" for s in plan.states], 32),
+        # An automaton that starts dead matches nothing, not even the empty input: error at 0.
+        "initial_error": "0" if plan.start == plan.dead else "SIZE_MAX",
         "accepting_list": ", ".join(str(s) for s in plan.accepting) or "none",
     }
 
