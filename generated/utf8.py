@@ -11,7 +11,8 @@ Standalone: needs only the standard library (Python 3.11 or later).
         None when all of ``data`` matches; otherwise the offset of the first byte at which no
         match can continue, or len(data) when the input ends in the middle of a match.
     Validator()
-        incremental: feed(chunk) for each piece, then complete / first_error().
+        incremental: feed(chunk) for each piece, then complete / first_error() / expected();
+        state is the DFA state reached (a row of TRANSITIONS).
 
 ``data`` may be bytes, bytearray, memoryview or any other buffer of bytes; a str is refused.
 
@@ -197,6 +198,11 @@ class Validator:
     def offset(self):
         """Number of bytes fed so far."""
         return self._offset
+
+    @property
+    def state(self):
+        """The DFA state (a row of TRANSITIONS) before the first error, or after all input."""
+        return self._state
 
     @property
     def complete(self):

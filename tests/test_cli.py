@@ -80,8 +80,32 @@ def test_check_reports_offset_and_context(workdir, capsys):
     assert run("check", "grammars/utf8.abnf", "good.txt", "bad.bin") == 1
     out = capsys.readouterr().out
     assert "bad.bin: invalid at offset 14: unexpected byte 0xA0; expected %x80-9F" in out
-    assert "bytes from offset 6: 36 37 38 39 61 62 63 ed [a0] 80 74 61 69 6c" in out
+    assert "bytes from offset 6: 36 37 38 39 61 62 63 ed [a0] 80 74 61 69 6c\n  rule UTF8-3 expects %x80-9F\n" in out
     assert run("check", "grammars/utf8.abnf", "missing.txt") == 2
+
+
+@pytest.mark.parametrize("engine", ["dfa", "interpreter"])
+def test_check_names_the_rules_that_expected_something(workdir, capsys, engine):
+    """The DFA engine names only the rules the input reached, as the interpreter does: "x" after
+    "a" is expected by rule x alone, although minimization merges that state with y's."""
+    (workdir / "grammars" / "g.abnf").write_text('r = "a" x / "b" y / 1*DIGIT\nx = "c"\ny = "c"\n')
+    (workdir / "a.txt").write_bytes(b"ad")
+    (workdir / "n.txt").write_bytes(b"-")
+    assert run("check", "grammars/g.abnf", "--engine", engine, "a.txt", "n.txt") == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[:3] == ["a.txt: invalid at offset 1: unexpected byte 0x64; expected %x43 / %x63",
+                       "  bytes from offset 0: 61 [64]", "  rule x expects %x43 / %x63"]
+    assert out[5:] == ["  rule DIGIT expects %x30-39", "  rule r expects %x41-42 / %x61-62"]
+
+
+def test_check_lists_at_most_eight_rules(workdir, capsys):
+    rules = "".join(f'r{i} = "{chr(0x61 + i)}"\n' for i in range(10))
+    (workdir / "grammars" / "many.abnf").write_text("r = " + " / ".join(f"r{i}" for i in range(10)) + "\n" + rules)
+    (workdir / "z.txt").write_bytes(b"z")
+    assert run("check", "grammars/many.abnf", "z.txt") == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[2] == "  rule r0 expects %x41 / %x61" and len(out) == 2 + 8 + 1
+    assert out[-1] == "  and 2 more rules"
 
 
 def test_check_reads_stdin(workdir):

@@ -93,8 +93,11 @@ def test_incremental_validator_in_single_bytes_and_expected_bytes(utf8_module):
         assert validator.feed(bytes((byte,)))
     assert not validator.complete and validator.first_error() == 2
     assert validator.expected() == [(0x80, 0x9F)]
+    after_ed = validator.state
+    assert utf8_module._ROWS[utf8_module.START][0xED] == after_ed
     assert validator.feed(b"\xa0") is False and validator.first_error() == 2
     assert validator.feed(b"more") is False and validator.offset == 7
+    assert validator.state == after_ed  # the state before the byte that failed
 
 
 def test_generated_module_for_a_grammar_with_many_states_and_no_skip_pattern():

@@ -101,10 +101,11 @@ def default_prefix(path: str) -> str:
 
 
 def generate(loaded: Loaded, compiled: Compiled, languages: list[str], prefix: str | None,
-             command: str) -> dict[str, str]:
-    """File name -> content for every requested language."""
+             command: str, automaton: dfa.Dfa | None = None) -> dict[str, str]:
+    """File name -> content for every requested language, from the minimal DFA unless
+    ``automaton`` names another DFA of the same grammar."""
     origin = plan.Origin(loaded.path, loaded.text, loaded.sha256, compiled.resolved.start_name, command)
-    emission = plan.make_plan(compiled.minimal, origin, prefix or default_prefix(loaded.path))
+    emission = plan.make_plan(automaton or compiled.minimal, origin, prefix or default_prefix(loaded.path))
     files: dict[str, str] = {}
     for language in languages:
         files.update(importlib.import_module(EMITTERS[language]).render(emission))

@@ -3,8 +3,13 @@
 Inputs are read in chunks of 1 MiB and fed to an incremental matcher, so memory does not grow
 with the input.  The DFA engine runs the Python module that the Python emitter generates for the
 grammar (the same code users get); the interpreter engine is :mod:`abnfc.interpret`.  Both
-report the same things -- offset, the bytes around it, the bytes that could have continued -- so
-the output does not depend on the engine.
+report the same things -- offset, the bytes around it, the bytes that could have continued and
+the rules whose terminals wanted them -- so the output does not depend on the engine.
+
+The DFA engine runs the automaton from the subset construction, not the minimal one: each of
+its states is exactly the set of grammar positions the input so far can be at, as the
+interpreter's threads are, so both engines name the same rules.  Minimization merges states
+reached through different rules and would name rules the input never reached.
 """
 from __future__ import annotations
 
@@ -22,14 +27,30 @@ CONTEXT = 8  # bytes shown on each side of an error
 ENGINES = ("auto", "dfa", "interpreter")
 
 
+Expected = tuple[tuple[Ranges, str], ...]  # (byte ranges, rule whose terminal reads them), sorted
+MAX_RULES_SHOWN = 8
+
+
+def expected_by_rule(pairs) -> Expected:
+    """(ranges, rule) pairs merged per rule, in a fixed order: by lowest byte, then rule name."""
+    by_rule: dict[str, list] = {}
+    for ranges, rule in pairs:
+        by_rule.setdefault(rule, []).extend(ranges)
+    return tuple(sorted((normalize(ranges), rule) for rule, ranges in by_rule.items()))
+
+
 @dataclass(frozen=True)
 class Outcome:
     name: str
     size: int
     offset: int | None  # None when the input matches
-    expected: Ranges
+    expected: Expected
     context_start: int
     context: bytes
+
+    @property
+    def expected_bytes(self) -> Ranges:
+        return normalize(r for ranges, _ in self.expected for r in ranges)
 
     @property
     def matched(self) -> bool:
@@ -42,9 +63,16 @@ class Outcome:
             what = "unexpected end of input"
         else:
             what = f"unexpected byte 0x{self.context[self.offset - self.context_start]:02X}"
-        expected = f"; expected {format_abnf(self.expected)}" if self.expected else ""
-        return (f"{self.name}: invalid at offset {self.offset}: {what}{expected}\n"
-                f"  {self._hexdump()}")
+        expected = f"; expected {format_abnf(self.expected_bytes)}" if self.expected else ""
+        return "\n".join([f"{self.name}: invalid at offset {self.offset}: {what}{expected}",
+                          f"  {self._hexdump()}", *self._rule_lines()])
+
+    def _rule_lines(self) -> list[str]:
+        lines = [f"  rule {rule} expects {format_abnf(ranges)}"
+                 for ranges, rule in self.expected[:MAX_RULES_SHOWN]]
+        if len(self.expected) > MAX_RULES_SHOWN:
+            lines.append(f"  and {len(self.expected) - MAX_RULES_SHOWN} more rules")
+        return lines
 
     def _hexdump(self) -> str:
         cells = []
@@ -58,7 +86,7 @@ class Outcome:
 
 class Session(Protocol):
     def feed(self, chunk: bytes) -> bool: ...
-    def result(self) -> tuple[int | None, Ranges]: ...
+    def result(self) -> tuple[int | None, Expected]: ...
 
 
 class Engine(Protocol):
@@ -73,23 +101,28 @@ class DfaEngine:
     name = "dfa"
 
     def __init__(self, loaded: Loaded, compiled: Compiled):
-        files = generate(loaded, compiled, ["python"], "validator", "abnfc check")
+        files = generate(loaded, compiled, ["python"], "validator", "abnfc check", automaton=compiled.dfa)
         self.module = types.ModuleType("abnfc_generated_validator")
         exec(compile(files["validator.py"], f"<validator for {loaded.path}>", "exec"), self.module.__dict__)
+        self.origins = compiled.dfa.origins
 
     def session(self) -> Session:
-        return _DfaSession(self.module.Validator())
+        return _DfaSession(self.module.Validator(), self.origins)
 
 
 class _DfaSession:
-    def __init__(self, validator):
+    def __init__(self, validator, origins):
         self.validator = validator
+        self.origins = origins
 
     def feed(self, chunk: bytes) -> bool:
         return self.validator.feed(chunk)
 
-    def result(self) -> tuple[int | None, Ranges]:
-        return self.validator.first_error(), tuple(self.validator.expected())
+    def result(self) -> tuple[int | None, Expected]:
+        offset = self.validator.first_error()
+        if offset is None:
+            return None, ()
+        return offset, expected_by_rule((o.reads, o.rule) for o in self.origins[self.validator.state])
 
 
 class InterpreterEngine:
@@ -111,9 +144,9 @@ class _InterpreterSession:
     def feed(self, chunk: bytes) -> bool:
         return self.recognizer.feed(chunk)
 
-    def result(self) -> tuple[int | None, Ranges]:
+    def result(self) -> tuple[int | None, Expected]:
         verdict = self.recognizer.verdict()
-        return verdict.offset, normalize(r for e in verdict.expected for r in e.ranges)
+        return verdict.offset, expected_by_rule((e.ranges, e.rule) for e in verdict.expected)
 
 
 def choose_engine(loaded: Loaded, start: str | None, engine: str, limits: Limits) -> Engine:

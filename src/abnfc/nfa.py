@@ -26,12 +26,14 @@ DEFAULT_MAX_NFA_STATES = 200_000
 
 @dataclass(frozen=True)
 class Origin:
-    """A grammar position: element ``element`` of alternative ``alternative`` of ``rule``."""
+    """A grammar position: element ``element`` of alternative ``alternative`` of ``rule``, and
+    the bytes the NFA state reads there (one character of a string, one value, one range)."""
 
     rule: str
     alternative: int
     element: int
     span: Span | None = field(default=None, compare=False)
+    reads: Ranges = ()
 
     def __str__(self) -> str:
         where = f" at {self.span.location()}" if self.span else ""
@@ -221,12 +223,11 @@ class _RuleBuilder:
             raise AbnfError.at(node.span, f"{node} cannot be compiled")
         self.b.reserve(len(steps) + 1, node.span)
         first = len(self.b.epsilon)
-        origin = Origin(self.rule.name, where[0], where[1], node.span)
         current = start = self.b.new()
         for ranges in steps:
             following = self.b.new()
             self.b.edges[current].append((normalize(ranges), following))
-            self.b.origins[current] = origin
+            self.b.origins[current] = Origin(self.rule.name, where[0], where[1], node.span, normalize(ranges))
             current = following
         return _Fragment(first, len(self.b.epsilon), start, current)
 

@@ -57,5 +57,5 @@ def to_json(dfa: Dfa) -> dict:
         "accepting": sorted(dfa.accepting),
         "classes": [[list(r) for r in ranges] for ranges in dfa.classes],
         "transitions": [list(row) for row in dfa.transitions],
-        "origins": [sorted(str(o) for o in origins) for origins in dfa.origins] if dfa.origins else [],
+        "origins": [sorted({str(o) for o in origins}) for origins in dfa.origins] if dfa.origins else [],
     }
