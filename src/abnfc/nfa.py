@@ -224,10 +224,10 @@ class _RuleBuilder:
         self.b.reserve(len(steps) + 1, node.span)
         first = len(self.b.epsilon)
         current = start = self.b.new()
-        for ranges in steps:
+        for ranges in map(normalize, steps):
             following = self.b.new()
-            self.b.edges[current].append((normalize(ranges), following))
-            self.b.origins[current] = Origin(self.rule.name, where[0], where[1], node.span, normalize(ranges))
+            self.b.edges[current].append((ranges, following))
+            self.b.origins[current] = Origin(self.rule.name, where[0], where[1], node.span, ranges)
             current = following
         return _Fragment(first, len(self.b.epsilon), start, current)
 

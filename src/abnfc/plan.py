@@ -98,7 +98,6 @@ class Plan:
         return tuple(printable(line) for line in self.origin.grammar_text.splitlines())
 
 
-
 def make_plan(dfa: Dfa, origin: Origin, prefix: str) -> Plan:
     shift = dfa.num_states <= MAX_SHIFT_STATES
     return Plan(
@@ -168,9 +167,10 @@ def _skip_hubs(dfa: Dfa) -> list[int]:
     get a pattern, because the cycles through other states pass through a self-loop state.
     """
     budget = min(MAX_SKIP_HUBS, MAX_SKIP_WORK // (dfa.num_states * dfa.num_classes))
+    if budget == 0:
+        return []
     cyclic = sorted(_cyclic_states(dfa, dfa.dead))
-    looping = [s for s in cyclic if s in dfa.transitions[s]]
-    return (looping + [s for s in cyclic if s not in looping])[:budget]
+    return sorted(cyclic, key=lambda s: s not in dfa.transitions[s])[:budget]  # stable: self-loops first
 
 
 class _SkipBuilder:
