@@ -23,7 +23,7 @@
  */
 
 /*
- * The automaton: a minimal DFA with 9 states over 12 byte classes; state 0 is dead
+ * The automaton: a DFA with 9 states over 12 byte classes; state 0 is dead
  * (no match can continue), state 1 is the start, accepting states are marked *.
  *
  *     class   0: 00-7F
@@ -57,7 +57,7 @@
 #include <string.h>
 
 /*
- * Shift DFA.  State s is held as 6*s in the low 6 bits of st (the dead state, 0, as 0).  The
+ * Shift DFA.  State s is held as 6*s in the low 6 bits of st (the dead state as 0u).  The
  * row of a byte holds 6*next(s, byte) in bits 6s..6s+5 for every state s, so a step is one load
  * and one shift, with no table lookup waiting on the one before:
  *
@@ -66,58 +66,41 @@
  * Bits above the low 6 are left over from the row; the mask costs nothing on machines whose
  * shifts use only the low 6 bits of the count.  On x86-64, -mbmi2 (or -march=x86-64-v3) lets the
  * compiler use SHRX (one uop, no flags): about 1.4 times as fast on non-ASCII text on an Intel Xeon.
- * Rows are per byte class, named Cn below.
+ * Rows are per byte class, named UTF8_Cn below.
  */
-#define C0  UINT64_C(0x0000000000000180) /* class 0: 00-7F */
-#define C1  UINT64_C(0x001860030C006000) /* class 1: 80-8F */
-#define C2  UINT64_C(0x000061830C006000) /* class 2: 90-9F */
-#define C3  UINT64_C(0x000061800C306000) /* class 3: A0-BF */
-#define C4  UINT64_C(0x0000000000000000) /* class 4: C0-C1 F5-FF */
-#define C5  UINT64_C(0x0000000000000300) /* class 5: C2-DF */
-#define C6  UINT64_C(0x0000000000000480) /* class 6: E0 */
-#define C7  UINT64_C(0x0000000000000600) /* class 7: E1-EC EE-EF */
-#define C8  UINT64_C(0x0000000000000780) /* class 8: ED */
-#define C9  UINT64_C(0x0000000000000900) /* class 9: F0 */
-#define C10 UINT64_C(0x0000000000000A80) /* class 10: F1-F3 */
-#define C11 UINT64_C(0x0000000000000C00) /* class 11: F4 */
+#define UTF8_C0  UINT64_C(0x0000000000000180) /* class 0: 00-7F */
+#define UTF8_C1  UINT64_C(0x001860030C006000) /* class 1: 80-8F */
+#define UTF8_C2  UINT64_C(0x000061830C006000) /* class 2: 90-9F */
+#define UTF8_C3  UINT64_C(0x000061800C306000) /* class 3: A0-BF */
+#define UTF8_C4  UINT64_C(0x0000000000000000) /* class 4: C0-C1 F5-FF */
+#define UTF8_C5  UINT64_C(0x0000000000000300) /* class 5: C2-DF */
+#define UTF8_C6  UINT64_C(0x0000000000000480) /* class 6: E0 */
+#define UTF8_C7  UINT64_C(0x0000000000000600) /* class 7: E1-EC EE-EF */
+#define UTF8_C8  UINT64_C(0x0000000000000780) /* class 8: ED */
+#define UTF8_C9  UINT64_C(0x0000000000000900) /* class 9: F0 */
+#define UTF8_C10 UINT64_C(0x0000000000000A80) /* class 10: F1-F3 */
+#define UTF8_C11 UINT64_C(0x0000000000000C00) /* class 11: F4 */
 
 static const uint64_t utf8_rows[256] = {
-    /* 00-0F */  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,
-    /* 10-1F */  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,
-    /* 20-2F */  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,
-    /* 30-3F */  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,
-    /* 40-4F */  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,
-    /* 50-5F */  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,
-    /* 60-6F */  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,
-    /* 70-7F */  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,  C0,
-    /* 80-8F */  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,  C1,
-    /* 90-9F */  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,  C2,
-    /* A0-AF */  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,
-    /* B0-BF */  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,  C3,
-    /* C0-CF */  C4,  C4,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,
-    /* D0-DF */  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,  C5,
-    /* E0-EF */  C6,  C7,  C7,  C7,  C7,  C7,  C7,  C7,  C7,  C7,  C7,  C7,  C7,  C8,  C7,  C7,
-    /* F0-FF */  C9, C10, C10, C10, C11,  C4,  C4,  C4,  C4,  C4,  C4,  C4,  C4,  C4,  C4,  C4,
+    /* 00-0F */  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,
+    /* 10-1F */  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,
+    /* 20-2F */  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,
+    /* 30-3F */  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,
+    /* 40-4F */  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,
+    /* 50-5F */  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,
+    /* 60-6F */  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,
+    /* 70-7F */  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,  UTF8_C0,
+    /* 80-8F */  UTF8_C1,  UTF8_C1,  UTF8_C1,  UTF8_C1,  UTF8_C1,  UTF8_C1,  UTF8_C1,  UTF8_C1,  UTF8_C1,  UTF8_C1,  UTF8_C1,  UTF8_C1,  UTF8_C1,  UTF8_C1,  UTF8_C1,  UTF8_C1,
+    /* 90-9F */  UTF8_C2,  UTF8_C2,  UTF8_C2,  UTF8_C2,  UTF8_C2,  UTF8_C2,  UTF8_C2,  UTF8_C2,  UTF8_C2,  UTF8_C2,  UTF8_C2,  UTF8_C2,  UTF8_C2,  UTF8_C2,  UTF8_C2,  UTF8_C2,
+    /* A0-AF */  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,
+    /* B0-BF */  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,  UTF8_C3,
+    /* C0-CF */  UTF8_C4,  UTF8_C4,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,
+    /* D0-DF */  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,  UTF8_C5,
+    /* E0-EF */  UTF8_C6,  UTF8_C7,  UTF8_C7,  UTF8_C7,  UTF8_C7,  UTF8_C7,  UTF8_C7,  UTF8_C7,  UTF8_C7,  UTF8_C7,  UTF8_C7,  UTF8_C7,  UTF8_C7,  UTF8_C8,  UTF8_C7,  UTF8_C7,
+    /* F0-FF */  UTF8_C9, UTF8_C10, UTF8_C10, UTF8_C10, UTF8_C11,  UTF8_C4,  UTF8_C4,  UTF8_C4,  UTF8_C4,  UTF8_C4,  UTF8_C4,  UTF8_C4,  UTF8_C4,  UTF8_C4,  UTF8_C4,  UTF8_C4,
 };
 
-#undef C0
-#undef C1
-#undef C2
-#undef C3
-#undef C4
-#undef C5
-#undef C6
-#undef C7
-#undef C8
-#undef C9
-#undef C10
-#undef C11
-
 typedef uint64_t utf8_state_;
-#define UTF8_ST(s) (6u * (s))  /* how state s is held */
-#define UTF8_START UTF8_ST(1u)
-#define UTF8_DEAD UTF8_ST(0u)
-#define UTF8_ASCII UTF8_ST(1u)  /* stays put on every byte 00-7F */
 /* Bit 6s is set for each accepting state s: 1. */
 #define UTF8_ACCEPT UINT64_C(0x0000000000000040)
 
@@ -132,12 +115,26 @@ static inline uint32_t utf8_norm_(utf8_state_ st)
     return (uint32_t)(st & 63u);
 }
 
+/* The state number of a state as held. */
+static inline uint32_t utf8_index_(uint32_t st)
+{
+    return st / 6u;
+}
+
 static inline bool utf8_accepts_(uint32_t st)
 {
     return ((UTF8_ACCEPT >> (st & 63u)) & 1u) != 0;
 }
 
+#define UTF8_START 6u
+#define UTF8_DEAD 0u
+#define UTF8_ASCII 6u  /* stays put on every byte 00-7F */
 #define UTF8_BLOCK 64u
+
+/* Per state, the byte ranges that do not lead to the dead state: ranges first[s] .. first[s+1]-1. */
+static const uint8_t utf8_expect_lo[] = { 0x00, 0xC2, 0x80, 0xA0, 0x80, 0x80, 0x90, 0x80, 0x80 };
+static const uint8_t utf8_expect_hi[] = { 0x7F, 0xF4, 0xBF, 0xBF, 0xBF, 0x9F, 0xBF, 0xBF, 0x8F };
+static const uint32_t utf8_expect_first[10] = { 0, 0, 2, 3, 4, 5, 6, 7, 8, 9 };
 
 /* True when the 64 bytes at p are all ASCII: eight unaligned 8-byte loads, OR-ed and masked. */
 static inline bool utf8_ascii_block_(const uint8_t *p)
@@ -156,18 +153,19 @@ static inline bool utf8_ascii_block_(const uint8_t *p)
 
 /*
  * Runs the automaton from state start over data[0..len) and returns the state reached; when that
- * is the dead state, *stop is the offset of the byte that led there.  Input goes in blocks of 64
- * bytes, each run four steps a loop turn with no check per byte; a block that ends in the dead
- * state is run again from its starting state to find the exact byte.  A block that starts in
- * the ASCII state and holds only ASCII bytes is skipped whole.
+ * is the dead state, *stop is the offset of the byte that led there and *last the state before
+ * it.  Input goes in blocks of 64 bytes, each run four steps a loop turn with no check per byte;
+ * a block that ends in the dead state is run again from its starting state to find the exact
+ * byte.  A block that starts in the ASCII state and holds only ASCII bytes is skipped whole.
  */
-static uint32_t utf8_scan_(uint32_t start, const uint8_t *data, size_t len, size_t *stop)
+static uint32_t utf8_scan_(uint32_t start, const uint8_t *data, size_t len, size_t *stop, uint32_t *last)
 {
     utf8_state_ st = start;
     size_t done = 0;
     size_t i;
 
     *stop = len;
+    *last = start;
     if (len == 0)
         return start; /* data may be NULL */
     for (; len - done >= UTF8_BLOCK; done += UTF8_BLOCK) {
@@ -183,34 +181,40 @@ static uint32_t utf8_scan_(uint32_t start, const uint8_t *data, size_t len, size
         }
         if (utf8_norm_(st) == UTF8_DEAD) {
             for (i = 0; i < UTF8_BLOCK - 1; i++) {
-                saved = utf8_step_(saved, block[i]);
-                if (utf8_norm_(saved) == UTF8_DEAD)
+                utf8_state_ next = utf8_step_(saved, block[i]);
+                if (utf8_norm_(next) == UTF8_DEAD)
                     break;
+                saved = next;
             }
             *stop = done + i;
+            *last = utf8_norm_(saved);
             return UTF8_DEAD;
         }
     }
     for (; done < len; done++) {
-        st = utf8_step_(st, data[done]);
-        if (utf8_norm_(st) == UTF8_DEAD) {
+        utf8_state_ next = utf8_step_(st, data[done]);
+        if (utf8_norm_(next) == UTF8_DEAD) {
             *stop = done;
+            *last = utf8_norm_(st);
             return UTF8_DEAD;
         }
+        st = next;
     }
     return utf8_norm_(st);
 }
 
-bool utf8_is_valid(const uint8_t *data, size_t len)
+bool utf8_is_valid(const void *data, size_t len)
 {
     size_t stop;
-    return utf8_accepts_(utf8_scan_(UTF8_START, data, len, &stop));
+    uint32_t last;
+    return utf8_accepts_(utf8_scan_(UTF8_START, (const uint8_t *)data, len, &stop, &last));
 }
 
-size_t utf8_first_error(const uint8_t *data, size_t len)
+size_t utf8_first_error(const void *data, size_t len)
 {
     size_t stop;
-    uint32_t st = utf8_scan_(UTF8_START, data, len, &stop);
+    uint32_t last;
+    uint32_t st = utf8_scan_(UTF8_START, (const uint8_t *)data, len, &stop, &last);
     if (st == UTF8_DEAD)
         return stop;
     return utf8_accepts_(st) ? SIZE_MAX : len;
@@ -223,27 +227,80 @@ void utf8_stream_init(utf8_stream *s)
     s->error = SIZE_MAX;
 }
 
-bool utf8_stream_feed(utf8_stream *s, const uint8_t *data, size_t len)
+bool utf8_stream_feed(utf8_stream *s, const void *data, size_t len)
 {
     size_t stop;
-    if (s->state != UTF8_DEAD) {
-        s->state = utf8_scan_(s->state, data, len, &stop);
-        if (s->state == UTF8_DEAD)
+    uint32_t last;
+    if (s->error == SIZE_MAX) {
+        uint32_t st = utf8_scan_(s->state, (const uint8_t *)data, len, &stop, &last);
+        if (st == UTF8_DEAD) {
             s->error = s->offset + stop;
+            s->state = last;
+        } else {
+            s->state = st;
+        }
     }
     /* Saturate below SIZE_MAX, which means "no error". */
     s->offset = len < SIZE_MAX - 1 - s->offset ? s->offset + len : SIZE_MAX - 1;
-    return s->state != UTF8_DEAD;
+    return s->error == SIZE_MAX;
 }
 
 size_t utf8_stream_finish(const utf8_stream *s)
 {
-    if (s->state == UTF8_DEAD)
+    if (s->error != SIZE_MAX)
         return s->error;
     return utf8_accepts_(s->state) ? SIZE_MAX : s->offset;
 }
 
 bool utf8_stream_complete(const utf8_stream *s)
 {
-    return s->state != UTF8_DEAD && utf8_accepts_(s->state);
+    return s->error == SIZE_MAX && utf8_accepts_(s->state);
 }
+
+size_t utf8_stream_offset(const utf8_stream *s)
+{
+    return s->offset;
+}
+
+uint32_t utf8_stream_state(const utf8_stream *s)
+{
+    return utf8_index_(s->state);
+}
+
+size_t utf8_expected(uint32_t state, utf8_range *out, size_t cap)
+{
+    size_t count, k;
+    if (state >= UTF8_NUM_STATES)
+        return 0;
+    count = utf8_expect_first[state + 1] - utf8_expect_first[state];
+    for (k = 0; k < count && k < cap; k++) {
+        out[k].lo = utf8_expect_lo[utf8_expect_first[state] + k];
+        out[k].hi = utf8_expect_hi[utf8_expect_first[state] + k];
+    }
+    return count;
+}
+
+size_t utf8_stream_expected(const utf8_stream *s, utf8_range *out, size_t cap)
+{
+    if (utf8_stream_complete(s))
+        return 0;
+    return utf8_expected(utf8_stream_state(s), out, cap);
+}
+
+#undef UTF8_C0
+#undef UTF8_C1
+#undef UTF8_C2
+#undef UTF8_C3
+#undef UTF8_C4
+#undef UTF8_C5
+#undef UTF8_C6
+#undef UTF8_C7
+#undef UTF8_C8
+#undef UTF8_C9
+#undef UTF8_C10
+#undef UTF8_C11
+#undef UTF8_START
+#undef UTF8_DEAD
+#undef UTF8_BLOCK
+#undef UTF8_ASCII
+#undef UTF8_ACCEPT

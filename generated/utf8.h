@@ -8,7 +8,7 @@
 /*
  * utf8.h: a validator for the language of start rule UTF8-octets: a byte string is valid when the
  * whole of it matches the rule.  C99, no allocation, standard headers only; usable from C++.
- * The automaton (a minimal DFA of 9 states over 12 byte classes) is in utf8.c.
+ * The automaton (a DFA of 9 states over 12 byte classes) is in utf8.c.
  *
  * Usage:
  *
@@ -19,7 +19,7 @@
  *         if (at == len)
  *             fprintf(stderr, "input ends inside a sequence\n");
  *         else
- *             fprintf(stderr, "invalid byte 0x%02X at offset %zu\n", buf[at], at);
+ *             fprintf(stderr, "invalid byte 0x%02X at offset %zu\n", (unsigned char)buf[at], at);
  *     }
  *
  *     // input arriving in pieces; stop early once no match can continue
@@ -30,7 +30,11 @@
  *             break;
  *     size_t at = utf8_stream_finish(&s);  // SIZE_MAX, or as utf8_first_error
  *
- * `data` may be NULL when `len` is 0.
+ *     // what could have come next there
+ *     utf8_range ranges[UTF8_MAX_RANGES];
+ *     size_t count = utf8_stream_expected(&s, ranges, UTF8_MAX_RANGES);
+ *
+ * `data` may point to any bytes (char, unsigned char, uint8_t); it may be NULL when `len` is 0.
  */
 
 /*
@@ -62,22 +66,26 @@
 extern "C" {
 #endif
 
+/* The automaton's number of states, and the most byte ranges any state expects. */
+#define UTF8_NUM_STATES 9u
+#define UTF8_MAX_RANGES 2u
+
 /* True when all of data[0..len) matches. */
-bool utf8_is_valid(const uint8_t *data, size_t len);
+bool utf8_is_valid(const void *data, size_t len);
 
 /*
  * SIZE_MAX when all of data[0..len) matches.  Otherwise the offset of the first byte at which no
  * match can continue (the bytes before it are the start of some valid input, the bytes up to and
  * including it are not), or len when the input ends inside a sequence.
  */
-size_t utf8_first_error(const uint8_t *data, size_t len);
+size_t utf8_first_error(const void *data, size_t len);
 
 /*
  * Incremental validation of input fed in pieces; offsets count from the start of the first piece.
- * The fields are private.  The total fed must stay below SIZE_MAX bytes.
+ * The fields are private: use the functions below.  The total fed must stay below SIZE_MAX bytes.
  */
 typedef struct {
-    uint32_t state;  /* automaton state */
+    uint32_t state;  /* automaton state, as held internally */
     size_t offset;   /* bytes fed so far */
     size_t error;    /* offset of the byte where no match could continue, or SIZE_MAX */
 } utf8_stream;
@@ -89,13 +97,34 @@ void utf8_stream_init(utf8_stream *s);
  * Feed the next len bytes.  Returns false once no match can continue; later feeds are then
  * ignored except that they still count towards the offsets.
  */
-bool utf8_stream_feed(utf8_stream *s, const uint8_t *data, size_t len);
+bool utf8_stream_feed(utf8_stream *s, const void *data, size_t len);
 
 /* As utf8_first_error for everything fed so far: SIZE_MAX when it all matches. */
 size_t utf8_stream_finish(const utf8_stream *s);
 
 /* True when everything fed so far matches (utf8_stream_finish(s) == SIZE_MAX). */
 bool utf8_stream_complete(const utf8_stream *s);
+
+/* The number of bytes fed so far. */
+size_t utf8_stream_offset(const utf8_stream *s);
+
+/* The automaton state (0 .. UTF8_NUM_STATES - 1) before the first error, or after all input. */
+uint32_t utf8_stream_state(const utf8_stream *s);
+
+/* An inclusive range of bytes. */
+typedef struct {
+    uint8_t lo;
+    uint8_t hi;
+} utf8_range;
+
+/*
+ * The byte ranges that let a match continue from automaton state `state`, sorted and merged:
+ * up to `cap` of them are stored in `out`; returns how many there are in all.
+ */
+size_t utf8_expected(uint32_t state, utf8_range *out, size_t cap);
+
+/* As utf8_expected at utf8_stream_finish(s); 0 when everything fed matches. */
+size_t utf8_stream_expected(const utf8_stream *s, utf8_range *out, size_t cap);
 
 #ifdef __cplusplus
 }

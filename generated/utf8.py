@@ -32,7 +32,7 @@ The grammar:
                   %xF4 %x80-8F 2( UTF8-tail )
     UTF8-tail   = %x80-BF
 
-The minimal DFA (9 states including the dead state 0, start 1, 12 byte classes;
+The DFA (9 states including the dead state 0, start 1, 12 byte classes;
 * marks accepting states):
 
     class   0: 00-7F

@@ -1,48 +1,66 @@
-"""Shared helpers: compile grammar text, load generated Python modules, find the repo."""
+"""Shared helpers: grammars compiled once per test run, validators loaded through the backends'
+runners, the repository's UTF-8 conformance vectors.
+
+Tests read nothing outside the repository.  ``-m "not slow"`` is the fast tier.
+"""
 from __future__ import annotations
 
+import functools
+import importlib.util
 import types
 from pathlib import Path
 
 import pytest
 
-from abnfc import dfa, minimize, nfa
-from abnfc.build import Compiled, Loaded, compile_grammar, generate
-from abnfc.parse import parse
+import abnfc
+from abnfc import backends
+from abnfc.build import Compiled, Grammar, Limits, generate, load_validators
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+DATA = ROOT / "tests" / "data"
 UTF8_GRAMMAR = ROOT / "grammars" / "utf8.abnf"
+LANGUAGES = backends.names()
 
 
-def loaded_from_text(text: str, name: str = "g.abnf") -> Loaded:
-    return Loaded(name, text, "0" * 64, parse(text, name))
+@functools.lru_cache(maxsize=None)
+def grammar_from_text(text: str, name: str = "g.abnf") -> Grammar:
+    return abnfc.load_grammar(text=text, name=name)
 
 
-def compile_text(text: str, start: str | None = None) -> Compiled:
-    return compile_grammar(loaded_from_text(text), start)
+@functools.lru_cache(maxsize=4096)
+def compile_text(text: str, start: str | None = None, limits: Limits = Limits()) -> Compiled:
+    """Each grammar is compiled once per test run, however many tests use it."""
+    return abnfc.compile_grammar(grammar_from_text(text), start, limits)
+
+
+def files_for(text: str, language: str, prefix: str = "g", start: str | None = None,
+              limits: Limits = Limits(), options: dict | None = None) -> dict[str, str]:
+    return generate(grammar_from_text(text), compile_text(text, start, limits), [language], prefix,
+                    "test", options={language: options or {}})
+
+
+def validators(texts: list[str], language: str, limits: Limits = Limits(),
+               starts: list[str | None] | None = None) -> list[backends.Validator]:
+    """One validator per grammar text (and start rule), all built in one go (one compiler run
+    for C, one Node.js process for JavaScript)."""
+    starts = starts or [None] * len(texts)
+    file_sets = [files_for(text, language, f"g{index}", start, limits)
+                 for index, (text, start) in enumerate(zip(texts, starts, strict=True))]
+    return load_validators(file_sets, language)
 
 
 def python_module(text: str, start: str | None = None, name: str = "g") -> types.ModuleType:
-    """The generated Python validator for grammar ``text``, loaded in memory."""
-    loaded = loaded_from_text(text)
-    files = generate(loaded, compile_grammar(loaded, start), ["python"], name, "test")
-    module = types.ModuleType(name)
-    exec(compile(files[f"{name}.py"], f"<{name}.py>", "exec"), module.__dict__)
-    return module
-
-
-def load_module_file(path: Path) -> types.ModuleType:
-    module = types.ModuleType(path.stem)
-    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), module.__dict__)
-    return module
+    """The generated Python validator for grammar ``text``."""
+    files = generate(grammar_from_text(text), compile_text(text, start), ["python"], name, "test")
+    [module] = load_validators([files], "python")
+    return module  # type: ignore[return-value]
 
 
 def utf8_vectors() -> list[tuple[bytes, bool, str]]:
-    """The shared conformance vectors: (bytes, valid per the file, note)."""
-    path = SHARED / "conformance" / "utf8-vectors.tsv"
+    """The UTF-8 conformance vectors kept in tests/data: (bytes, valid per the file, note)."""
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+    lines = (DATA / "utf8-vectors.tsv").read_text(encoding="utf-8").splitlines()
+    for line in lines[1:]:
         hex_text, valid, _source, note = line.split("\t")
         rows.append((bytes.fromhex(hex_text), valid == "1", note))
     return rows
@@ -58,15 +76,19 @@ def decodes(data: bytes) -> bool:
 
 @pytest.fixture(scope="session")
 def utf8_compiled() -> Compiled:
-    from abnfc.build import load
+    return abnfc.compile_grammar(UTF8_GRAMMAR)
 
-    return compile_grammar(load(str(UTF8_GRAMMAR)))
+
+def import_file(path: Path) -> types.ModuleType:
+    """Import a Python file under a private name, outside sys.modules."""
+    spec = importlib.util.spec_from_file_location(f"_test_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="session")
 def utf8_module() -> types.ModuleType:
     """The committed generated/utf8.py (a separate test checks it is up to date)."""
-    return load_module_file(ROOT / "generated" / "utf8.py")
-
-
-__all__ = ["dfa", "minimize", "nfa"]
+    return import_file(ROOT / "generated" / "utf8.py")

@@ -1,4 +1,4 @@
-"""Helpers for the C emitter tests: plans from grammar text, gcc builds, record files.
+"""Helpers for the C backend tests: plans from grammar text, gcc builds, record files.
 
 Not a conftest (pytest does not load it by itself): test_c.py imports what it uses.
 """
@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from abnfc import dfa, minimize, nfa, plan
-from abnfc.emit import c
-from abnfc.parse import parse
-from abnfc.resolve import resolve
+from abnfc.automata.dfa import Dfa
+from abnfc.backends import Header, make_tables
+from abnfc.backends.c.plan import CPlan, lower
+from abnfc.backends.c.render import render
+
+from conftest import compile_text
 
 HARNESS_DIR = Path(__file__).resolve().parent / "c"
 GCC = shutil.which("gcc")
@@ -34,8 +36,8 @@ needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not found")
 class Generated:
     """A grammar's minimal DFA, its plan and the C files written for it."""
 
-    minimal: dfa.Dfa
-    plan: plan.Plan
+    minimal: Dfa
+    plan: CPlan
     folder: Path
 
     @property
@@ -51,27 +53,29 @@ class Generated:
         return self.folder / f"{self.prefix}.h"
 
 
-def make_plan(text: str, prefix: str, start: str | None = None,
-              grammar_file: str = "grammars/g.abnf") -> tuple[dfa.Dfa, plan.Plan]:
-    resolved = resolve(parse(text, grammar_file), start)
-    minimal = minimize.minimize(dfa.determinize(nfa.build(resolved)))
-    origin = plan.Origin(grammar_file, text, "0" * 64, resolved.start_name,
-                         f"abnfc compile {grammar_file} --out generated")
-    return minimal, plan.make_plan(minimal, origin, prefix)
+def make_plan(text: str, prefix: str, start: str | None = None, grammar_file: str = "grammars/g.abnf",
+              strategy: str = "auto") -> tuple[Dfa, CPlan]:
+    compiled = compile_text(text, start)
+    header = Header(grammar_file, text, "0" * 64, compiled.resolved.start_name,
+                    f"abnfc compile {grammar_file} --out generated")
+    tables = make_tables(compiled.minimal, header)
+    return compiled.minimal, lower(tables, {"prefix": prefix, "strategy": strategy})
 
 
 def generate(folder: Path, text: str, prefix: str, start: str | None = None,
-             grammar_file: str = "grammars/g.abnf") -> Generated:
-    minimal, emission = make_plan(text, prefix, start, grammar_file)
+             grammar_file: str = "grammars/g.abnf", strategy: str = "auto") -> Generated:
+    minimal, plan = make_plan(text, prefix, start, grammar_file, strategy)
     folder.mkdir(parents=True, exist_ok=True)
-    for name, body in c.render(emission).items():
+    for name, body in render(plan).items():
         (folder / name).write_text(body, encoding="utf-8")
-    return Generated(minimal, emission, folder)
+    return Generated(minimal, plan, folder)
 
 
 def api_defines(gen: Generated) -> list[str]:
-    """The harnesses name the API through PFX (the prefix) and HEADER (the header to include)."""
-    return [f"-DPFX={gen.prefix}", f'-DHEADER="{gen.header.name}"', f"-I{gen.folder}"]
+    """The harness names the API through PFX and MPFX (the prefix for functions and for macros)
+    and HEADER (the header to include)."""
+    return [f"-DPFX={gen.prefix}", f"-DMPFX={gen.plan.macro}", f'-DHEADER="{gen.header.name}"',
+            f"-I{gen.folder}"]
 
 
 def build(gen: Generated, harness: str, output: Path, flags: list[str], link_source: bool = True,

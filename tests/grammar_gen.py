@@ -27,9 +27,9 @@ from __future__ import annotations
 import random
 from typing import Callable
 
-from abnfc import ast
-from abnfc.parse import parse
-from abnfc.resolve import ResolvedGrammar, resolve
+from abnfc.frontend import ast
+from abnfc.frontend.parse import parse
+from abnfc.frontend.resolve import ResolvedGrammar, resolve
 
 Choose = Callable[[int], int]
 

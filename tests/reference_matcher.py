@@ -9,8 +9,8 @@ small grammars only.
 """
 from __future__ import annotations
 
-from abnfc import ast
-from abnfc.resolve import ResolvedGrammar
+from abnfc.frontend import ast
+from abnfc.frontend.resolve import ResolvedGrammar
 
 
 def matches(grammar: ResolvedGrammar, data: bytes) -> bool:

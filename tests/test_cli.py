@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -31,7 +33,7 @@ def test_generated_folder_is_up_to_date(workdir):
     assert run("compile", "grammars/utf8.abnf", "--out", "generated") == 0
     fresh = sorted(p.name for p in (workdir / "generated").iterdir())
     committed = sorted(p.name for p in (ROOT / "generated").iterdir())
-    assert fresh == committed == ["utf8.c", "utf8.h", "utf8.py"]
+    assert fresh == committed == ["utf8.c", "utf8.h", "utf8.mjs", "utf8.py"]
     for name in fresh:
         assert (workdir / "generated" / name).read_bytes() == (ROOT / "generated" / name).read_bytes(), \
             f"generated/{name} is stale: run abnfc compile grammars/utf8.abnf --out generated"
@@ -41,8 +43,9 @@ def test_compile_writes_only_changed_files_and_check_reports_stale_ones(workdir,
     assert run("compile", "grammars/utf8.abnf", "--out", "out") == 0
     assert "wrote out/utf8.py" in capsys.readouterr().out
     assert run("compile", "grammars/utf8.abnf", "--out", "out") == 0
-    assert capsys.readouterr().out == ""  # nothing changed, nothing written
+    assert capsys.readouterr().out == "out: up to date, nothing written (4 files)\n"
     assert run("compile", "grammars/utf8.abnf", "--out", "out", "--check") == 0
+    assert capsys.readouterr().out == "out: up to date (4 files)\n"
     (workdir / "out" / "utf8.h").write_text("edited by hand\n")
     (workdir / "out" / "utf8.py").unlink()
     before = sorted(p.name for p in (workdir / "out").iterdir())
@@ -144,7 +147,7 @@ def test_lint(workdir, capsys):
     assert run("lint", "grammars/w.abnf") == 0
     captured = capsys.readouterr()
     assert "grammars/w.abnf:2:1: warning: rule 'unused' is never used" in captured.err
-    assert "1 warnings; regular" in captured.out
+    assert "2 rules, start rule r, 1 warning; regular" in captured.out
     assert run("lint", "grammars/w.abnf", "--start", "nosuch") == 2
     assert "error: start rule 'nosuch' is not defined" in capsys.readouterr().err
 
@@ -195,7 +198,7 @@ AWKWARD_NAMES = ['we"""ird\\.abnf', "new\nline*/.abnf".replace("/", "_"), "caf\u
 
 
 @pytest.mark.parametrize("name", AWKWARD_NAMES)
-def test_awkward_file_names_and_comments_give_valid_python_and_c(workdir, name):
+def test_awkward_file_names_and_comments_give_valid_python_c_and_js(workdir, name):
     """File names and comments are echoed into comments and docstrings; they must not break them."""
     grammar = workdir / "grammars" / name
     grammar.write_bytes(b'r = "a" ; nul \x00, escape \x1b[31m, quotes """ \'\'\' */ /* ??/ \\\n'
@@ -210,17 +213,25 @@ def test_awkward_file_names_and_comments_give_valid_python_and_c(workdir, name):
     assert result.stdout.startswith("True False Validator for r of grammars/")
     text = module.read_text()
     assert "\x00" not in text and "\x1b" not in text and "\\\\x00" in text
-    gcc = shutil.which("gcc")
-    if gcc:
-        source = module.with_suffix(".c")
-        built = subprocess.run([gcc, "-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-c",
-                                str(source), "-o", str(source.with_suffix(".o"))], capture_output=True, text=True)
-        assert built.returncode == 0, built.stderr
+    source = module.with_suffix(".c")
+    built = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-c",
+                            str(source), "-o", str(source.with_suffix(".o"))], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    script = (f"import('./{module.stem}.mjs').then(m => console.log(m.isValid(Uint8Array.of(0x61)), "
+              "m.isValid(Uint8Array.of(0x62))))")
+    ran = subprocess.run(["node", "--input-type=module", "-e", script], cwd=workdir / "out",
+                         capture_output=True, text=True)
+    assert ran.returncode == 0 and ran.stdout == "true false\n", ran.stderr
 
 
 @pytest.mark.parametrize("prefix, problem", [("my-g", "ASCII letters, digits and underscores"),
                                              ("9x", "starting with a letter"), ("_x", "starting with a letter"),
-                                             ("caf\u00e9", "ASCII"), ("while", "Python keyword")])
+                                             ("caf\u00e9", "ASCII"), ("while", "Python keyword"),
+                                             ("string", "shadow the standard header <string.h>"),
+                                             ("stdint", "shadow the standard header"),
+                                             ("vector", "<vector>"), ("int", "C or C++ keyword"),
+                                             ("switch", "C or C++ keyword"), ("token", "reserves function names"),
+                                             ("strict", "reserves function names that start with str")])
 def test_prefix_must_name_a_module_and_c_identifiers(workdir, capsys, prefix, problem):
     with pytest.raises(SystemExit) as caught:
         run("compile", "grammars/utf8.abnf", "--out", "out", "--prefix", prefix)
@@ -230,7 +241,8 @@ def test_prefix_must_name_a_module_and_c_identifiers(workdir, capsys, prefix, pr
 
 
 @pytest.mark.parametrize("stem, prefix", [("utf8", "utf8"), ("URI-reference", "uri_reference"),
-                                          ("9lives", "g_9lives"), ("if", "g_if"), ("caf\u00e9", "caf_")])
+                                          ("9lives", "g_9lives"), ("if", "g_if"), ("caf\u00e9", "caf_"),
+                                          ("string", "g_string"), ("token", "g_token")])
 def test_default_prefix_comes_from_the_file_stem(stem, prefix):
     from abnfc.build import default_prefix
 
@@ -258,3 +270,109 @@ def test_dfa_text_summary_counts_accepting_states_when_there_are_many(workdir, c
     out = capsys.readouterr().out
     assert out.splitlines()[0].endswith("start 1, 1024 accepting states (marked *)")
     assert sum(line.startswith("*") for line in out.splitlines()) == 1024
+
+
+# --- mistakes a new user makes: clear messages, exit 2 ------------------------------------------
+
+def _abnfc(*args: str, cwd, **options) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "abnfc", *args], cwd=cwd, capture_output=True,
+                          text=True, **options)
+
+
+@pytest.mark.parametrize("out, message", [("/proc", "cannot write /proc/utf8."),
+                                          ("a-file.txt", "cannot write to a-file.txt: it is a file"),
+                                          ("readonly/sub", "cannot create the output folder readonly/sub"),
+                                          ("readonly", "cannot write readonly/utf8.")])
+def test_unwritable_out_is_the_users_error(workdir, capsys, out, message):
+    (workdir / "a-file.txt").write_text("not a folder\n")
+    (workdir / "readonly").mkdir()
+    (workdir / "readonly").chmod(0o555)
+    try:
+        if out.startswith("readonly") and os.access(workdir / "readonly", os.W_OK):
+            pytest.skip("running as a user who may write anywhere (root)")
+        assert run("compile", "grammars/utf8.abnf", "--out", out) == 2
+    finally:
+        (workdir / "readonly").chmod(0o755)
+    err = capsys.readouterr().err
+    assert message in err and "internal error" not in err
+    assert not list((workdir / "readonly").iterdir())
+
+
+def test_unwritable_out_as_a_user_without_rights(workdir):
+    """Where the tests run as root, chmod does not keep root out: check with an unprivileged user."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to become an unprivileged user")
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    if subprocess.run([*nobody, sys.executable, "-c", "import abnfc"], capture_output=True, cwd="/").returncode:
+        pytest.skip("an unprivileged user cannot run this Python (its folder is private)")
+    import tempfile
+
+    parent = Path(tempfile.mkdtemp(prefix="abnfc-test-"))
+    try:
+        parent.chmod(0o755)
+        (parent / "readonly").mkdir(mode=0o555)
+        result = subprocess.run([*nobody, sys.executable, "-m", "abnfc", "compile", "-", "--out", str(parent / "readonly")],
+                                input=UTF8_GRAMMAR.read_text(), capture_output=True, text=True, cwd="/")
+        assert not list((parent / "readonly").iterdir())
+    finally:
+        shutil.rmtree(parent)
+    assert result.returncode == 2, result.stderr
+    assert "cannot write" in result.stderr and "Permission denied" in result.stderr
+    assert "internal error" not in result.stderr
+
+
+def test_c_strategy_can_be_chosen(workdir, capsys):
+    assert run("compile", "grammars/utf8.abnf", "--out", "t", "--lang", "c", "--c-strategy", "table") == 0
+    source = (workdir / "t" / "utf8.c").read_text()
+    assert "static const uint8_t utf8_next[9][12]" in source and "uint64_t" not in source.split("#include \"utf8.h\"")[1].split("utf8_ascii_block_")[0]
+    assert "--c-strategy table" in source
+    (workdir / "grammars" / "big.abnf").write_text('r = "abcdefghijkl"\n')
+    assert run("compile", "grammars/big.abnf", "--out", "t", "--lang", "c", "--c-strategy", "shift") == 2
+    assert "at most 10 states" in capsys.readouterr().err
+
+
+def test_lint_reads_standard_input(workdir):
+    result = _abnfc("lint", "-", cwd=workdir, input='r = "a" r / "b"\n')
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("<stdin>: 1 rule, start rule r, 0 warnings; recursive")
+
+
+def test_check_without_files_on_a_terminal_prints_usage(workdir):
+    """Under a terminal, `check GRAMMAR` does not wait silently for input that never comes."""
+    import pty
+
+    main_fd, terminal = pty.openpty()
+    try:
+        result = subprocess.run([sys.executable, "-m", "abnfc", "check", "grammars/utf8.abnf"], cwd=workdir,
+                                stdin=terminal, capture_output=True, text=True, timeout=60)
+    finally:
+        os.close(main_fd)
+        os.close(terminal)
+    assert result.returncode == 2
+    assert "standard input is a terminal" in result.stderr
+
+
+def test_closed_stdin_is_an_ordinary_error(workdir):
+    for args in (["check", "grammars/utf8.abnf", "-"], ["lint", "-"]):
+        result = subprocess.run(" ".join([sys.executable, "-m", "abnfc", *args]) + " <&-", shell=True,
+                                cwd=workdir, capture_output=True, text=True)
+        assert result.returncode == 2, (args, result.stderr)
+        assert "closed" in result.stderr and "internal error" not in result.stderr
+
+
+def test_a_utf16_grammar_is_named_as_such(workdir, capsys):
+    (workdir / "grammars" / "wide.abnf").write_bytes('r = "a"\n'.encode("utf-16"))
+    assert run("lint", "grammars/wide.abnf") == 2
+    assert "looks like UTF-16" in capsys.readouterr().err
+
+
+def test_exit_statuses_are_documented():
+    """Every exit status the command line uses is in the README and in abnfc.cli's docstring."""
+    import abnfc.cli
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for status in (0, 1, 2, 3, 130, 141):
+        assert f"{status}" in abnfc.cli.__doc__
+    section = readme.split("Exit status")[1][:1500]
+    for status in ("0", "1", "2", "3", "130", "141"):
+        assert f"`{status}`" in section or f" {status} " in section, status

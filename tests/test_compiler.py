@@ -7,12 +7,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from abnfc.build import Limits, compile_grammar
-from abnfc.dfa import Dfa
+from abnfc.automata.dfa import Dfa
+from abnfc.automata.minimize import canonical, minimize
+from abnfc.automata.product import distinguishing_input, equivalent
+from abnfc.build import Limits
 from abnfc.errors import AbnfError, LimitError
-from abnfc.minimize import canonical, distinguishing_input, equivalent, minimize
 
-from conftest import compile_text, loaded_from_text
+from conftest import compile_text
 
 UTF8_CLASSES = [
     ((0x00, 0x7F),), ((0x80, 0x8F),), ((0x90, 0x9F),), ((0xA0, 0xBF),), ((0xC0, 0xC1), (0xF5, 0xFF)),
@@ -58,8 +59,8 @@ def test_limits_fail_fast_with_a_clear_error(text, expected):
 def test_limits_can_be_raised():
     text = "r = *(%x61 / %x62) %x61 11(%x61 / %x62)"
     with pytest.raises(LimitError):
-        compile_grammar(loaded_from_text(text), None, Limits(max_dfa_states=1000))
-    compiled = compile_grammar(loaded_from_text(text), None, Limits(max_dfa_states=10_000))
+        compile_text(text, None, Limits(max_dfa_states=1000))
+    compiled = compile_text(text, None, Limits(max_dfa_states=10_000))
     assert compiled.minimal.num_states == 2 ** 12 + 1  # the classic 2^(n+1) blow-up, plus dead
 
 

@@ -6,10 +6,10 @@ import sys
 
 import pytest
 
-from abnfc import ast
+from abnfc.frontend import ast
 from abnfc.errors import AbnfError
-from abnfc.parse import parse
-from abnfc.resolve import resolve
+from abnfc.frontend.parse import parse
+from abnfc.frontend.resolve import resolve
 
 from conftest import ROOT, UTF8_GRAMMAR
 

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from abnfc import ast
+from abnfc.frontend import ast
 from abnfc.interpret import Expectation, Recognizer, Verdict, recognize
-from abnfc.parse import parse
-from abnfc.resolve import resolve
+from abnfc.frontend.parse import parse
+from abnfc.frontend.resolve import resolve
 
 sys.path.insert(0, os.path.dirname(__file__))
 from reference_matcher import matches  # noqa: E402

@@ -1,26 +1,31 @@
-"""The driver: load -> parse -> resolve -> NFA -> DFA -> minimize -> plan -> emit -> write.
+"""The driver: load -> parse -> resolve -> NFA -> DFA -> minimize -> tables -> backends -> write.
 
 Each stage is one call returning frozen data.  Files are written atomically (temporary file in
 the target folder, then rename) and only when their content changed; check mode writes nothing
-and reports what is stale.  A failure in any stage writes nothing.
+and reports what is stale.  Every backend renders before anything is written, so a failure in
+any stage writes nothing.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
-import importlib
 import keyword
 import os
 import re
+import sys
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ast, dfa, minimize, nfa, plan
+from . import backends
+from .automata import dfa, minimize, nfa
 from .errors import AbnfError, Source, Span
-from .parse import parse
-from .resolve import ResolvedGrammar, resolve
+from .frontend import ast
+from .frontend.parse import parse
+from .frontend.resolve import ResolvedGrammar, resolve
 
-EMITTERS = {"python": "abnfc.emit.python", "c": "abnfc.emit.c"}  # language -> module with render()
+MAX_GRAMMAR_BYTES = 16 << 20  # a grammar file larger than this is surely not a grammar
 
 
 @dataclass(frozen=True)
@@ -31,11 +36,13 @@ class Limits:
 
 
 @dataclass(frozen=True)
-class Loaded:
+class Grammar:
+    """A parsed grammar file (or text) and the facts generated files record about it."""
+
     path: str  # as reported in messages and headers
     text: str
     sha256: str
-    grammar: ast.Grammar
+    ast: ast.Grammar = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -46,18 +53,43 @@ class Compiled:
     minimal: dfa.Dfa
 
 
-def load(path: str) -> Loaded:
-    """Read and parse a grammar file (UTF-8; a BOM is ignored)."""
-    shown = display_path(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as error:
-        raise AbnfError.at(None, f"cannot read grammar file {shown}: {error.strerror}") from None
+def load(path: str) -> Grammar:
+    """Read and parse a grammar file (UTF-8; a BOM is ignored); ``-`` reads standard input."""
+    if path == "-":
+        shown, raw = "<stdin>", _read_limited(sys.stdin.buffer if sys.stdin else None, "<stdin>")
+    else:
+        shown = display_path(path)
+        try:
+            with open(path, "rb") as stream:
+                raw = _read_limited(stream, shown)
+        except OSError as error:
+            raise AbnfError.at(None, f"cannot read grammar file {shown}: {error.strerror}") from None
     text = _decode(raw, shown)
-    return Loaded(shown, text, hashlib.sha256(raw).hexdigest(), parse(text, shown))
+    return Grammar(shown, text, hashlib.sha256(raw).hexdigest(), parse(text, shown))
+
+
+def from_text(text: str, name: str = "<grammar>") -> Grammar:
+    """A grammar given as text; ``name`` is used in messages and headers."""
+    return Grammar(name, text, hashlib.sha256(text.encode("utf-8")).hexdigest(), parse(text, name))
+
+
+def _read_limited(stream, shown: str) -> bytes:
+    if stream is None:
+        raise AbnfError.at(None, f"cannot read {shown}: it is closed")
+    try:
+        raw = stream.read(MAX_GRAMMAR_BYTES + 1)
+    except (OSError, ValueError) as error:
+        raise AbnfError.at(None, f"cannot read {shown}: {getattr(error, 'strerror', None) or error}") from None
+    if len(raw) > MAX_GRAMMAR_BYTES:
+        raise AbnfError.at(None, f"{shown} is larger than {MAX_GRAMMAR_BYTES >> 20} MiB; that is "
+                                 "not a grammar abnfc reads")
+    return raw
 
 
 def _decode(raw: bytes, shown: str) -> str:
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(raw) >= 2 and raw.count(0) * 3 > len(raw)):
+        raise AbnfError.at(None, f"{shown} looks like UTF-16 (or another encoding with NUL bytes); "
+                                 "save the grammar as UTF-8")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -75,14 +107,37 @@ def display_path(path: str) -> str:
     return Path(path if relative.startswith("..") else relative).as_posix()
 
 
-def compile_grammar(loaded: Loaded, start: str | None = None, limits: Limits = Limits()) -> Compiled:
-    resolved = resolve(loaded.grammar, start)
+def compile_grammar(grammar: Grammar, start: str | None = None, limits: Limits = Limits()) -> Compiled:
+    resolved = resolve(grammar.ast, start)
     thompson = nfa.build(resolved, limits.max_nfa_states)
     subsets = dfa.determinize(thompson, limits.max_dfa_states, limits.max_work)
     return Compiled(resolved, thompson, subsets, minimize.minimize(subsets))
 
 
+# -- names of generated files and identifiers ---------------------------------------------------
+
 PREFIX_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+# Headers of the C and C++ standard libraries: <prefix>.h must not shadow one of them.
+C_HEADERS = frozenset("""assert complex ctype errno fenv float inttypes iso646 limits locale math
+    setjmp signal stdalign stdarg stdatomic stdbit stdbool stdckdint stddef stdint stdio stdlib
+    stdnoreturn string tgmath threads time uchar wchar wctype algorithm any array atomic bitset
+    cassert cctype cerrno cfloat chrono climits cmath complex cstddef cstdint cstdio cstdlib
+    cstring ctime deque exception filesystem functional iomanip ios iosfwd iostream istream
+    iterator limits list locale map memory mutex new numeric optional ostream queue random ratio
+    regex set sstream stack stdexcept streambuf string thread tuple typeinfo utility valarray
+    variant vector version unistd fcntl pthread""".split())
+# Keywords of C (up to C23) and C++: <prefix> must not be one.
+C_KEYWORDS = frozenset("""auto break case char const continue default do double else enum extern
+    float for goto if inline int long register restrict return short signed sizeof static struct
+    switch typedef union unsigned void volatile while bool true false nullptr alignas alignof
+    constexpr static_assert thread_local typeof typeof_unqual asm catch class const_cast delete
+    dynamic_cast explicit export friend mutable namespace new noexcept operator private protected
+    public reinterpret_cast static_cast template this throw try typeid typename using virtual
+    wchar_t char8_t char16_t char32_t concept consteval constinit co_await co_return co_yield
+    decltype requires and and_eq bitand bitor compl not not_eq or or_eq xor xor_eq""".split())
+# Function names the C standard reserves for future library use (C11 7.31.2, 7.31.5, 7.31.13):
+# the generated functions have external linkage, so <prefix>_is_valid must not start so.
+_RESERVED_FUNCTIONS = re.compile(r"(str|mem|wcs|is|to)[a-z]")
 
 
 def prefix_problem(prefix: str) -> str | None:
@@ -91,6 +146,13 @@ def prefix_problem(prefix: str) -> str | None:
         return "use ASCII letters, digits and underscores, starting with a letter"
     if keyword.iskeyword(prefix):
         return "it is a Python keyword, so the module could not be imported"
+    if prefix.lower() in C_KEYWORDS:
+        return "it is a C or C++ keyword"
+    if prefix.lower() in C_HEADERS:
+        return f"{prefix}.h would shadow the standard header <{prefix.lower()}.h> or <{prefix.lower()}>"
+    if _RESERVED_FUNCTIONS.match(prefix):
+        return (f"C reserves function names that start with {prefix[:3] if prefix[:3] in ('str', 'mem', 'wcs') else prefix[:2]}"
+                " and a lower-case letter for its library")
     return None
 
 
@@ -100,25 +162,31 @@ def default_prefix(path: str) -> str:
     return name if prefix_problem(name) is None else f"g_{name}"
 
 
-def generate(loaded: Loaded, compiled: Compiled, languages: list[str], prefix: str | None,
-             command: str, automaton: dfa.Dfa | None = None) -> dict[str, str]:
+# -- generating and writing ---------------------------------------------------------------------
+
+def generate(grammar: Grammar, compiled: Compiled, languages: Sequence[str], prefix: str | None,
+             command: str, automaton: dfa.Dfa | None = None,
+             options: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, str]:
     """File name -> content for every requested language, from the minimal DFA unless
-    ``automaton`` names another DFA of the same grammar."""
-    origin = plan.Origin(loaded.path, loaded.text, loaded.sha256, compiled.resolved.start_name, command)
-    emission = plan.make_plan(automaton or compiled.minimal, origin, prefix or default_prefix(loaded.path))
+    ``automaton`` names another DFA of the same grammar.  ``options`` holds each backend's
+    options by language."""
+    header = backends.Header(grammar.path, grammar.text, grammar.sha256,
+                             compiled.resolved.start_name, command)
+    tables = backends.make_tables(automaton or compiled.minimal, header)
+    name = prefix or default_prefix(grammar.path)
     files: dict[str, str] = {}
     for language in languages:
-        files.update(importlib.import_module(EMITTERS[language]).render(emission))
+        chosen = {"prefix": name, **(options or {}).get(language, {})}
+        files.update(backends.get(language).generate(tables, chosen))
     return files
 
 
-def stale_files(files: dict[str, str], out_dir: str) -> list[str]:
+def stale_files(files: Mapping[str, str], out_dir: str) -> list[str]:
     """Names of files that are missing or differ from ``files``."""
     stale = []
     for name, content in sorted(files.items()):
-        target = Path(out_dir, name)
         try:
-            current = target.read_bytes()
+            current = Path(out_dir, name).read_bytes()
         except OSError:
             current = None
         if current != content.encode("utf-8"):
@@ -126,13 +194,33 @@ def stale_files(files: dict[str, str], out_dir: str) -> list[str]:
     return stale
 
 
-def write_files(files: dict[str, str], out_dir: str) -> list[str]:
-    """Write what changed, each file atomically; return the names written."""
+def write_files(files: Mapping[str, str], out_dir: str) -> list[str]:
+    """Write what changed, each file atomically; return the names written.
+
+    Problems of the output folder (missing permission, a file in the way, a full disk) are the
+    user's to fix: they raise :class:`AbnfError` naming the path, and leave no partial file.
+    """
     changed = stale_files(files, out_dir)
-    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    folder = Path(out_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise AbnfError.at(None, f"cannot write to {out_dir}: it is a file, not a folder") from None
+    except OSError as error:
+        raise AbnfError.at(None, f"cannot create the output folder {out_dir}: {_reason(error)}") from None
     for name in changed:
-        _write_atomically(Path(out_dir, name), files[name].encode("utf-8"))
+        target = folder / name
+        try:
+            _write_atomically(target, files[name].encode("utf-8"))
+        except OSError as error:
+            raise AbnfError.at(None, f"cannot write {target}: {_reason(error)}") from None
     return changed
+
+
+def _reason(error: OSError) -> str:
+    if error.errno == errno.ENOSPC:
+        return "no space left on the device"
+    return error.strerror or str(error)
 
 
 def _write_atomically(target: Path, content: bytes) -> None:
@@ -145,3 +233,10 @@ def _write_atomically(target: Path, content: bytes) -> None:
     except BaseException:
         os.unlink(temporary)
         raise
+
+
+def load_validators(file_sets: Sequence[Mapping[str, str]], language: str) -> list[backends.Validator]:
+    """Run rendered files of one language: the backend builds and loads them in a temporary
+    folder, which is gone once they are loaded."""
+    with tempfile.TemporaryDirectory(prefix="abnfc-") as folder:
+        return backends.get(language).runners(file_sets, Path(folder))

@@ -1,8 +1,9 @@
 """``abnfc check``: validate files of any size against a grammar, with the DFA or the interpreter.
 
 Inputs are read in chunks of 1 MiB and fed to an incremental matcher, so memory does not grow
-with the input.  The DFA engine runs the Python module that the Python emitter generates for the
-grammar (the same code users get); the interpreter engine is :mod:`abnfc.interpret`.  Both
+with the input.  The DFA engine runs the module the Python backend generates for the grammar,
+loaded by the backend's runner (the same code users get); the interpreter engine is
+:mod:`abnfc.interpret`.  Both
 report the same things -- offset, the bytes around it, the bytes that could have continued and
 the rules whose terminals wanted them -- so the output does not depend on the engine.
 
@@ -13,14 +14,15 @@ reached through different rules and would name rules the input never reached.
 """
 from __future__ import annotations
 
-import types
+import io
 from dataclasses import dataclass
 from typing import BinaryIO, Protocol
 
-from .build import Compiled, Limits, Loaded, compile_grammar, generate
+from .build import Compiled, Grammar, Limits, compile_grammar, generate, load_validators
 from .charset import Ranges, format_abnf, normalize
 from .errors import AbnfError, LimitError
-from .resolve import ResolvedGrammar, resolve
+from .frontend.resolve import ResolvedGrammar, resolve
+from .interpret import Recognizer
 
 CHUNK_SIZE = 1 << 20
 CONTEXT = 8  # bytes shown on each side of an error
@@ -96,14 +98,13 @@ class Engine(Protocol):
 
 
 class DfaEngine:
-    """Runs the generated Python validator, loaded from its source text."""
+    """Runs the generated Python validator of the DFA before minimization (see above)."""
 
     name = "dfa"
 
-    def __init__(self, loaded: Loaded, compiled: Compiled):
-        files = generate(loaded, compiled, ["python"], "validator", "abnfc check", automaton=compiled.dfa)
-        self.module = types.ModuleType("abnfc_generated_validator")
-        exec(compile(files["validator.py"], f"<validator for {loaded.path}>", "exec"), self.module.__dict__)
+    def __init__(self, grammar: Grammar, compiled: Compiled):
+        files = generate(grammar, compiled, ["python"], "validator", "abnfc check", automaton=compiled.dfa)
+        [self.module] = load_validators([files], "python")
         self.origins = compiled.dfa.origins
 
     def session(self) -> Session:
@@ -132,8 +133,6 @@ class InterpreterEngine:
         self.resolved = resolved
 
     def session(self) -> Session:
-        from .interpret import Recognizer
-
         return _InterpreterSession(Recognizer(self.resolved))
 
 
@@ -149,17 +148,17 @@ class _InterpreterSession:
         return verdict.offset, expected_by_rule((e.ranges, e.rule) for e in verdict.expected)
 
 
-def choose_engine(loaded: Loaded, start: str | None, engine: str, limits: Limits) -> Engine:
+def choose_engine(grammar: Grammar, start: str | None, engine: str, limits: Limits) -> Engine:
     """``auto``: the DFA when the grammar is regular and fits the limits, else the interpreter."""
     if engine == "interpreter":
-        return InterpreterEngine(resolve(loaded.grammar, start))
+        return InterpreterEngine(resolve(grammar.ast, start))
     if engine == "dfa":
-        return DfaEngine(loaded, compile_grammar(loaded, start, limits))
-    resolved = resolve(loaded.grammar, start)
+        return DfaEngine(grammar, compile_grammar(grammar, start, limits))
+    resolved = resolve(grammar.ast, start)
     if not resolved.is_regular:
         return InterpreterEngine(resolved)
     try:
-        return DfaEngine(loaded, compile_grammar(loaded, start, limits))
+        return DfaEngine(grammar, compile_grammar(grammar, start, limits))
     except LimitError:
         return InterpreterEngine(resolved)
 
@@ -188,8 +187,6 @@ def check_stream(engine: Engine, stream: BinaryIO, name: str) -> Outcome:
 
 
 def check_bytes(engine: Engine, data: bytes, name: str = "<data>") -> Outcome:
-    import io
-
     return check_stream(engine, io.BytesIO(data), name)
 
 

@@ -1,25 +1,34 @@
-"""Command line: ``abnfc compile | check | dfa | lint``.
+"""Command line: ``abnfc compile | check | dfa | lint``, and the tools registered in ``TOOLS``.
 
 Exit status: 0 success; 1 an input does not match, or ``compile --check`` found stale files;
-2 a usage error or an error in the grammar.  Errors are printed as ``file:line:col: message``
-with the source line and a caret; Python tracebacks only with ``--debug``.
+2 a usage error, an error in the grammar, or a problem with a file the user named; 3 an internal
+error (a bug in abnfc); 130 interrupted (Ctrl-C); 141 the reader of the output went away
+(``abnfc dfa ... | head``), as for programs killed by SIGPIPE.  Errors are printed as
+``file:line:col: message`` with the source line and a caret; Python tracebacks only with
+``--debug``.
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import shlex
 import sys
 
-from . import __version__, tables
-from .build import (EMITTERS, Limits, compile_grammar, generate, load, prefix_problem, stale_files,
+from . import __version__, backends
+from .automata import dump
+from .build import (Limits, compile_grammar, generate, load, prefix_problem, stale_files,
                     write_files)
 from .check import ENGINES, check_stream, choose_engine
 from .errors import AbnfError, Diagnostic
-from .resolve import resolve
+from .frontend.resolve import resolve
 
-EXIT_OK, EXIT_MISMATCH, EXIT_ERROR = 0, 1, 2
+EXIT_OK, EXIT_MISMATCH, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
+
+# Further commands: modules with HELP, EXAMPLE, add_arguments(parser) and run(args) -> int.
+TOOLS: tuple[str, ...] = ()
 
 EXAMPLES = {
     "compile": "example:\n  abnfc compile grammars/utf8.abnf --out generated\n"
@@ -28,7 +37,7 @@ EXAMPLES = {
              "  printf 'caf\\xc3\\xa9' | abnfc check grammars/utf8.abnf -\n"
              "  abnfc check grammars/email.abnf --engine interpreter addresses.txt",
     "dfa": "example:\n  abnfc dfa grammars/utf8.abnf --format json",
-    "lint": "example:\n  abnfc lint grammars/uri.abnf",
+    "lint": "examples:\n  abnfc lint grammars/uri.abnf\n  printf 'r = \"a\" r / \"b\"\\n' | abnfc lint -",
 }
 
 
@@ -43,45 +52,50 @@ def main(argv: list[str] | None = None) -> int:
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if not args.command:
-        parser.print_help()
+        parser.print_help(sys.stderr)
         return EXIT_ERROR
     try:
         return args.run(args)
     except AbnfError as error:
         if args.debug:
             raise
-        _print_diagnostics(error.diagnostics)
+        print_diagnostics(error.diagnostics)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (abnfc dfa ... | head): stop quietly, as cat and grep do, and
         # keep Python from complaining again when it flushes stdout at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
+        return EXIT_BROKEN_PIPE
     except Exception as error:  # a bug in abnfc: say so briefly unless debugging
         if args.debug:
             raise
-        print(f"abnfc: internal error: {type(error).__name__}: {error} (rerun with --debug for "
-              "a traceback)", file=sys.stderr)
-        return 3
+        print(f"abnfc: internal error: {type(error).__name__}: {error} (a bug in abnfc; rerun "
+              "with --debug for a traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
-def _print_diagnostics(diagnostics) -> None:
+def print_diagnostics(diagnostics) -> None:
     for diagnostic in diagnostics:
         print(diagnostic.format(), file=sys.stderr)
 
 
-def _limits(args) -> Limits:
+def plural(count: int, noun: str) -> str:
+    """``1 rule``, ``2 rules``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def limits(args) -> Limits:
     return Limits(args.max_nfa_states, args.max_dfa_states, args.max_work)
 
 
 def _languages(text: str) -> list[str]:
     languages = [part.strip() for part in text.split(",") if part.strip()]
-    unknown = [lang for lang in languages if lang not in EMITTERS]
+    unknown = [lang for lang in languages if lang not in backends.names()]
     if unknown or not languages:
         raise argparse.ArgumentTypeError(f"unknown language {', '.join(unknown) or text!r}; "
-                                         f"choose from {', '.join(EMITTERS)}")
+                                         f"choose from {', '.join(backends.names())}")
     return languages
 
 
@@ -92,7 +106,7 @@ def _prefix(text: str) -> str:
     return text
 
 
-def _positive(text: str) -> int:
+def positive(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -102,18 +116,36 @@ def _positive(text: str) -> int:
     return value
 
 
+def _backend_options(args) -> dict[str, dict[str, str]]:
+    chosen: dict[str, dict[str, str]] = {}
+    for language in backends.names():
+        for option in backends.get(language).options:
+            chosen.setdefault(language, {})[option.name] = getattr(args, _option_dest(language, option.name))
+    return chosen
+
+
+def _option_dest(language: str, name: str) -> str:
+    return f"{language}_{name}".replace("-", "_")
+
+
 def run_compile(args) -> int:
-    loaded = load(args.grammar)
-    compiled = compile_grammar(loaded, args.start, _limits(args))
-    _print_diagnostics(compiled.resolved.warnings)
-    files = generate(loaded, compiled, args.lang, args.prefix, _regenerate_command(args, loaded.path))
+    grammar = load(args.grammar)
+    compiled = compile_grammar(grammar, args.start, limits(args))
+    print_diagnostics(compiled.resolved.warnings)
+    files = generate(grammar, compiled, args.lang, args.prefix, _regenerate_command(args, grammar.path),
+                     options=_backend_options(args))
     if args.check:
         stale = stale_files(files, args.out)
         for name in stale:
-            print(f"stale or missing: {args.out}/{name}", file=sys.stderr)
+            print(f"stale or missing: {os.path.join(args.out, name)}", file=sys.stderr)
+        if not stale:
+            print(f"{args.out}: up to date ({plural(len(files), 'file')})")
         return EXIT_MISMATCH if stale else EXIT_OK
-    for name in write_files(files, args.out):
-        print(f"wrote {args.out}/{name}")
+    written = write_files(files, args.out)
+    for name in written:
+        print(f"wrote {os.path.join(args.out, name)}")
+    if not written:
+        print(f"{args.out}: up to date, nothing written ({plural(len(files), 'file')})")
     return EXIT_OK
 
 
@@ -123,19 +155,29 @@ def _regenerate_command(args, grammar_path: str) -> str:
         words += ["--start", args.start]
     if args.prefix:
         words += ["--prefix", args.prefix]
-    if args.lang != list(EMITTERS):
+    if args.lang != list(backends.DEFAULT_LANGUAGES):
         words += ["--lang", ",".join(args.lang)]
+    for language, options in _backend_options(args).items():
+        for option in backends.get(language).options:
+            if options[option.name] != option.default:
+                words += [f"--{language}-{option.name}", options[option.name]]
     words += ["--out", args.out]
     return shlex.join(words)
 
 
 def run_check(args) -> int:
-    loaded = load(args.grammar)
-    engine = choose_engine(loaded, args.start, args.engine, _limits(args))
+    names = args.inputs or ["-"]
+    if not args.inputs and sys.stdin is not None and sys.stdin.isatty():
+        print("abnfc check: no input files, and standard input is a terminal; give files, or "
+              "'-' to read standard input (run 'abnfc check --help')", file=sys.stderr)
+        return EXIT_ERROR
+    engine = choose_engine(load(args.grammar), args.start, args.engine, limits(args))
     status = EXIT_OK
-    for name in args.inputs or ["-"]:
+    for name in names:
         try:
             if name == "-":
+                if sys.stdin is None:
+                    raise AbnfError.at(None, "cannot read <stdin>: it is closed")
                 outcome = check_stream(engine, sys.stdin.buffer, "<stdin>")
             else:
                 with open(name, "rb") as stream:
@@ -152,79 +194,90 @@ def run_check(args) -> int:
 
 
 def run_dfa(args) -> int:
-    loaded = load(args.grammar)
-    compiled = compile_grammar(loaded, args.start, _limits(args))
-    dfa = compiled.minimal if args.minimal else compiled.dfa
+    compiled = compile_grammar(load(args.grammar), args.start, limits(args))
+    automaton = compiled.minimal if args.minimal else compiled.dfa
     if args.format == "json":
-        fields = tables.to_json(dfa).items()
+        fields = dump.to_json(automaton).items()
         print("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in fields) + "\n}")
     else:
-        print(tables.text(dfa), end="")
+        print(dump.text(automaton), end="")
     return EXIT_OK
 
 
 def run_lint(args) -> int:
-    loaded = load(args.grammar)
-    resolved = resolve(loaded.grammar, args.start)
-    _print_diagnostics(resolved.warnings)
+    grammar = load(args.grammar)
+    resolved = resolve(grammar.ast, args.start)
+    print_diagnostics(resolved.warnings)
     kind = "regular: compiles to a DFA" if resolved.is_regular else \
         f"recursive ({resolved.cycle}): needs the interpreter"
-    print(f"{loaded.path}: {len(loaded.grammar.rules)} rules, start rule {resolved.start_name}, "
-          f"{len(resolved.warnings)} warnings; {kind}")
+    print(f"{grammar.path}: {plural(len(grammar.ast.rules), 'rule')}, start rule {resolved.start_name}, "
+          f"{plural(len(resolved.warnings), 'warning')}; {kind}")
     return EXIT_OK
+
+
+def add_limits(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--max-nfa-states", type=positive, default=Limits.max_nfa_states, metavar="N",
+                     help="NFA size limit (default %(default)s)")
+    sub.add_argument("--max-dfa-states", type=positive, default=Limits.max_dfa_states, metavar="N",
+                     help="DFA size limit before minimization (default %(default)s)")
+    sub.add_argument("--max-work", type=positive, default=Limits.max_work, metavar="N",
+                     help="subset construction budget in NFA states (default %(default)s)")
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="abnfc", description="Compile ABNF grammars (RFC 5234, RFC 7405) to minimal DFAs and "
-        "validators in Python and C, or match inputs against any grammar.",
+        "validators in Python, C and JavaScript, or match inputs against any grammar.",
         epilog="run 'abnfc COMMAND --help' for each command's options and an example")
     parser.add_argument("--version", action="version", version=f"abnfc {__version__}")
     parser.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def command(name, run, help_text):
-        sub = commands.add_parser(name, help=help_text, description=help_text, epilog=EXAMPLES[name],
+    def command(name, run, help_text, example):
+        sub = commands.add_parser(name, help=help_text, description=help_text, epilog=example,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
         sub.set_defaults(run=run)
-        sub.add_argument("grammar", metavar="GRAMMAR", help="ABNF grammar file")
+        sub.add_argument("grammar", metavar="GRAMMAR", help="ABNF grammar file ('-': standard input)")
         sub.add_argument("--start", metavar="RULE", help="start rule (default: the first rule)")
         sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                          help="show Python tracebacks on errors")
         return sub
 
-    def limits(sub):
-        sub.add_argument("--max-nfa-states", type=_positive, default=Limits.max_nfa_states, metavar="N",
-                         help="NFA size limit (default %(default)s)")
-        sub.add_argument("--max-dfa-states", type=_positive, default=Limits.max_dfa_states, metavar="N",
-                         help="DFA size limit before minimization (default %(default)s)")
-        sub.add_argument("--max-work", type=_positive, default=Limits.max_work, metavar="N",
-                         help="subset construction budget in NFA states (default %(default)s)")
-
-    sub = command("compile", run_compile, "generate validators from a grammar")
+    sub = command("compile", run_compile, "generate validators from a grammar", EXAMPLES["compile"])
     sub.add_argument("--out", default=".", metavar="DIR", help="output folder (default: .)")
-    sub.add_argument("--lang", type=_languages, default=list(EMITTERS), metavar="LANGS",
-                     help="comma-separated languages: python,c (default: both)")
+    sub.add_argument("--lang", type=_languages, default=list(backends.DEFAULT_LANGUAGES), metavar="LANGS",
+                     help=f"comma-separated languages, from {', '.join(backends.names())} "
+                          f"(default: {','.join(backends.DEFAULT_LANGUAGES)})")
     sub.add_argument("--prefix", type=_prefix, metavar="NAME", help="name of the generated files and C "
                      "identifiers (default: the grammar file's stem)")
     sub.add_argument("--check", action="store_true", help="write nothing; exit 1 listing every "
                      "stale or missing file")
-    limits(sub)
+    for language in backends.names():
+        for option in backends.get(language).options:
+            sub.add_argument(f"--{language}-{option.name}", dest=_option_dest(language, option.name),
+                             choices=option.choices, default=option.default, help=option.help)
+    add_limits(sub)
 
-    sub = command("check", run_check, "validate input files against a grammar")
-    sub.add_argument("inputs", nargs="*", metavar="FILE", help="files to check; - or none for stdin")
+    sub = command("check", run_check, "validate input files against a grammar", EXAMPLES["check"])
+    sub.add_argument("inputs", nargs="*", metavar="FILE", help="files to check; - for standard input "
+                     "(the default when it is not a terminal)")
     sub.add_argument("--engine", choices=ENGINES, default="auto", help="auto (default): the DFA "
                      "when the grammar is regular, else the interpreter")
     sub.add_argument("-q", "--quiet", action="store_true", help="print only invalid inputs")
-    limits(sub)
+    add_limits(sub)
 
-    sub = command("dfa", run_dfa, "print a grammar's minimal DFA")
+    sub = command("dfa", run_dfa, "print a grammar's minimal DFA", EXAMPLES["dfa"])
     sub.add_argument("--format", choices=("text", "json"), default="text")
     sub.add_argument("--no-minimize", dest="minimal", action="store_false",
                      help="print the DFA from subset construction, before minimization")
-    limits(sub)
+    add_limits(sub)
 
-    command("lint", run_lint, "parse and check a grammar without compiling it")
+    command("lint", run_lint, "parse and check a grammar without compiling it", EXAMPLES["lint"])
+
+    for module_name in TOOLS:
+        tool = importlib.import_module(module_name)
+        sub = command(tool.NAME, tool.run, tool.HELP, tool.EXAMPLE)
+        tool.add_arguments(sub)
     return parser
 
 

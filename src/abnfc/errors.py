@@ -104,3 +104,15 @@ class AbnfError(Exception):
 
 class LimitError(AbnfError):
     """A grammar is too large for a configured limit."""
+
+
+class InvariantError(Exception):
+    """An internal invariant does not hold: a bug in abnfc, never the user's doing.
+
+    Raised instead of ``assert``, which ``python -O`` removes.
+    """
+
+    @classmethod
+    def check(cls, condition: bool, message: str) -> None:
+        if not condition:
+            raise cls(message)

@@ -7,10 +7,15 @@
  *     the right size, so a sanitizer build sees any read past the end;
  *   - the stream API fed whole, byte by byte, in two pieces split at every position, in three
  *     pieces at several positions, with empty feeds (data NULL) in between, and fed more after
- *     no match can continue; P_stream_feed's result at each step; P_stream_complete.
+ *     no match can continue; P_stream_feed's result at each step; P_stream_complete;
+ *   - the accessors: P_stream_offset counts what was fed, P_stream_state is a state number,
+ *     P_stream_expected gives at most MAX_RANGES sorted, disjoint ranges, none once complete;
+ *   - a char buffer is accepted as it is (the API takes const void *).
  *
- * Any disagreement prints "FAIL ..." to stderr and the exit status is 1.
- * Build with -DPFX=<prefix> -DHEADER='"<prefix>.h"'.
+ * This is the one C harness of the tests (the sanitizer and strict builds use it); the agreement
+ * tests call the generated C in process through the C backend's runner.  Any disagreement prints
+ * "FAIL ..." to stderr and the exit status is 1.
+ * Build with -DPFX=<prefix> -DMPFX=<PREFIX> -DHEADER='"<prefix>.h"'.
  */
 #include HEADER
 
@@ -21,6 +26,7 @@
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
 #define API(name) CAT(PFX, name)
+#define MACRO(name) CAT(MPFX, name)
 
 typedef API(_stream) stream_t;
 
@@ -55,6 +61,23 @@ static void feed(stream_t *s, const uint8_t *piece, size_t len, size_t *fed, siz
     expect(what, (size_t)alive, (size_t)alive_after(fe, total, *fed));
 }
 
+static void check_accessors(const stream_t *s, size_t fed)
+{
+    API(_range) ranges[MACRO(_MAX_RANGES)];
+    size_t count = API(_stream_expected)(s, ranges, MACRO(_MAX_RANGES)), k;
+    expect("stream_offset", API(_stream_offset)(s), fed);
+    if (API(_stream_state)(s) >= MACRO(_NUM_STATES))
+        fail("stream_state out of range", API(_stream_state)(s), MACRO(_NUM_STATES));
+    if (count > MACRO(_MAX_RANGES))
+        fail("stream_expected count above MAX_RANGES", count, MACRO(_MAX_RANGES));
+    if (API(_stream_complete)(s))
+        expect("stream_expected when complete", count, 0);
+    for (k = 0; k < count && k < MACRO(_MAX_RANGES); k++) {
+        if (ranges[k].lo > ranges[k].hi || (k > 0 && ranges[k].lo <= ranges[k - 1].hi + 1u))
+            fail("stream_expected ranges not sorted and disjoint", k, count);
+    }
+}
+
 static void check_pieces(const uint8_t *data, size_t len, size_t fe, const size_t *cuts, int ncuts)
 {
     stream_t s;
@@ -69,6 +92,7 @@ static void check_pieces(const uint8_t *data, size_t len, size_t fe, const size_
     }
     expect("stream_finish (pieces)", API(_stream_finish)(&s), fe);
     expect("stream_complete (pieces)", (size_t)API(_stream_complete)(&s), (size_t)(fe == SIZE_MAX));
+    check_accessors(&s, fed);
 }
 
 static void check(const uint8_t *data, size_t len)
@@ -91,6 +115,8 @@ static void check(const uint8_t *data, size_t len)
         free(buffer);
     }
 
+    expect("first_error (char buffer)", API(_first_error)((const char *)data, len), fe);
+
     API(_stream_init)(&s); /* whole, then more after the end */
     expect("stream_finish (nothing fed)", API(_stream_finish)(&s),
            API(_first_error)(NULL, 0));
@@ -107,8 +133,10 @@ static void check(const uint8_t *data, size_t len)
     API(_stream_init)(&s); /* byte by byte */
     {
         size_t fed = 0;
-        for (i = 0; i < len; i++)
+        for (i = 0; i < len; i++) {
             feed(&s, data + i, 1, &fed, fe, len, "stream_feed result (bytes)");
+            check_accessors(&s, fed);
+        }
         expect("stream_finish (bytes)", API(_stream_finish)(&s), fe);
     }
 

@@ -1,0 +1,71 @@
+"""The Python API: the pipeline as four calls, for scripts, tests and benchmarks.
+
+    grammar = abnfc.load_grammar("grammars/utf8.abnf")      # or load_grammar(text="r = ...")
+    compiled = abnfc.compile_grammar(grammar)                # .resolved .nfa .dfa .minimal
+    utf8 = abnfc.load_validator(grammar, lang="c")           # python, c or js
+    utf8.is_valid(b"\\xc3\\xa4"), utf8.first_error(b"\\xc0\\x80"), utf8.Validator()
+    abnfc.recognize("grammars/email.abnf", b"a@b.c")          # the interpreter: any grammar
+
+Wherever a grammar is expected, a path (``str`` or :class:`os.PathLike`) to an ``.abnf`` file
+or a :class:`Grammar` from :func:`load_grammar` will do.  Errors in the grammar raise
+:class:`AbnfError`, whose ``diagnostics`` carry file, line and column.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from . import backends
+from .build import Compiled, Grammar, Limits, from_text, generate, load, load_validators
+from .errors import AbnfError
+from .frontend.resolve import resolve
+from .interpret import Verdict
+from .interpret import recognize as _recognize
+
+GrammarLike = str | os.PathLike | Grammar
+
+
+def load_grammar(path: str | os.PathLike | None = None, *, text: str | None = None,
+                 name: str = "<grammar>") -> Grammar:
+    """Parse a grammar file, or grammar ``text`` reported under ``name``."""
+    if (path is None) == (text is None):
+        raise TypeError("give either a path or text=")
+    return load(os.fspath(path)) if path is not None else from_text(text or "", name)
+
+
+def _grammar(grammar: GrammarLike) -> Grammar:
+    return grammar if isinstance(grammar, Grammar) else load_grammar(grammar)
+
+
+def compile_grammar(grammar: GrammarLike, start: str | None = None, limits: Limits = Limits()) -> Compiled:
+    """Resolve and compile to a DFA and the minimal DFA; recursive grammars raise AbnfError."""
+    from .build import compile_grammar as compile_loaded
+
+    return compile_loaded(_grammar(grammar), start, limits)
+
+
+def generate_files(grammar: GrammarLike, lang: str = "python", *, start: str | None = None,
+                   prefix: str | None = None, options: Mapping[str, str] | None = None,
+                   limits: Limits = Limits()) -> dict[str, str]:
+    """The files ``abnfc compile`` would write for one language: file name -> text."""
+    loaded = _grammar(grammar)
+    return generate(loaded, compile_grammar(loaded, start, limits), [lang], prefix,
+                    "abnfc (Python API)", options={lang: dict(options or {})})
+
+
+def load_validator(grammar: GrammarLike, lang: str = "python", *, start: str | None = None,
+                   options: Mapping[str, str] | None = None, limits: Limits = Limits()
+                   ) -> backends.Validator:
+    """Generate a validator in ``lang`` and load it: ``is_valid``, ``first_error``,
+    ``expected_bytes`` and the incremental ``Validator()``, as in the generated Python module."""
+    files = generate_files(grammar, lang, start=start, prefix="validator", options=options, limits=limits)
+    return load_validators([files], lang)[0]
+
+
+def recognize(grammar: GrammarLike, data, start: str | None = None) -> Verdict:
+    """Match all of ``data`` against the grammar with the interpreter (any grammar)."""
+    return _recognize(resolve(_grammar(grammar).ast, start), data)
+
+
+__all__ = ["load_grammar", "compile_grammar", "generate_files", "load_validator", "recognize",
+           "Grammar", "Compiled", "Limits", "AbnfError", "Verdict"]

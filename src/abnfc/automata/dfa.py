@@ -1,0 +1,151 @@
+"""Subset construction: NFA -> complete DFA over byte classes, and the frozen :class:`Dfa` type.
+
+Rabin and Scott (1959), "Finite automata and their decision problems": each DFA state is the
+epsilon closure of a set of NFA states.  The alphabet is the partition of 0..255 cut at every
+range boundary of the NFA (:mod:`abnfc.charset`), so a state has one transition per class, not
+per byte.  The construction stops with an error as soon as it passes ``max_states`` DFA states or
+``max_work`` NFA states summed over all subsets, so exponential blow-ups fail fast.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from ..charset import Ranges, class_map, contiguous_classes, is_partition
+from ..errors import InvariantError, LimitError
+from ..frontend.ir import Origin
+from .nfa import Nfa
+
+DEFAULT_MAX_DFA_STATES = 20_000
+DEFAULT_MAX_WORK = 20_000_000
+
+
+@dataclass(frozen=True)
+class Dfa:
+    """A complete DFA over byte classes.
+
+    ``classes[c]`` lists the byte ranges of class ``c``; ``transitions[s][c]`` is the next
+    state; ``dead`` is a non-accepting state that only leads to itself.  ``origins[s]`` holds the
+    grammar positions state ``s`` stands for (empty tuple when not tracked).
+    """
+
+    classes: tuple[Ranges, ...]
+    transitions: tuple[tuple[int, ...], ...]
+    start: int
+    accepting: frozenset[int]
+    dead: int
+    origins: tuple[frozenset[Origin], ...] = field(default=(), compare=False)
+
+    def __post_init__(self):
+        states = len(self.transitions)
+        check = InvariantError.check
+        check(is_partition(self.classes), "DFA classes must partition 0..255")
+        check(all(len(row) == len(self.classes) for row in self.transitions), "a DFA row has the wrong length")
+        check(all(0 <= t < states for row in self.transitions for t in row), "a DFA target is out of range")
+        check(0 <= self.start < states and 0 <= self.dead < states, "DFA start or dead state out of range")
+        check(self.dead not in self.accepting and set(self.transitions[self.dead]) == {self.dead},
+              "the DFA's dead state accepts or leaves itself")
+        check(not self.origins or len(self.origins) == states, "DFA origins differ in length")
+
+    @property
+    def num_states(self) -> int:
+        return len(self.transitions)
+
+    @property
+    def num_classes(self) -> int:
+        return len(self.classes)
+
+    @cached_property
+    def byte_class(self) -> bytes:
+        return class_map(self.classes)
+
+    def first_error(self, data: bytes) -> int | None:
+        """None if ``data`` is in the language, else where the DFA dies or ``len(data)``."""
+        state, byte_class = self.start, self.byte_class
+        for offset, byte in enumerate(data):
+            state = self.transitions[state][byte_class[byte]]
+            if state == self.dead:
+                return offset
+        return None if state in self.accepting else len(data)
+
+    def matches(self, data: bytes) -> bool:
+        return self.first_error(data) is None
+
+
+def determinize(nfa: Nfa, max_states: int = DEFAULT_MAX_DFA_STATES,
+                max_work: int = DEFAULT_MAX_WORK) -> Dfa:
+    classes = contiguous_classes(ranges for edges in nfa.edges for ranges, _ in edges)
+    moves = _moves_by_class(nfa, classes)
+    closure = _Closure(nfa)
+    dead_set: frozenset[int] = frozenset()
+    start_set = closure.of([nfa.start])
+    index = {dead_set: 0, start_set: len({dead_set, start_set}) - 1}
+    subsets = list(index)
+    transitions: list[tuple[int, ...]] = []
+    work = 0
+    for subset in subsets:  # grows while iterating: breadth-first
+        work += len(subset)
+        if work > max_work:
+            raise LimitError.at(None, f"subset construction touched more than {max_work} NFA "
+                                "states; the grammar's DFA is too large (raise --max-work)")
+        row = []
+        for cls in range(len(classes)):
+            targets = {t for s in subset for t in moves[s][cls]} if subset else ()
+            following = closure.of(targets) if targets else dead_set
+            if following not in index:
+                if len(index) >= max_states:
+                    raise LimitError.at(None, f"the DFA needs more than {max_states} states; "
+                                        "raise the limit with --max-dfa-states if this is intended")
+                index[following] = len(index)
+                subsets.append(following)
+            row.append(index[following])
+        transitions.append(tuple(row))
+    accepting = frozenset(i for i, subset in enumerate(subsets) if nfa.accept in subset)
+    origins = tuple(frozenset(nfa.origins[s] for s in subset if nfa.origins[s]) for subset in subsets)
+    return Dfa(classes, tuple(transitions), index[start_set], accepting, 0, origins)
+
+
+def _moves_by_class(nfa: Nfa, classes: tuple[Ranges, ...]) -> list[list[tuple[int, ...]]]:
+    """``moves[s][c]``: NFA states reached from ``s`` on any byte of class ``c``."""
+    byte_class = class_map(classes)
+    moves = []
+    for edges in nfa.edges:
+        per_class: list[list[int]] = [[] for _ in classes]
+        for ranges, target in edges:
+            for lo, hi in ranges:
+                for cls in range(byte_class[lo], byte_class[hi] + 1):
+                    per_class[cls].append(target)
+        moves.append([tuple(targets) for targets in per_class])
+    return moves
+
+
+class _Closure:
+    """Epsilon closures, memoized per NFA state.
+
+    Only states that read a byte, and the accepting state, are kept: the others do not change
+    what a subset does, and dropping them merges subsets that differ only in them.
+    """
+
+    def __init__(self, nfa: Nfa):
+        self.nfa = nfa
+        self.cache: dict[int, frozenset[int]] = {}
+        self.important = [bool(edges) for edges in nfa.edges]
+        self.important[nfa.accept] = True
+
+    def single(self, state: int) -> frozenset[int]:
+        found = self.cache.get(state)
+        if found is None:
+            seen, stack = {state}, [state]
+            while stack:
+                for target in self.nfa.epsilon[stack.pop()]:
+                    if target not in seen:
+                        seen.add(target)
+                        stack.append(target)
+            found = self.cache[state] = frozenset(s for s in seen if self.important[s])
+        return found
+
+    def of(self, states) -> frozenset[int]:
+        result: set[int] = set()
+        for state in states:
+            result |= self.single(state)
+        return frozenset(result)

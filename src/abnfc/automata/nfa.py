@@ -1,0 +1,217 @@
+"""Thompson construction: the resolved grammar's IR -> NFA over byte ranges, with provenance.
+
+Thompson (1968), "Regular expression search algorithm": one start and one accepting state,
+epsilon moves for alternation and repetition.  Each rule is built once as a block of states in
+which a reference to another rule is a placeholder pair of states; a repetition copies its
+element's block.  The rules' expanded sizes are then summed in dependency order and checked
+against ``max_states`` *before* anything is expanded, so ``r = 100000000"a"`` fails at once with
+an error instead of filling memory.  Finally the start rule's block is copied into the result
+and placeholders are filled with copies of their rules, using a work list: nothing recurses
+through rule references, so chains of thousands of rules cannot overflow the stack.
+
+Provenance: the state before each byte transition records the terminal's
+:class:`~abnfc.frontend.ir.Origin` -- the rule, the index of the top-level alternative and of
+the element within it, the bytes read and the terminal's span.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import graph
+from ..charset import Ranges
+from ..errors import AbnfError, InvariantError, LimitError, Span
+from ..frontend import ir
+from ..frontend.ir import Origin
+from ..frontend.resolve import ResolvedGrammar
+
+DEFAULT_MAX_NFA_STATES = 200_000
+
+
+@dataclass(frozen=True)
+class Nfa:
+    start: int
+    accept: int
+    epsilon: tuple[tuple[int, ...], ...]  # per state: epsilon targets
+    edges: tuple[tuple[tuple[Ranges, int], ...], ...]  # per state: (byte ranges, target)
+    origins: tuple[Origin | None, ...]  # per state: the terminal it is about to read
+
+    def __post_init__(self):
+        count = len(self.epsilon)
+        InvariantError.check(len(self.edges) == count == len(self.origins), "NFA tables differ in length")
+        InvariantError.check(0 <= self.start < count and 0 <= self.accept < count, "NFA start or accept out of range")
+        InvariantError.check(not self.edges[self.accept] and not self.epsilon[self.accept],
+                             "the NFA's accepting state has transitions")
+
+    @property
+    def num_states(self) -> int:
+        return len(self.epsilon)
+
+
+class _Builder:
+    """Mutable state table; blocks of states are contiguous so they can be copied."""
+
+    def __init__(self, max_states: int):
+        self.max_states = max_states
+        self.epsilon: list[list[int]] = []
+        self.edges: list[list[tuple[Ranges, int]]] = []
+        self.origins: list[Origin | None] = []
+        self.calls: dict[int, str] = {}  # placeholder entry state -> rule; its exit is entry + 1
+
+    def new(self) -> int:
+        self.epsilon.append([])
+        self.edges.append([])
+        self.origins.append(None)
+        return len(self.epsilon) - 1
+
+    def reserve(self, count: int, span: Span | None) -> None:
+        if len(self.epsilon) + count > self.max_states:
+            raise LimitError.at(span, f"the grammar needs more than {self.max_states} NFA states "
+                                f"(at least {len(self.epsilon) + count}); raise the limit with "
+                                "--max-nfa-states if this is intended")
+
+    def copy_block(self, other: "_Builder", first: int, end: int, span: Span | None) -> int:
+        """Append a copy of ``other``'s states ``first..end-1``; return the offset added."""
+        self.reserve(end - first, span)
+        offset = len(self.epsilon) - first
+        for state in range(first, end):
+            self.epsilon.append([t + offset for t in other.epsilon[state]])
+            self.edges.append([(ranges, t + offset) for ranges, t in other.edges[state]])
+            self.origins.append(other.origins[state])
+            if state in other.calls:
+                self.calls[state + offset] = other.calls[state]
+        return offset
+
+
+@dataclass(frozen=True)
+class _Fragment:
+    first: int  # states first..end-1 belong to the fragment
+    end: int
+    start: int
+    accept: int
+
+    def shifted(self, offset: int) -> "_Fragment":
+        return _Fragment(self.first + offset, self.end + offset, self.start + offset, self.accept + offset)
+
+
+def build(grammar: ResolvedGrammar, max_states: int = DEFAULT_MAX_NFA_STATES) -> Nfa:
+    """The Thompson NFA of ``grammar``'s start rule; the grammar must be regular."""
+    if grammar.cycle:
+        raise AbnfError.at(grammar.cycle.reference,
+                           f"rule '{grammar.start_name}' cannot be compiled to a DFA: its rules "
+                           f"refer to themselves ({grammar.cycle}); use the interpreter "
+                           "(abnfc check --engine interpreter)")
+    blocks: dict[str, tuple[_Builder, _Fragment]] = {}
+    expanded: dict[str, int] = {}
+    for key in _dependency_order(grammar):
+        builder = _Builder(max_states)
+        blocks[key] = (builder, _RuleBuilder(grammar, key, builder).build())
+        expanded[key] = len(builder.epsilon) + sum(expanded[callee] for callee in builder.calls.values())
+        if expanded[key] > max_states:
+            raise LimitError.at(grammar.rule(key).span, f"rule '{grammar.rule(key).name}' expands "
+                                f"to {expanded[key]} NFA states, more than the limit of {max_states}; "
+                                "raise it with --max-nfa-states if this is intended")
+    return _expand(blocks, grammar.start, max_states)
+
+
+def _expand(blocks: dict[str, tuple[_Builder, _Fragment]], start: str, max_states: int) -> Nfa:
+    """Copy the start rule's block, then fill every placeholder with a copy of its rule."""
+    result = _Builder(max_states)
+
+    def instantiate(key: str) -> _Fragment:
+        builder, fragment = blocks[key]
+        return fragment.shifted(result.copy_block(builder, 0, len(builder.epsilon), None))
+
+    top = instantiate(start)
+    while result.calls:
+        entry, key = result.calls.popitem()
+        callee = instantiate(key)
+        result.epsilon[entry].append(callee.start)
+        result.epsilon[callee.accept].append(entry + 1)
+    return Nfa(top.start, top.accept, tuple(map(tuple, result.epsilon)),
+               tuple(map(tuple, result.edges)), tuple(result.origins))
+
+
+def _dependency_order(grammar: ResolvedGrammar) -> list[str]:
+    """Reachable rules, each after every rule it refers to."""
+    return graph.postorder(grammar.graph, [grammar.start])
+
+
+class _RuleBuilder:
+    """Builds one rule's block; a reference to another rule becomes a placeholder."""
+
+    def __init__(self, grammar: ResolvedGrammar, key: str, builder: _Builder):
+        self.rule = grammar.rule(key)
+        self.body = grammar.ir[key]
+        self.b = builder
+
+    def build(self) -> _Fragment:
+        return self.node(self.body)
+
+    def _chain(self, start: int, fragments: list[_Fragment], accept: int) -> None:
+        current = start
+        for fragment in fragments:
+            self.b.epsilon[current].append(fragment.start)
+            current = fragment.accept
+        self.b.epsilon[current].append(accept)
+
+    def node(self, node: ir.Node) -> _Fragment:
+        """The fragment of ``node``; recursion is bounded by the parser's nesting limit."""
+        first = len(self.b.epsilon)
+        if isinstance(node, ir.Terminal):
+            return self.terminals((node,))
+        if isinstance(node, ir.Seq) and _all_terminals(node):
+            return self.terminals(node.items)
+        if isinstance(node, ir.Repeat):
+            return self.repeat(node)
+        if isinstance(node, ir.Ref):
+            self.b.reserve(2, node.span)
+            entry, exit_ = self.b.new(), self.b.new()
+            self.b.calls[entry] = node.key
+            return _Fragment(first, len(self.b.epsilon), entry, exit_)
+        start, accept = self.b.new(), self.b.new()
+        if isinstance(node, ir.Alt):
+            for item in node.items:
+                # An alternative's items chain straight from the choice: no states of its own.
+                items = item.items if isinstance(item, ir.Seq) and not _all_terminals(item) else (item,)
+                self._chain(start, [self.node(part) for part in items], accept)
+        else:
+            self._chain(start, [self.node(item) for item in node.items], accept)
+        return _Fragment(first, len(self.b.epsilon), start, accept)
+
+    def terminals(self, terminals) -> _Fragment:
+        """A chain of byte transitions: a quoted string or numeric value."""
+        self.b.reserve(len(terminals) + 1, terminals[0].origin.span)
+        first = current = self.b.new()
+        for terminal in terminals:
+            following = self.b.new()
+            self.b.edges[current].append((terminal.ranges, following))
+            self.b.origins[current] = terminal.origin
+            current = following
+        return _Fragment(first, len(self.b.epsilon), first, current)
+
+    def repeat(self, node: ir.Repeat) -> _Fragment:
+        low, high = node.min, node.max
+        first = len(self.b.epsilon)
+        start, accept = self.b.new(), self.b.new()
+        copies = low + 1 if high is None else high
+        if copies == 0:
+            self.b.epsilon[start].append(accept)
+            return _Fragment(first, len(self.b.epsilon), start, accept)
+        body = self.node(node.item)
+        self.b.reserve((body.end - body.first) * (copies - 1), node.span)
+        bodies = [body] + [body.shifted(self.b.copy_block(self.b, body.first, body.end, node.span))
+                           for _ in range(copies - 1)]
+        current = start
+        for index, copy in enumerate(bodies):
+            if index >= low:  # an optional copy may be skipped: jump to the end
+                self.b.epsilon[current].append(accept)
+            self.b.epsilon[current].append(copy.start)
+            current = copy.accept
+        if high is None:  # the last copy loops
+            self.b.epsilon[current].append(bodies[-1].start)
+        self.b.epsilon[current].append(accept)
+        return _Fragment(first, len(self.b.epsilon), start, accept)
+
+
+def _all_terminals(node: ir.Seq) -> bool:
+    return bool(node.items) and all(isinstance(item, ir.Terminal) for item in node.items)

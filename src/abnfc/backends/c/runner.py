@@ -1,0 +1,139 @@
+"""Load rendered C: compile the sources of one or more grammars into one shared library and
+call it through ctypes, with the interface of the generated Python module.
+
+One compiler run serves a whole batch of grammars (each file set has its own prefix), which is
+what makes running every case of a test suite through the C backend cheap.  The compiler is
+``$CC`` if set, else ``cc``, ``gcc`` or ``clang``, whichever is found first.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ...errors import AbnfError
+
+SIZE_MAX = ctypes.c_size_t(-1).value
+CFLAGS = ["-std=c99", "-O2", "-fPIC", "-shared", "-Wall", "-Werror"]
+
+
+def compiler() -> str:
+    for candidate in (os.environ.get("CC"), "cc", "gcc", "clang"):
+        if candidate and shutil.which(candidate):
+            return candidate
+    raise AbnfError.at(None, "no C compiler found (looked for $CC, cc, gcc and clang); install "
+                             "one, for example with 'apt-get install gcc'")
+
+
+def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list["CValidator"]:
+    prefixes, sources = [], []
+    for files in file_sets:
+        for name, text in files.items():
+            (folder / name).write_text(text, encoding="utf-8")
+        [source] = [name for name in files if name.endswith(".c")]
+        prefixes.append(source[:-2])
+        sources.append(str(folder / source))
+    library = folder / f"lib{prefixes[0] if len(prefixes) == 1 else 'validators'}.so"
+    command = [compiler(), *CFLAGS, "-I", str(folder), "-o", str(library), *sources]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise AbnfError.at(None, f"the C compiler failed on the generated code:\n{result.stderr[-4000:]}")
+    lib = ctypes.CDLL(str(library))
+    return [CValidator(lib, prefix) for prefix in prefixes]
+
+
+def _as_bytes(data) -> bytes:
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, str):
+        raise TypeError("expected bytes, got str: pass bytes (for example text.encode('utf-8'))")
+    return bytes(memoryview(data).cast("B"))
+
+
+class _Range(ctypes.Structure):
+    _fields_ = [("lo", ctypes.c_uint8), ("hi", ctypes.c_uint8)]
+
+
+class CValidator:
+    """A grammar's generated C, called in process."""
+
+    def __init__(self, lib: ctypes.CDLL, prefix: str):
+        self.prefix = prefix
+        self._fn = {}
+        signatures = {
+            "is_valid": (ctypes.c_bool, [ctypes.c_char_p, ctypes.c_size_t]),
+            "first_error": (ctypes.c_size_t, [ctypes.c_char_p, ctypes.c_size_t]),
+            "stream_init": (None, [ctypes.c_void_p]),
+            "stream_feed": (ctypes.c_bool, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]),
+            "stream_finish": (ctypes.c_size_t, [ctypes.c_void_p]),
+            "stream_complete": (ctypes.c_bool, [ctypes.c_void_p]),
+            "stream_offset": (ctypes.c_size_t, [ctypes.c_void_p]),
+            "stream_state": (ctypes.c_uint32, [ctypes.c_void_p]),
+            "expected": (ctypes.c_size_t, [ctypes.c_uint32, ctypes.POINTER(_Range), ctypes.c_size_t]),
+            "stream_expected": (ctypes.c_size_t, [ctypes.c_void_p, ctypes.POINTER(_Range), ctypes.c_size_t]),
+        }
+        for name, (restype, argtypes) in signatures.items():
+            function = getattr(lib, f"{prefix}_{name}")
+            function.restype, function.argtypes = restype, argtypes
+            self._fn[name] = function
+
+    def is_valid(self, data) -> bool:
+        data = _as_bytes(data)
+        return bool(self._fn["is_valid"](data, len(data)))
+
+    def first_error(self, data) -> int | None:
+        data = _as_bytes(data)
+        offset = self._fn["first_error"](data, len(data))
+        return None if offset == SIZE_MAX else offset
+
+    def first_errors(self, inputs: Sequence[bytes]) -> list[int | None]:
+        return [self.first_error(data) for data in inputs]
+
+    def expected_bytes(self, state: int) -> list[tuple[int, int]]:
+        return _ranges(lambda out, cap: self._fn["expected"](state, out, cap))
+
+    def Validator(self) -> "CStream":  # noqa: N802 -- the generated module's class name
+        return CStream(self._fn)
+
+
+def _ranges(call) -> list[tuple[int, int]]:
+    count = call(None, 0)
+    out = (_Range * max(count, 1))()
+    call(out, count)
+    return [(out[k].lo, out[k].hi) for k in range(count)]
+
+
+class CStream:
+    """The stream API, as the generated Python module's ``Validator``."""
+
+    def __init__(self, fn):
+        self._fn = fn
+        self._memory = (ctypes.c_uint64 * 32)()  # more than the struct needs, suitably aligned
+        self._handle = ctypes.cast(self._memory, ctypes.c_void_p)
+        fn["stream_init"](self._handle)
+
+    def feed(self, chunk) -> bool:
+        data = _as_bytes(chunk)
+        return bool(self._fn["stream_feed"](self._handle, data, len(data)))
+
+    @property
+    def complete(self) -> bool:
+        return bool(self._fn["stream_complete"](self._handle))
+
+    def first_error(self) -> int | None:
+        offset = self._fn["stream_finish"](self._handle)
+        return None if offset == SIZE_MAX else offset
+
+    def expected(self) -> list[tuple[int, int]]:
+        return _ranges(lambda out, cap: self._fn["stream_expected"](self._handle, out, cap))
+
+    @property
+    def state(self) -> int:
+        return int(self._fn["stream_state"](self._handle))
+
+    @property
+    def offset(self) -> int:
+        return int(self._fn["stream_offset"](self._handle))

@@ -1,0 +1,26 @@
+"""The jinja2 environment each backend renders its templates with.
+
+Templates hold no decisions: everything they print comes from a backend's plan.  Each backend
+keeps its templates in a ``templates`` folder of its own package.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import jinja2
+
+
+@lru_cache(maxsize=None)
+def environment(package: str) -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader(package, "templates"),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def render_template(package: str, name: str, **context) -> str:
+    return environment(package).get_template(name).render(**context)

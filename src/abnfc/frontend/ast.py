@@ -1,0 +1,211 @@
+"""The grammar as written: frozen dataclasses with source spans; ``str()`` prints ABNF.
+
+One class per construct of RFC 5234 section 4 and RFC 7405.  Spans are excluded from equality,
+so a grammar printed with ``str()`` and parsed again compares equal to the original.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from ..errors import Span
+
+INFINITY = None  # the ``max`` of an unbounded repetition
+
+
+def _span() -> Span | None:
+    return field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Alternation:
+    alternatives: tuple["Node", ...]
+    span: Span | None = _span()
+
+    def __str__(self) -> str:
+        return " / ".join(_wrap(a, _PREC_CONCAT) for a in self.alternatives)
+
+
+@dataclass(frozen=True)
+class Concatenation:
+    items: tuple["Node", ...]
+    span: Span | None = _span()
+
+    def __str__(self) -> str:
+        return " ".join(_wrap(i, _PREC_REPEAT) for i in self.items) if self.items else '""'
+
+
+@dataclass(frozen=True)
+class Repetition:
+    min: int
+    max: int | None
+    element: "Node"
+    span: Span | None = _span()
+
+    def __str__(self) -> str:
+        if self.max is not None and self.min == self.max:
+            prefix = str(self.min)
+        else:
+            low = str(self.min) if self.min else ""
+            high = "" if self.max is None else str(self.max)
+            prefix = f"{low}*{high}"
+        return prefix + _wrap(self.element, _PREC_ATOM)
+
+
+@dataclass(frozen=True)
+class Group:
+    element: "Node"
+    span: Span | None = _span()
+
+    def __str__(self) -> str:
+        return f"( {self.element} )"
+
+
+@dataclass(frozen=True)
+class Option:
+    element: "Node"
+    span: Span | None = _span()
+
+    def __str__(self) -> str:
+        return f"[ {self.element} ]"
+
+
+@dataclass(frozen=True)
+class RuleRef:
+    name: str
+    span: Span | None = _span()
+
+    @property
+    def key(self) -> str:
+        return self.name.lower()
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class CharVal:
+    """A quoted string; case-insensitive unless ``%s`` (RFC 7405)."""
+
+    text: str
+    case_sensitive: bool = False
+    prefixed: bool = False  # written with an explicit %s or %i
+    span: Span | None = _span()
+
+    def __str__(self) -> str:
+        prefix = ("%s" if self.case_sensitive else "%i") if self.prefixed or self.case_sensitive else ""
+        return f'{prefix}"{self.text}"'
+
+
+@dataclass(frozen=True)
+class NumVal:
+    """``%x41`` or a concatenation ``%x0D.0A``."""
+
+    base: str
+    values: tuple[int, ...]
+    span: Span | None = _span()
+
+    def __str__(self) -> str:
+        return f"%{self.base}" + ".".join(format_number(v, self.base) for v in self.values)
+
+
+@dataclass(frozen=True)
+class NumRange:
+    """``%x30-39``: any one terminal from ``low`` to ``high``."""
+
+    base: str
+    low: int
+    high: int
+    span: Span | None = _span()
+
+    def __str__(self) -> str:
+        return f"%{self.base}{format_number(self.low, self.base)}-{format_number(self.high, self.base)}"
+
+
+@dataclass(frozen=True)
+class ProseVal:
+    text: str
+    span: Span | None = _span()
+
+    def __str__(self) -> str:
+        return f"<{self.text}>"
+
+
+Node = Union[Alternation, Concatenation, Repetition, Group, Option, RuleRef, CharVal, NumVal,
+             NumRange, ProseVal]
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    definition: Node
+    incremental: bool = False  # defined with ``=/``
+    span: Span | None = _span()
+    name_span: Span | None = _span()
+
+    @property
+    def key(self) -> str:
+        return self.name.lower()
+
+    def __str__(self) -> str:
+        return f"{self.name} {'=/' if self.incremental else '='} {self.definition}"
+
+
+@dataclass(frozen=True)
+class Grammar:
+    rules: tuple[Rule, ...]
+
+    def __str__(self) -> str:
+        return "".join(f"{rule}\n" for rule in self.rules)
+
+
+_BASES = {"x": 16, "d": 10, "b": 2}
+
+
+def format_number(value: int, base: str) -> str:
+    if base == "x":
+        return f"{value:02X}"
+    if base == "b":
+        return f"{value:b}"
+    return str(value)
+
+
+def parse_number(digits: str, base: str) -> int:
+    return int(digits, _BASES[base])
+
+
+_PREC_ALT, _PREC_CONCAT, _PREC_REPEAT, _PREC_ATOM = range(4)
+
+
+def _precedence(node: Node) -> int:
+    if isinstance(node, Alternation):
+        return _PREC_ALT if len(node.alternatives) > 1 else _precedence(node.alternatives[0])
+    if isinstance(node, Concatenation):
+        return _PREC_CONCAT if len(node.items) > 1 else _precedence(node.items[0]) if node.items else _PREC_ATOM
+    if isinstance(node, Repetition):
+        return _PREC_REPEAT
+    return _PREC_ATOM
+
+
+def _wrap(node: Node, needed: int) -> str:
+    """Print ``node``, parenthesised when it binds looser than its context needs."""
+    return str(node) if _precedence(node) >= needed else f"( {node} )"
+
+
+def children(node: Node) -> tuple[Node, ...]:
+    if isinstance(node, Alternation):
+        return node.alternatives
+    if isinstance(node, Concatenation):
+        return node.items
+    if isinstance(node, (Repetition, Group, Option)):
+        return (node.element,)
+    return ()
+
+
+def walk(node: Node):
+    """Every node under ``node`` (itself included), depth first, without recursion."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(children(current)))

@@ -1,0 +1,83 @@
+"""AST -> IR: lower ABNF's shorthand once, for the NFA builder and the interpreter alike.
+
+A post-order walk with an explicit stack (so nesting depth never meets the recursion limit)
+that rebuilds each node from its already lowered children; see :mod:`abnfc.frontend.ir` for
+what the result looks like.  Each terminal is tagged with its :class:`~abnfc.frontend.ir.Origin`:
+the index of the rule's top-level alternative and of the element within it.
+"""
+from __future__ import annotations
+
+from ..charset import Ranges, case_variants, normalize
+from ..errors import AbnfError
+from . import ast, ir
+
+
+def lower_rule(name: str, definition: ast.Node) -> ir.Node:
+    """The IR of rule ``name`` defined as ``definition``."""
+    alternatives = definition.alternatives if isinstance(definition, ast.Alternation) else (definition,)
+    lowered = []
+    for alt_index, alternative in enumerate(alternatives):
+        items = alternative.items if isinstance(alternative, ast.Concatenation) else (alternative,)
+        lowered.append(_sequence([_lower(item, name, alt_index, index)
+                                  for index, item in enumerate(items)]))
+    return _choice(lowered)
+
+
+def _lower(node: ast.Node, rule: str, alternative: int, element: int) -> ir.Node:
+    built: list[ir.Node] = []
+    stack: list[tuple[ast.Node, bool]] = [(node, False)]
+    while stack:
+        current, ready = stack.pop()
+        kids = ast.children(current)
+        if kids and not ready:
+            stack.append((current, True))
+            stack.extend((kid, False) for kid in reversed(kids))
+            continue
+        args = built[len(built) - len(kids):]
+        del built[len(built) - len(kids):]
+        built.append(_rebuild(current, args, ir.Origin(rule, alternative, element, current.span)))
+    return built[0]
+
+
+def _rebuild(node: ast.Node, args: list[ir.Node], where: ir.Origin) -> ir.Node:
+    if isinstance(node, ast.Alternation):
+        return _choice(args)
+    if isinstance(node, ast.Concatenation):
+        return _sequence(args)
+    if isinstance(node, ast.Group):
+        return args[0]
+    if isinstance(node, ast.Option):
+        return ir.Repeat(0, 1, args[0], node.span)
+    if isinstance(node, ast.Repetition):
+        if node.max == 0:
+            return ir.EMPTY
+        if node.min == node.max == 1:
+            return args[0]
+        return ir.Repeat(node.min, node.max, args[0], node.span)
+    if isinstance(node, ast.RuleRef):
+        return ir.Ref(node.key, node.span)
+    if isinstance(node, ast.CharVal):
+        return _string([case_variants(ch, node.case_sensitive) for ch in node.text], where)
+    if isinstance(node, ast.NumVal):
+        return _string([((value, value),) for value in node.values], where)
+    if isinstance(node, ast.NumRange):
+        return _string([((node.low, node.high),)], where)
+    raise AbnfError.at(node.span, f"{node} cannot be compiled: it describes its text in words, "
+                                  "not in ABNF; replace it with rules")
+
+
+def _string(steps: list[Ranges], where: ir.Origin) -> ir.Node:
+    terminals = []
+    for ranges in steps:
+        reads = normalize(ranges)
+        origin = ir.Origin(where.rule, where.alternative, where.element, where.span, reads)
+        terminals.append(ir.Terminal(reads, origin))
+    return _sequence(terminals)
+
+
+def _sequence(items: list[ir.Node]) -> ir.Node:
+    return items[0] if len(items) == 1 else ir.Seq(tuple(items))
+
+
+def _choice(items: list[ir.Node]) -> ir.Node:
+    return items[0] if len(items) == 1 else ir.Alt(tuple(items))

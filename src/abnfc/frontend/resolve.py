@@ -1,0 +1,279 @@
+"""Rule table: merge ``=/`` alternatives, add the core rules, check references, find cycles,
+and lower every rule the start rule reaches into the IR (:mod:`abnfc.frontend.lower`).
+
+Produces a frozen :class:`ResolvedGrammar` or raises :class:`AbnfError` listing every error at
+once.  Reachability is a breadth-first search from the start rule; rules that take part in a
+cycle of references are found with Tarjan's strongly connected components algorithm
+(:mod:`abnfc.graph`).  Rules that can never match
+(recursion with no way out) are found as the complement of the least fixed point of "can match
+some string", the generating-symbols computation for context-free grammars (Hopcroft and Ullman
+1979, section 4.4).
+"""
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from types import MappingProxyType
+
+from .. import graph
+from ..errors import AbnfError, Diagnostic, Span
+from . import ast, ir
+from .lower import lower_rule
+
+MAX_TERMINAL = 0xFF  # the alphabet is bytes for now
+
+
+@dataclass(frozen=True)
+class RuleDef:
+    name: str
+    definition: ast.Node
+    span: Span | None
+    core: bool = False
+
+
+@dataclass(frozen=True)
+class Cycle:
+    """A cycle of rule references: ``names[0] -> ... -> names[-1] -> names[0]``."""
+
+    names: tuple[str, ...]
+    reference: Span | None  # the reference that closes the cycle
+
+    def __str__(self) -> str:
+        return " -> ".join(self.names + self.names[:1])
+
+
+@dataclass(frozen=True)
+class ResolvedGrammar:
+    rules: Mapping[str, RuleDef]  # lower-cased name -> definition
+    start: str
+    reachable: tuple[str, ...]  # start first, then breadth-first
+    recursive: frozenset[str]  # reachable rules that are part of a reference cycle
+    cycle: Cycle | None  # one such cycle, for messages
+    warnings: tuple[Diagnostic, ...]
+    ir: Mapping[str, ir.Node]  # each reachable rule, lowered
+    graph: Mapping[str, tuple[str, ...]]  # each reachable rule -> the rules it refers to
+
+    def rule(self, key: str) -> RuleDef:
+        return self.rules[key]
+
+    @property
+    def start_name(self) -> str:
+        return self.rules[self.start].name
+
+    @property
+    def is_regular(self) -> bool:
+        return self.cycle is None
+
+
+@lru_cache(maxsize=1)
+def core_grammar() -> ast.Grammar:
+    from .parse import parse
+
+    text = resources.files("abnfc.frontend").joinpath("core.abnf").read_text(encoding="utf-8")
+    return parse(text, "<core rules>")
+
+
+def resolve(grammar: ast.Grammar, start: str | None = None) -> ResolvedGrammar:
+    """Resolve ``grammar`` from ``start`` (default: its first rule)."""
+    errors: list[Diagnostic] = []
+    warnings: list[Diagnostic] = []
+    if not grammar.rules:
+        raise AbnfError.at(None, "the grammar defines no rules")
+    rules = _rule_table(grammar, errors)
+    start_key = (start or grammar.rules[0].name).lower()
+    if start_key not in rules:
+        if errors:
+            raise AbnfError(errors)
+        wanted = start or grammar.rules[0].name
+        raise AbnfError.at(None, f"start rule '{wanted}' is not defined" + _suggest(start_key, rules))
+    reachable = _reachable(rules, start_key)
+    for key, rule in rules.items():
+        if not rule.core:
+            _check_rule(rule, rules, key in reachable, errors, warnings)
+    for key, rule in rules.items():
+        if not rule.core and key not in reachable:
+            warnings.append(Diagnostic(f"rule '{rule.name}' is never used (not reachable from "
+                                       f"start rule '{rules[start_key].name}')", rule.span, "warning"))
+    if errors:
+        raise AbnfError(sorted(errors, key=_position))
+    lowered = {key: lower_rule(rules[key].name, rules[key].definition) for key in reachable}
+    references = {key: tuple(ir.references(lowered[key])) for key in reachable}
+    recursive, cycle = _cycles(rules, references)
+    if recursive:
+        warnings += _unproductive_warnings(rules, reachable)
+    return ResolvedGrammar(MappingProxyType(rules), start_key, tuple(reachable), recursive, cycle,
+                           tuple(sorted(warnings, key=_position)), MappingProxyType(lowered),
+                           MappingProxyType(references))
+
+
+def _position(diagnostic: Diagnostic):
+    span = diagnostic.span
+    return (span.source.name, span.line, span.column) if span else ("", 0, 0)
+
+
+def _rule_table(grammar: ast.Grammar, errors: list[Diagnostic]) -> dict[str, RuleDef]:
+    rules = {r.key: RuleDef(r.name, r.definition, r.name_span, core=True) for r in core_grammar().rules}
+    defined: dict[str, RuleDef] = {}
+    for rule in grammar.rules:
+        earlier = defined.get(rule.key)
+        if not rule.incremental and earlier:
+            errors.append(Diagnostic(f"rule '{rule.name}' is already defined at "
+                                     f"{earlier.span.location()}; use '=/' to add alternatives",
+                                     rule.name_span))
+        elif rule.incremental and not earlier:
+            hint = " (a core rule must be redefined with '=' before '=/' extends it)" if rule.key in rules else ""
+            errors.append(Diagnostic(f"'=/' adds alternatives to rule '{rule.name}', but it has no "
+                                     f"earlier '=' definition{hint}", rule.name_span))
+            defined[rule.key] = RuleDef(rule.name, rule.definition, rule.name_span)  # no cascade
+        elif rule.incremental:
+            merged = ast.Alternation(_alternatives(earlier.definition) + _alternatives(rule.definition),
+                                     earlier.definition.span)
+            defined[rule.key] = RuleDef(earlier.name, merged, earlier.span)
+        else:
+            defined[rule.key] = RuleDef(rule.name, rule.definition, rule.name_span)
+    rules.update(defined)
+    return rules
+
+
+def _alternatives(node: ast.Node) -> tuple[ast.Node, ...]:
+    return node.alternatives if isinstance(node, ast.Alternation) else (node,)
+
+
+def _references(rule: RuleDef):
+    return (n for n in ast.walk(rule.definition) if isinstance(n, ast.RuleRef))
+
+
+def _reachable(rules: dict[str, RuleDef], start: str) -> list[str]:
+    edges = _ReferenceEdges(rules)
+    return graph.breadth_first(edges, [start])
+
+
+class _ReferenceEdges(Mapping):
+    """The defined rules each rule refers to, computed when first asked for."""
+
+    def __init__(self, rules: Mapping[str, RuleDef]):
+        self.rules = rules
+        self.memo: dict[str, tuple[str, ...]] = {}
+
+    def __getitem__(self, key: str) -> tuple[str, ...]:
+        if key not in self.memo:
+            self.memo[key] = tuple(dict.fromkeys(
+                ref.key for ref in _references(self.rules[key]) if ref.key in self.rules))
+        return self.memo[key]
+
+    def __iter__(self):
+        return iter(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+
+def _suggest(key: str, rules: Mapping[str, RuleDef]) -> str:
+    close = difflib.get_close_matches(key, list(rules), n=1, cutoff=0.6)
+    if not close:
+        return ""
+    return f"; did you mean '{rules[close[0]].name}'?"
+
+
+def _check_rule(rule: RuleDef, rules, reachable: bool, errors, warnings) -> None:
+    for node in ast.walk(rule.definition):
+        if isinstance(node, ast.Concatenation):
+            warnings += _adjacent_elements(node)
+        if isinstance(node, ast.RuleRef) and node.key not in rules:
+            message = f"undefined rule '{node.name}'" + _suggest(node.key, rules)
+            if reachable:
+                errors.append(Diagnostic(message, node.span))
+            else:
+                warnings.append(Diagnostic(message + " (in a rule the start rule does not use)",
+                                           node.span, "warning"))
+        elif isinstance(node, ast.NumRange) and node.low > node.high:
+            errors.append(Diagnostic(f"range {node} is empty: its low end is above its high end",
+                                     node.span))
+        elif isinstance(node, ast.Repetition) and node.max is not None and node.min > node.max:
+            errors.append(Diagnostic(f"repetition {node.min}*{node.max} has a minimum above its "
+                                     "maximum", node.span))
+        elif isinstance(node, ast.ProseVal) and reachable:
+            errors.append(Diagnostic(f"prose value {node} cannot be compiled: it describes its "
+                                     "text in words, not in ABNF; replace it with rules", node.span))
+        if isinstance(node, (ast.NumVal, ast.NumRange)):
+            values = node.values if isinstance(node, ast.NumVal) else (node.low, node.high)
+            if max(values) > MAX_TERMINAL:
+                errors.append(Diagnostic(f"terminal value {node} is above %xFF: the alphabet is "
+                                         "bytes for now", node.span))
+
+
+def _adjacent_elements(node: ast.Concatenation) -> list[Diagnostic]:
+    """RFC 5234 section 4 separates concatenated elements by white space; ``"a""b"`` lacks it."""
+    found = []
+    for left, right in zip(node.items, node.items[1:]):
+        if left.span and right.span and (left.span.end_line, left.span.end_column) == (
+                right.span.line, right.span.column):
+            found.append(Diagnostic(f"no white space between {left} and {right}: RFC 5234 needs "
+                                    "it between concatenated elements (read as a concatenation)",
+                                    right.span, "warning"))
+    return found
+
+
+def _unproductive_warnings(rules: Mapping[str, RuleDef], reachable: list[str]) -> list[Diagnostic]:
+    productive = _productive(rules, reachable)
+    warnings = []
+    for key in reachable:
+        if key not in productive:
+            needed = sorted({rules[r.key].name for r in _references(rules[key])
+                             if r.key in rules and r.key not in productive})
+            warnings.append(Diagnostic(
+                f"rule '{rules[key].name}' can never match anything: each of its alternatives "
+                f"needs {' or '.join(repr(n) for n in needed)}, and that recursion has no way out",
+                rules[key].span, "warning"))
+    return warnings
+
+
+def _productive(rules: Mapping[str, RuleDef], reachable: list[str]) -> set[str]:
+    """Rules that match at least one string; reverse breadth-first order settles most in one pass."""
+    productive: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for key in reversed(reachable):
+            if key not in productive and _can_match(rules[key].definition, productive):
+                productive.add(key)
+                changed = True
+    return productive
+
+
+def _can_match(node: ast.Node, productive: set[str]) -> bool:
+    """Whether ``node`` matches some string, given the rules known to; nesting depth is bounded
+    by the parser's limit, so the recursion is too."""
+    if isinstance(node, ast.RuleRef):
+        return node.key in productive
+    if isinstance(node, ast.Alternation):
+        return any(_can_match(child, productive) for child in node.alternatives)
+    if isinstance(node, ast.Repetition) and node.min == 0:
+        return True
+    if isinstance(node, ast.Option):
+        return True
+    return all(_can_match(child, productive) for child in ast.children(node))
+
+
+def _cycles(rules: Mapping[str, RuleDef], references: Mapping[str, tuple[str, ...]]
+            ) -> tuple[frozenset[str], Cycle | None]:
+    """The recursive rules, and a shortest cycle through the earliest rule of the first looping
+    component Tarjan's algorithm finds (the one deepest in the reference graph)."""
+    recursive: set[str] = set()
+    first: Cycle | None = None
+    for component in graph.strongly_connected(references):
+        members = set(component)
+        if len(component) == 1 and component[0] not in references[component[0]]:
+            continue
+        recursive |= members
+        if first is None:
+            start = next(key for key in references if key in members)
+            path = graph.shortest_cycle(references, start, members.__contains__)
+            if path is None:
+                raise AssertionError(f"rule {start} is in a looping component but on no cycle")
+            closing = next(ref.span for ref in _references(rules[path[-1]]) if ref.key == start)
+            first = Cycle(tuple(rules[key].name for key in path), closing)
+    return frozenset(recursive), first
