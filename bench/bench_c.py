@@ -30,10 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from abnfc import dfa, minimize, nfa, plan  # noqa: E402
-from abnfc.emit import c  # noqa: E402
-from abnfc.parse import parse  # noqa: E402
-from abnfc.resolve import resolve  # noqa: E402
+import abnfc  # noqa: E402
+from abnfc.automata.dfa import Dfa  # noqa: E402
 
 GRAMMAR = ROOT / "grammars" / "utf8.abnf"
 DATASETS = ("ascii", "mixed", "chinese", "emoji")
@@ -155,22 +153,16 @@ int main(int argc, char **argv)
 """
 
 
-def make_plan() -> plan.Plan:
-    text = GRAMMAR.read_text(encoding="utf-8")
-    minimal = minimize.minimize(dfa.determinize(nfa.build(resolve(parse(text, "grammars/utf8.abnf"), None))))
-    origin = plan.Origin("grammars/utf8.abnf", text, "-", "UTF8-octets", "bench/bench_c.py")
-    return plan.make_plan(minimal, origin, "utf8")
-
-
-def harness_source(p: plan.Plan) -> str:
-    rows = ", ".join("{" + ", ".join(map(str, s.targets)) + "}" for s in p.states)
+def harness_source(minimal: Dfa) -> str:
+    """The timing harness, with a plain class-map and transition-table DFA built from ``minimal``."""
+    rows = ", ".join("{" + ", ".join(map(str, row)) + "}" for row in minimal.transitions)
     return HARNESS % {
-        "classes": ", ".join(map(str, p.byte_class)),
-        "states": p.num_states,
-        "nclasses": p.num_classes,
+        "classes": ", ".join(map(str, minimal.byte_class)),
+        "states": minimal.num_states,
+        "nclasses": minimal.num_classes,
         "next": rows,
-        "accept": ", ".join("1" if s.accepting else "0" for s in p.states),
-        "start": p.start,
+        "accept": ", ".join("1" if s in minimal.accepting else "0" for s in range(minimal.num_states)),
+        "start": minimal.start,
     }
 
 
@@ -234,13 +226,13 @@ def main() -> int:
         print("no C compiler found", file=sys.stderr)
         return 2
 
-    p = make_plan()
+    minimal = abnfc.compile_grammar(GRAMMAR).minimal
     data = datasets(args.size << 20)
     with tempfile.TemporaryDirectory(prefix="abnfc-bench-") as tmp:
         out = Path(tmp)
-        for name, text in c.render(p).items():
+        for name, text in abnfc.generate_files(GRAMMAR, "c", prefix="utf8").items():
             (out / name).write_text(text, encoding="utf-8")
-        (out / "bench.c").write_text(harness_source(p), encoding="utf-8")
+        (out / "bench.c").write_text(harness_source(minimal), encoding="utf-8")
         for name, blob in data.items():
             (out / name).write_bytes(blob)
         subprocess.run([compiler, "-std=c99", "-O2", "-o", str(out / "bench"), str(out / "bench.c"),

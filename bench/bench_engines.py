@@ -3,7 +3,7 @@
 Times, in seconds per input and MB/s:
   - UTF-8 (grammars/utf8.abnf) on 1 MiB of mixed text (ASCII, German, Chinese, emoji):
     the generated Python module (generated/utf8.py), the interpreter, the plain DFA table loop
-    (abnfc.dfa.Dfa.first_error), Python's own bytes.decode for scale, and the peers `apg-py`
+    (abnfc.automata.dfa.Dfa.first_error), Python's own bytes.decode for scale, and the peers `apg-py`
     (1 MiB) and `abnf` (quadratic, so only 16 KiB and 32 KiB) when they are installed;
   - a recursive grammar (RFC 5322 addr-spec with nested comments, grammars/email.abnf) and a
     balanced-parentheses grammar on 1 MiB each: the interpreter, and apg-py where it applies.
@@ -15,13 +15,10 @@ from __future__ import annotations
 
 import sys
 import time
-import types
 from pathlib import Path
 
-from abnfc import interpret
-from abnfc.build import compile_grammar, load
-from abnfc.parse import parse
-from abnfc.resolve import resolve
+import abnfc
+from abnfc.interpret import recognize
 
 ROOT = Path(__file__).resolve().parents[1]
 MIB = 1 << 20
@@ -56,12 +53,6 @@ def timed(function, *args, repeat: int = 3) -> tuple[float, object]:
         result = function(*args)
         best = min(best, time.perf_counter() - begun)
     return best, result
-
-
-def module_from(path: Path) -> types.ModuleType:
-    module = types.ModuleType(path.stem)
-    exec(compile(path.read_text(), str(path), "exec"), module.__dict__)
-    return module
 
 
 def apg_matcher(grammar_text: str):
@@ -102,12 +93,12 @@ def abnf_matcher(grammar_text: str, start: str):
 def main() -> None:
     rows: list[tuple[str, str, int, float, object]] = []
     utf8_text = (ROOT / "grammars" / "utf8.abnf").read_text()
-    utf8 = compile_grammar(load(str(ROOT / "grammars" / "utf8.abnf")))
-    generated = module_from(ROOT / "generated" / "utf8.py")
+    utf8 = abnfc.compile_grammar(ROOT / "grammars" / "utf8.abnf")
+    generated = abnfc.load_validator(ROOT / "grammars" / "utf8.abnf", lang="python")
     data = mixed_utf8(MIB)
     contenders = [
         ("abnfc generated Python (utf8.py)", generated.is_valid, 5),
-        ("abnfc interpreter", lambda d: interpret.recognize(utf8.resolved, d).matched, 3),
+        ("abnfc interpreter", lambda d: recognize(utf8.resolved, d).matched, 3),
         ("abnfc DFA table loop (Dfa.first_error)", utf8.minimal.matches, 1),
         ("Python bytes.decode (C, for scale)", lambda d: bool(d.decode()), 5),
     ]
@@ -124,14 +115,14 @@ def main() -> None:
             seconds, verdict = timed(peer, small, repeat=1)
             rows.append(("UTF-8 mixed", "abnf 2.x (peer, quadratic)", len(small), seconds, verdict))
 
-    email = resolve(load(str(ROOT / "grammars" / "email.abnf")).grammar)
+    email = abnfc.load_grammar(ROOT / "grammars" / "email.abnf")
     comments = nested_comments(MIB)
-    seconds, verdict = timed(lambda d: interpret.recognize(email, d).matched, comments, repeat=1)
+    seconds, verdict = timed(lambda d: abnfc.recognize(email, d).matched, comments, repeat=1)
     rows.append(("RFC 5322 addr-spec, nested comments", "abnfc interpreter", len(comments), seconds, verdict))
     parens_text = 'r = *( "(" r ")" / "x" )\n'
-    parens = resolve(parse(parens_text))
+    parens = abnfc.load_grammar(text=parens_text)
     nested = balanced(MIB)
-    seconds, verdict = timed(lambda d: interpret.recognize(parens, d).matched, nested, repeat=1)
+    seconds, verdict = timed(lambda d: abnfc.recognize(parens, d).matched, nested, repeat=1)
     rows.append(("balanced parentheses", "abnfc interpreter", len(nested), seconds, verdict))
     apg = apg_matcher(parens_text)
     if apg:

@@ -1,8 +1,29 @@
 """abnfc: ABNF grammars compiled to minimal DFAs and emitted as validators; see :mod:`abnfc.api`."""
 __version__ = "0.1.0"
 
-from .api import (AbnfError, Compiled, Grammar, Limits, Verdict, compile_grammar,  # noqa: E402
-                  generate_files, load_grammar, load_validator, recognize)
+from .api import (
+                  AbnfError,
+                  Compiled,
+                  Grammar,
+                  Limits,
+                  Verdict,
+                  compile_grammar,
+                  generate_files,
+                  load_grammar,
+                  load_validator,
+                  recognize,
+)
 
-__all__ = ["load_grammar", "compile_grammar", "generate_files", "load_validator", "recognize",
-           "Grammar", "Compiled", "Limits", "AbnfError", "Verdict", "__version__"]
+__all__ = [
+                  "AbnfError",
+                  "Compiled",
+                  "Grammar",
+                  "Limits",
+                  "Verdict",
+                  "__version__",
+                  "compile_grammar",
+                  "generate_files",
+                  "load_grammar",
+                  "load_validator",
+                  "recognize",
+]

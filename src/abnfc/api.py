@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 
 from . import backends
-from .build import Compiled, Grammar, Limits, from_text, generate, load, load_validators
+from .build import DEFAULT_LIMITS, Compiled, Grammar, Limits, from_text, generate, load, load_validators
 from .errors import AbnfError
 from .frontend.resolve import resolve
 from .interpret import Verdict
@@ -37,7 +37,7 @@ def _grammar(grammar: GrammarLike) -> Grammar:
     return grammar if isinstance(grammar, Grammar) else load_grammar(grammar)
 
 
-def compile_grammar(grammar: GrammarLike, start: str | None = None, limits: Limits = Limits()) -> Compiled:
+def compile_grammar(grammar: GrammarLike, start: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Compiled:
     """Resolve and compile to a DFA and the minimal DFA; recursive grammars raise AbnfError."""
     from .build import compile_grammar as compile_loaded
 
@@ -46,7 +46,7 @@ def compile_grammar(grammar: GrammarLike, start: str | None = None, limits: Limi
 
 def generate_files(grammar: GrammarLike, lang: str = "python", *, start: str | None = None,
                    prefix: str | None = None, options: Mapping[str, str] | None = None,
-                   limits: Limits = Limits()) -> dict[str, str]:
+                   limits: Limits = DEFAULT_LIMITS) -> dict[str, str]:
     """The files ``abnfc compile`` would write for one language: file name -> text."""
     loaded = _grammar(grammar)
     return generate(loaded, compile_grammar(loaded, start, limits), [lang], prefix,
@@ -54,7 +54,7 @@ def generate_files(grammar: GrammarLike, lang: str = "python", *, start: str | N
 
 
 def load_validator(grammar: GrammarLike, lang: str = "python", *, start: str | None = None,
-                   options: Mapping[str, str] | None = None, limits: Limits = Limits()
+                   options: Mapping[str, str] | None = None, limits: Limits = DEFAULT_LIMITS
                    ) -> backends.Validator:
     """Generate a validator in ``lang`` and load it: ``is_valid``, ``first_error``,
     ``expected_bytes`` and the incremental ``Validator()``, as in the generated Python module."""
@@ -67,5 +67,15 @@ def recognize(grammar: GrammarLike, data, start: str | None = None) -> Verdict:
     return _recognize(resolve(_grammar(grammar).ast, start), data)
 
 
-__all__ = ["load_grammar", "compile_grammar", "generate_files", "load_validator", "recognize",
-           "Grammar", "Compiled", "Limits", "AbnfError", "Verdict"]
+__all__ = [
+    "AbnfError",
+    "Compiled",
+    "Grammar",
+    "Limits",
+    "Verdict",
+    "compile_grammar",
+    "generate_files",
+    "load_grammar",
+    "load_validator",
+    "recognize",
+]

@@ -20,6 +20,8 @@ from pathlib import Path
 
 from . import backends
 from .automata import dfa, minimize, nfa
+from .automata.dfa import Dfa
+from .automata.nfa import Nfa
 from .errors import AbnfError, Source, Span
 from .frontend import ast
 from .frontend.parse import parse
@@ -35,6 +37,9 @@ class Limits:
     max_work: int = dfa.DEFAULT_MAX_WORK
 
 
+DEFAULT_LIMITS = Limits()
+
+
 @dataclass(frozen=True)
 class Grammar:
     """A parsed grammar file (or text) and the facts generated files record about it."""
@@ -48,9 +53,9 @@ class Grammar:
 @dataclass(frozen=True)
 class Compiled:
     resolved: ResolvedGrammar
-    nfa: nfa.Nfa
-    dfa: dfa.Dfa  # before minimization
-    minimal: dfa.Dfa
+    nfa: Nfa
+    dfa: Dfa  # before minimization
+    minimal: Dfa
 
 
 def load(path: str) -> Grammar:
@@ -107,7 +112,7 @@ def display_path(path: str) -> str:
     return Path(path if relative.startswith("..") else relative).as_posix()
 
 
-def compile_grammar(grammar: Grammar, start: str | None = None, limits: Limits = Limits()) -> Compiled:
+def compile_grammar(grammar: Grammar, start: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Compiled:
     resolved = resolve(grammar.ast, start)
     thompson = nfa.build(resolved, limits.max_nfa_states)
     subsets = dfa.determinize(thompson, limits.max_dfa_states, limits.max_work)
@@ -150,9 +155,9 @@ def prefix_problem(prefix: str) -> str | None:
         return "it is a C or C++ keyword"
     if prefix.lower() in C_HEADERS:
         return f"{prefix}.h would shadow the standard header <{prefix.lower()}.h> or <{prefix.lower()}>"
-    if _RESERVED_FUNCTIONS.match(prefix):
-        return (f"C reserves function names that start with {prefix[:3] if prefix[:3] in ('str', 'mem', 'wcs') else prefix[:2]}"
-                " and a lower-case letter for its library")
+    reserved = _RESERVED_FUNCTIONS.match(prefix)
+    if reserved:
+        return f"C reserves function names that start with {reserved.group(1)} and a lower-case letter"
     return None
 
 
@@ -165,7 +170,7 @@ def default_prefix(path: str) -> str:
 # -- generating and writing ---------------------------------------------------------------------
 
 def generate(grammar: Grammar, compiled: Compiled, languages: Sequence[str], prefix: str | None,
-             command: str, automaton: dfa.Dfa | None = None,
+             command: str, automaton: Dfa | None = None,
              options: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, str]:
     """File name -> content for every requested language, from the minimal DFA unless
     ``automaton`` names another DFA of the same grammar.  ``options`` holds each backend's

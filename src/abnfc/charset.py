@@ -6,7 +6,7 @@ byte of a class behaves the same (the technique of regex-automata's ``util/alpha
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 Range = tuple[int, int]
 Ranges = tuple[Range, ...]
@@ -55,7 +55,7 @@ def boundaries(range_sets: Iterable[Iterable[Range]]) -> list[int]:
 def contiguous_classes(range_sets: Iterable[Iterable[Range]]) -> tuple[Ranges, ...]:
     starts = boundaries(range_sets)
     ends = [s - 1 for s in starts[1:]] + [ALPHABET_SIZE - 1]
-    return tuple(((lo, hi),) for lo, hi in zip(starts, ends))
+    return tuple(((lo, hi),) for lo, hi in zip(starts, ends, strict=True))
 
 
 def class_map(classes: Iterable[Ranges]) -> bytes:

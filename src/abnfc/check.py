@@ -59,7 +59,7 @@ class Outcome:
         return self.offset is None
 
     def report(self) -> str:
-        if self.matched:
+        if self.offset is None:
             return f"{self.name}: valid ({self.size} bytes)"
         if self.offset == self.size:
             what = "unexpected end of input"
@@ -190,4 +190,4 @@ def check_bytes(engine: Engine, data: bytes, name: str = "<data>") -> Outcome:
     return check_stream(engine, io.BytesIO(data), name)
 
 
-__all__ = ["Outcome", "choose_engine", "check_stream", "check_bytes", "ENGINES", "AbnfError"]
+__all__ = ["ENGINES", "AbnfError", "Outcome", "check_bytes", "check_stream", "choose_engine"]

@@ -16,13 +16,13 @@ import os
 import shlex
 import sys
 
-from . import __version__, backends
+from . import backends
 from .automata import dump
-from .build import (Limits, compile_grammar, generate, load, prefix_problem, stale_files,
-                    write_files)
+from .build import Limits, compile_grammar, generate, load, prefix_problem, stale_files, write_files
 from .check import ENGINES, check_stream, choose_engine
-from .errors import AbnfError, Diagnostic
+from .errors import AbnfError
 from .frontend.resolve import resolve
+from .version import __version__
 
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141

@@ -34,7 +34,7 @@ class Span:
     end_line: int
     end_column: int
 
-    def to(self, other: "Span") -> "Span":
+    def to(self, other: Span) -> Span:
         """The span from the start of this one to the end of ``other``."""
         return Span(self.source, self.line, self.column, other.end_line, other.end_column)
 
@@ -63,7 +63,7 @@ def _caret_lines(span: Span) -> list[str]:
     if not text and span.column <= 1:
         return []
     shown = [printable(ch) for ch in text]
-    prefix = "".join(_blank(ch, shown_ch) for ch, shown_ch in zip(text, shown[: span.column - 1]))
+    prefix = "".join(_blank(ch, shown_ch) for ch, shown_ch in zip(text, shown[: span.column - 1], strict=False))
     prefix += " " * max(0, span.column - 1 - len(text))
     last = span.end_column if span.end_line == span.line else len(text) + 1
     width = max(1, sum(_width(ch) for ch in shown[span.column - 1: last - 1]))
@@ -98,7 +98,7 @@ class AbnfError(Exception):
         super().__init__("\n".join(d.format() for d in self.diagnostics))
 
     @classmethod
-    def at(cls, span: Span | None, message: str, *notes: str) -> "AbnfError":
+    def at(cls, span: Span | None, message: str, *notes: str) -> AbnfError:
         return cls(Diagnostic(message, span, "error", tuple(notes)))
 
 

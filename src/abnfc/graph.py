@@ -18,10 +18,9 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 Node = TypeVar("Node", bound=Hashable)
-Graph = Mapping[Node, Sequence[Node]]
 
 
-def breadth_first(graph: Graph, roots: Iterable[Node]) -> list[Node]:
+def breadth_first(graph: Mapping[Node, Sequence[Node]], roots: Iterable[Node]) -> list[Node]:
     """The nodes reachable from ``roots`` (roots first), each once, in breadth-first order."""
     order: list[Node] = []
     seen: set[Node] = set()
@@ -37,7 +36,7 @@ def breadth_first(graph: Graph, roots: Iterable[Node]) -> list[Node]:
     return order
 
 
-def postorder(graph: Graph, roots: Iterable[Node]) -> list[Node]:
+def postorder(graph: Mapping[Node, Sequence[Node]], roots: Iterable[Node]) -> list[Node]:
     """Depth-first post-order of the nodes reachable from ``roots``."""
     order: list[Node] = []
     seen: set[Node] = set()
@@ -59,7 +58,7 @@ def postorder(graph: Graph, roots: Iterable[Node]) -> list[Node]:
     return order
 
 
-def strongly_connected(graph: Graph) -> list[list[Node]]:
+def strongly_connected(graph: Mapping[Node, Sequence[Node]]) -> list[list[Node]]:
     """Tarjan's strongly connected components of ``graph`` (every key is a node)."""
     index: dict[Node, int] = {}
     low: dict[Node, int] = {}
@@ -86,7 +85,7 @@ def strongly_connected(graph: Graph) -> list[list[Node]]:
                     low[node] = min(low[node], index[child])
                 continue
             if low[node] == index[node]:
-                component = []
+                component: list[Node] = []
                 while True:
                     member = stack.pop()
                     on_stack.discard(member)
@@ -100,7 +99,7 @@ def strongly_connected(graph: Graph) -> list[list[Node]]:
     return components
 
 
-def cyclic_nodes(graph: Graph) -> set[Node]:
+def cyclic_nodes(graph: Mapping[Node, Sequence[Node]]) -> set[Node]:
     """Nodes that lie on a cycle: members of a component with several nodes, or a self-loop."""
     found: set[Node] = set()
     for component in strongly_connected(graph):
@@ -109,7 +108,7 @@ def cyclic_nodes(graph: Graph) -> set[Node]:
     return found
 
 
-def shortest_cycle(graph: Graph, start: Node, allowed: Callable[[Node], bool] = lambda _: True
+def shortest_cycle(graph: Mapping[Node, Sequence[Node]], start: Node, allowed: Callable[[Node], bool] = lambda _: True
                    ) -> list[Node] | None:
     """A shortest cycle ``[start, ..., last]`` (last leads back to start) through nodes that
     ``allowed`` accepts, or None."""

@@ -101,7 +101,8 @@ def determinize(nfa: Nfa, max_states: int = DEFAULT_MAX_DFA_STATES,
             row.append(index[following])
         transitions.append(tuple(row))
     accepting = frozenset(i for i, subset in enumerate(subsets) if nfa.accept in subset)
-    origins = tuple(frozenset(nfa.origins[s] for s in subset if nfa.origins[s]) for subset in subsets)
+    origins = tuple(frozenset(origin for s in subset if (origin := nfa.origins[s]) is not None)
+                    for subset in subsets)
     return Dfa(classes, tuple(transitions), index[start_set], accepting, 0, origins)
 
 

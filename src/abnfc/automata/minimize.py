@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 
 from ..charset import Ranges, normalize
+from ..frontend.ir import Origin
 from .dfa import Dfa
 
 
@@ -74,8 +75,8 @@ def _quotient(dfa: Dfa, states: list[int], block_of: dict[int, int]) -> Dfa:
     for state in states:
         representative.setdefault(block_of[state], state)
     numbering = {block: index for index, block in enumerate(sorted(representative))}
-    transitions = [()] * len(numbering)
-    origins = [set() for _ in numbering]
+    transitions: list[tuple[int, ...]] = [()] * len(numbering)
+    origins: list[set[Origin]] = [set() for _ in numbering]
     for state in states:
         number = numbering[block_of[state]]
         transitions[number] = tuple(numbering[block_of[t]] for t in dfa.transitions[state])
@@ -110,7 +111,7 @@ def canonical(dfa: Dfa) -> Dfa:
             continue
         numbering[state] = len(numbering)
         queue.extend(dfa.transitions[state][c] for c in order)
-    states = sorted(numbering, key=numbering.get)
+    states = sorted(numbering, key=lambda state: numbering[state])
     transitions = tuple(tuple(numbering[dfa.transitions[s][c]] for c in order) for s in states)
     origins = tuple(dfa.origins[s] for s in states) if dfa.origins else ()
     return Dfa(tuple(dfa.classes[c] for c in order), transitions, numbering[dfa.start],

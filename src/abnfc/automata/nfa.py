@@ -69,7 +69,7 @@ class _Builder:
                                 f"(at least {len(self.epsilon) + count}); raise the limit with "
                                 "--max-nfa-states if this is intended")
 
-    def copy_block(self, other: "_Builder", first: int, end: int, span: Span | None) -> int:
+    def copy_block(self, other: _Builder, first: int, end: int, span: Span | None) -> int:
         """Append a copy of ``other``'s states ``first..end-1``; return the offset added."""
         self.reserve(end - first, span)
         offset = len(self.epsilon) - first
@@ -89,7 +89,7 @@ class _Fragment:
     start: int
     accept: int
 
-    def shifted(self, offset: int) -> "_Fragment":
+    def shifted(self, offset: int) -> _Fragment:
         return _Fragment(self.first + offset, self.end + offset, self.start + offset, self.accept + offset)
 
 

@@ -92,4 +92,4 @@ def equivalent(a: Dfa, b: Dfa) -> bool:
     return distinguishing_input(a, b) is None
 
 
-__all__ = ["product", "difference", "shortest_word", "distinguishing_input", "equivalent"]
+__all__ = ["difference", "distinguishing_input", "equivalent", "product", "shortest_word"]

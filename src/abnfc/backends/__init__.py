@@ -59,7 +59,7 @@ class Backend:
     render: Callable[[Any], dict[str, str]]  # plan -> file name -> text
     # Rendered files of several grammars (each with its own prefix) -> one validator per grammar,
     # built in ``folder``.  Loading several at once lets a backend build them in one go.
-    runners: Callable[[Sequence[Mapping[str, str]], Path], list[Validator]]
+    runners: Callable[[Sequence[Mapping[str, str]], Path], list[Any]]  # each a Validator
     options: tuple[BackendOption, ...] = field(default=())
 
     def defaults(self) -> dict[str, str]:
@@ -89,5 +89,15 @@ def first_errors(validator: Validator, inputs: Sequence[bytes]) -> list[int | No
     return [validator.first_error(data) for data in inputs]
 
 
-__all__ = ["Backend", "BackendOption", "Validator", "Header", "Tables", "make_tables", "names",
-           "get", "first_errors", "DEFAULT_LANGUAGES"]
+__all__ = [
+    "DEFAULT_LANGUAGES",
+    "Backend",
+    "BackendOption",
+    "Header",
+    "Tables",
+    "Validator",
+    "first_errors",
+    "get",
+    "make_tables",
+    "names",
+]

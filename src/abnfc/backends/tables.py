@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import __version__
 from ..automata.dfa import Dfa
 from ..automata.dump import class_lines, state_note, table_lines
 from ..charset import Ranges, class_map, normalize
 from ..errors import printable
+from ..version import __version__
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def make_tables(dfa: Dfa, header: Header) -> Tables:
                          _bytes_where(dfa, row, lambda t, s=s: t == s))
                    for s, row in enumerate(dfa.transitions))
     return Tables(header, dfa.classes, states, dfa.start, dfa.dead, class_map(dfa.classes),
-                  tuple(class_lines(dfa) + [""] + table_lines(dfa)))
+                  (*class_lines(dfa), "", *table_lines(dfa)))
 
 
 def _bytes_where(dfa: Dfa, row: tuple[int, ...], keep) -> Ranges:

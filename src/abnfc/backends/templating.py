@@ -5,12 +5,12 @@ keeps its templates in a ``templates`` folder of its own package.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import jinja2
 
 
-@lru_cache(maxsize=None)
+@cache
 def environment(package: str) -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.PackageLoader(package, "templates"),

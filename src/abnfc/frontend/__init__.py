@@ -2,4 +2,4 @@
 from .parse import parse
 from .resolve import ResolvedGrammar, resolve
 
-__all__ = ["parse", "resolve", "ResolvedGrammar"]
+__all__ = ["ResolvedGrammar", "parse", "resolve"]

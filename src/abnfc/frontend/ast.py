@@ -6,21 +6,16 @@ so a grammar printed with ``str()`` and parsed again compares equal to the origi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from ..errors import Span
 
 INFINITY = None  # the ``max`` of an unbounded repetition
 
 
-def _span() -> Span | None:
-    return field(default=None, compare=False, repr=False)
-
-
 @dataclass(frozen=True)
 class Alternation:
-    alternatives: tuple["Node", ...]
-    span: Span | None = _span()
+    alternatives: tuple[Node, ...]
+    span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return " / ".join(_wrap(a, _PREC_CONCAT) for a in self.alternatives)
@@ -28,8 +23,8 @@ class Alternation:
 
 @dataclass(frozen=True)
 class Concatenation:
-    items: tuple["Node", ...]
-    span: Span | None = _span()
+    items: tuple[Node, ...]
+    span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return " ".join(_wrap(i, _PREC_REPEAT) for i in self.items) if self.items else '""'
@@ -39,8 +34,8 @@ class Concatenation:
 class Repetition:
     min: int
     max: int | None
-    element: "Node"
-    span: Span | None = _span()
+    element: Node
+    span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         if self.max is not None and self.min == self.max:
@@ -54,8 +49,8 @@ class Repetition:
 
 @dataclass(frozen=True)
 class Group:
-    element: "Node"
-    span: Span | None = _span()
+    element: Node
+    span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"( {self.element} )"
@@ -63,8 +58,8 @@ class Group:
 
 @dataclass(frozen=True)
 class Option:
-    element: "Node"
-    span: Span | None = _span()
+    element: Node
+    span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"[ {self.element} ]"
@@ -73,7 +68,7 @@ class Option:
 @dataclass(frozen=True)
 class RuleRef:
     name: str
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> str:
@@ -90,7 +85,7 @@ class CharVal:
     text: str
     case_sensitive: bool = False
     prefixed: bool = False  # written with an explicit %s or %i
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         prefix = ("%s" if self.case_sensitive else "%i") if self.prefixed or self.case_sensitive else ""
@@ -103,7 +98,7 @@ class NumVal:
 
     base: str
     values: tuple[int, ...]
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"%{self.base}" + ".".join(format_number(v, self.base) for v in self.values)
@@ -116,7 +111,7 @@ class NumRange:
     base: str
     low: int
     high: int
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"%{self.base}{format_number(self.low, self.base)}-{format_number(self.high, self.base)}"
@@ -125,14 +120,13 @@ class NumRange:
 @dataclass(frozen=True)
 class ProseVal:
     text: str
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"<{self.text}>"
 
 
-Node = Union[Alternation, Concatenation, Repetition, Group, Option, RuleRef, CharVal, NumVal,
-             NumRange, ProseVal]
+Node = Alternation | Concatenation | Repetition | Group | Option | RuleRef | CharVal | NumVal | NumRange | ProseVal
 
 
 @dataclass(frozen=True)
@@ -140,8 +134,8 @@ class Rule:
     name: str
     definition: Node
     incremental: bool = False  # defined with ``=/``
-    span: Span | None = _span()
-    name_span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
+    name_span: Span | None = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> str:

@@ -16,7 +16,6 @@ was written in, for provenance in automata, reports and generated comments.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from ..charset import Ranges, format_abnf
 from ..errors import Span
@@ -52,19 +51,19 @@ class Terminal:
 
 @dataclass(frozen=True, slots=True)
 class Seq:
-    items: tuple["Node", ...]
+    items: tuple[Node, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Alt:
-    items: tuple["Node", ...]
+    items: tuple[Node, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Repeat:
     min: int
     max: int | None
-    item: "Node"
+    item: Node
     span: Span | None = field(default=None, compare=False)
 
 
@@ -74,7 +73,7 @@ class Ref:
     span: Span | None = field(default=None, compare=False)
 
 
-Node = Union[Terminal, Seq, Alt, Repeat, Ref]
+Node = Terminal | Seq | Alt | Repeat | Ref
 
 EMPTY = Seq(())
 

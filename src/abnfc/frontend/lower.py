@@ -67,7 +67,7 @@ def _rebuild(node: ast.Node, args: list[ir.Node], where: ir.Origin) -> ir.Node:
 
 
 def _string(steps: list[Ranges], where: ir.Origin) -> ir.Node:
-    terminals = []
+    terminals: list[ir.Node] = []
     for ranges in steps:
         reads = normalize(ranges)
         origin = ir.Origin(where.rule, where.alternative, where.element, where.span, reads)

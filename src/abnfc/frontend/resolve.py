@@ -119,21 +119,20 @@ def _rule_table(grammar: ast.Grammar, errors: list[Diagnostic]) -> dict[str, Rul
     defined: dict[str, RuleDef] = {}
     for rule in grammar.rules:
         earlier = defined.get(rule.key)
-        if not rule.incremental and earlier:
-            errors.append(Diagnostic(f"rule '{rule.name}' is already defined at "
-                                     f"{earlier.span.location()}; use '=/' to add alternatives",
-                                     rule.name_span))
-        elif rule.incremental and not earlier:
-            hint = " (a core rule must be redefined with '=' before '=/' extends it)" if rule.key in rules else ""
-            errors.append(Diagnostic(f"'=/' adds alternatives to rule '{rule.name}', but it has no "
-                                     f"earlier '=' definition{hint}", rule.name_span))
+        if earlier is None:
+            if rule.incremental:
+                hint = " (a core rule must be redefined with '=' before '=/' extends it)" if rule.key in rules else ""
+                errors.append(Diagnostic(f"'=/' adds alternatives to rule '{rule.name}', but it has no "
+                                         f"earlier '=' definition{hint}", rule.name_span))
             defined[rule.key] = RuleDef(rule.name, rule.definition, rule.name_span)  # no cascade
         elif rule.incremental:
             merged = ast.Alternation(_alternatives(earlier.definition) + _alternatives(rule.definition),
                                      earlier.definition.span)
             defined[rule.key] = RuleDef(earlier.name, merged, earlier.span)
         else:
-            defined[rule.key] = RuleDef(rule.name, rule.definition, rule.name_span)
+            where = earlier.span.location() if earlier.span else "an earlier line"
+            errors.append(Diagnostic(f"rule '{rule.name}' is already defined at {where}; use '=/' "
+                                     "to add alternatives", rule.name_span))
     rules.update(defined)
     return rules
 
@@ -208,7 +207,7 @@ def _check_rule(rule: RuleDef, rules, reachable: bool, errors, warnings) -> None
 def _adjacent_elements(node: ast.Concatenation) -> list[Diagnostic]:
     """RFC 5234 section 4 separates concatenated elements by white space; ``"a""b"`` lacks it."""
     found = []
-    for left, right in zip(node.items, node.items[1:]):
+    for left, right in zip(node.items, node.items[1:], strict=False):
         if left.span and right.span and (left.span.end_line, left.span.end_column) == (
                 right.span.line, right.span.column):
             found.append(Diagnostic(f"no white space between {left} and {right}: RFC 5234 needs "
@@ -265,7 +264,7 @@ def _cycles(rules: Mapping[str, RuleDef], references: Mapping[str, tuple[str, ..
     recursive: set[str] = set()
     first: Cycle | None = None
     for component in graph.strongly_connected(references):
-        members = set(component)
+        members: set[str] = set(component)
         if len(component) == 1 and component[0] not in references[component[0]]:
             continue
         recursive |= members

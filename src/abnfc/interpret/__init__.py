@@ -12,4 +12,4 @@ resolved grammar's IR with algorithms of its own and shares no code with :mod:`a
 """
 from .recognizer import Expectation, Recognizer, Verdict, recognize
 
-__all__ = ["Expectation", "Verdict", "Recognizer", "recognize"]
+__all__ = ["Expectation", "Recognizer", "Verdict", "recognize"]

@@ -143,7 +143,7 @@ class Cache:
             self.live_calls_memo[key] = calls
         return calls
 
-    def moved_into(self, new: "Cache", conts: set[int]) -> dict[int, int]:
+    def moved_into(self, new: Cache, conts: set[int]) -> dict[int, int]:
         """Re-intern ``conts`` and their ancestors in ``new``; returns old id -> new id.
 
         Parents always have smaller ids than their children, so one ascending pass suffices.

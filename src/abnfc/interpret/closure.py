@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 
 
 class Closure:
-    __slots__ = ("cache", "program", "items", "entered", "finished", "lowest", "enters", "finishes")
+    __slots__ = ("cache", "entered", "enters", "finished", "finishes", "items", "lowest", "program")
 
-    def __init__(self, cache: "Cache"):
+    def __init__(self, cache: Cache):
         self.cache = cache
         self.program = cache.program
         self.items: set[Item] = set()
@@ -35,11 +35,11 @@ class Closure:
         self.enters: list[tuple[int, int]] = []
         self.finishes: list[int] = []
 
-    def enter(self, node: int, cont: int) -> "Closure":
+    def enter(self, node: int, cont: int) -> Closure:
         self.enters.append((node, cont))
         return self
 
-    def finish(self, cont: int) -> "Closure":
+    def finish(self, cont: int) -> Closure:
         self.finishes.append(cont)
         return self
 

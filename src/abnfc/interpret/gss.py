@@ -23,7 +23,7 @@ class GssNode:
     """A call of recursive rule ``rule`` at input position ``pos``; ``edges`` holds
     (return continuation, caller's node) pairs."""
 
-    __slots__ = ("rule", "pos", "edges")
+    __slots__ = ("edges", "pos", "rule")
 
     def __init__(self, rule: int, pos: int):
         self.rule = rule

@@ -19,7 +19,6 @@ A *local state* is a frozenset of items: ``Thread(leaf, cont)`` (a leaf waiting 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 END = 0  # continuation id: the group's body is complete
 DEAD = 0  # local state id: the empty local state
@@ -60,7 +59,7 @@ class Call:
     rule: int
 
 
-Node = Union[Leaf, Seq, Alt, Rep, Ref, Call]
+Node = Leaf | Seq | Alt | Rep | Ref | Call
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +80,7 @@ class RepFrame:
     parent: int
 
 
-Frame = Union[SeqFrame, RepFrame]
+Frame = SeqFrame | RepFrame
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,4 +106,4 @@ class _Done:
 
 DONE = _Done()
 
-Item = Union[Thread, PendingCall, _Done]
+Item = Thread | PendingCall | _Done

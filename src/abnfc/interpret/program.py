@@ -37,7 +37,8 @@ class Program:
         start_call = self.call_index.get(grammar.start)
         self.start = self._add(Ref(roots[grammar.start]) if start_call is None else Call(start_call))
         self.regular = not self.calls
-        order = graph.postorder(_Successors(self), range(len(self.nodes)))
+        successors = {index: self.successors(index) for index in range(len(self.nodes))}
+        order = graph.postorder(successors, range(len(self.nodes)))
         self.productive = self._fixpoint(order, False, self._is_productive)
         self.nullable = self._fixpoint(order, False, self._is_nullable)
         self._normalise_repetitions()
@@ -191,16 +192,6 @@ class Program:
         for index in leaves:
             mask |= self.typed(index, Leaf).mask
         return mask
-
-
-class _Successors:
-    """The program's nodes as a graph for :func:`abnfc.graph.postorder`."""
-
-    def __init__(self, program: Program):
-        self.program = program
-
-    def get(self, index: int, default=()):
-        return self.program.successors(index)
 
 
 def cut_rules(grammar: ResolvedGrammar) -> list[str]:

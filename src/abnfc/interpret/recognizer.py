@@ -47,7 +47,7 @@ from .cache import Cache, Shared, shared_for
 from .gss import ROOT_RULE, Config, GssNode, group, reachable_nodes, settle
 from .nodes import DEAD, UNKNOWN, Leaf, PendingCall, Thread
 
-__all__ = ["Expectation", "Verdict", "Recognizer", "recognize"]
+__all__ = ["Expectation", "Recognizer", "Verdict", "recognize"]
 
 
 @dataclass(frozen=True, order=True)
@@ -143,7 +143,7 @@ class _Run:
             return Verdict(True, None, ())
         return Verdict(False, self.pos, self.expected(self.live_states()), True)
 
-    def consume(self, classes: bytes) -> bool:
+    def consume(self, classes: bytes | bytearray) -> bool:
         raise NotImplementedError
 
     def accepted(self) -> bool:
@@ -203,7 +203,7 @@ class RegularRun(_Run):
         if self.cache.full(self.limit):
             self.compact()
 
-    def consume(self, classes: bytes) -> bool:
+    def consume(self, classes: bytes | bytearray) -> bool:
         cache, table, sid = self.cache, self.cache.table, self.sid
         for index, byte_class in enumerate(classes):
             following = table[sid][byte_class]
@@ -244,7 +244,7 @@ class RecursiveRun(_Run):
         if self.cache.full(self.limit):
             self.compact()
 
-    def consume(self, classes: bytes) -> bool:
+    def consume(self, classes: bytes | bytearray) -> bool:
         view, index = memoryview(classes), 0
         while index < len(classes):
             if len(self.config) == 1:

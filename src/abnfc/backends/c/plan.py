@@ -183,7 +183,9 @@ def _ascii_state(tables: Tables) -> int | None:
 
 
 def _expected_tables(tables: Tables) -> tuple[list[str], list[str], list[str]]:
-    lo, hi, first = [], [], []
+    lo: list[str] = []
+    hi: list[str] = []
+    first: list[str] = []
     for state in tables.states:
         first.append(str(len(lo)))
         for low, high in state.expects:

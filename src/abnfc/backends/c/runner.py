@@ -28,7 +28,7 @@ def compiler() -> str:
                              "one, for example with 'apt-get install gcc'")
 
 
-def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list["CValidator"]:
+def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list[CValidator]:
     prefixes, sources = [], []
     for files in file_sets:
         for name, text in files.items():
@@ -95,7 +95,7 @@ class CValidator:
     def expected_bytes(self, state: int) -> list[tuple[int, int]]:
         return _ranges(lambda out, cap: self._fn["expected"](state, out, cap))
 
-    def Validator(self) -> "CStream":  # noqa: N802 -- the generated module's class name
+    def Validator(self) -> CStream:
         return CStream(self._fn)
 
 

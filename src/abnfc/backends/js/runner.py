@@ -59,7 +59,7 @@ class NodeProcess:
             process.wait()
 
 
-def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list["JsValidator"]:
+def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list[JsValidator]:
     process = NodeProcess(folder)
     validators = []
     for files in file_sets:
@@ -100,7 +100,7 @@ class JsValidator:
         reply = self.process.ask(op="expected_bytes", module=self.module, state=state)
         return [(lo, hi) for lo, hi in reply["result"]]
 
-    def Validator(self) -> "JsStream":  # noqa: N802 -- the generated module's class name
+    def Validator(self) -> JsStream:
         return JsStream(self.process, self.process.ask(op="new", module=self.module)["stream"])
 
 
