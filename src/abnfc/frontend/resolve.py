@@ -19,7 +19,7 @@ from importlib import resources
 from types import MappingProxyType
 
 from .. import graph
-from ..errors import AbnfError, Diagnostic, Span
+from ..errors import AbnfError, Diagnostic, InvariantError, Span
 from . import ast, ir
 from .lower import lower_rule
 
@@ -272,7 +272,7 @@ def _cycles(rules: Mapping[str, RuleDef], references: Mapping[str, tuple[str, ..
             start = next(key for key in references if key in members)
             path = graph.shortest_cycle(references, start, members.__contains__)
             if path is None:
-                raise AssertionError(f"rule {start} is in a looping component but on no cycle")
+                raise InvariantError(f"rule {start} is in a looping component but on no cycle")
             closing = next(ref.span for ref in _references(rules[path[-1]]) if ref.key == start)
             first = Cycle(tuple(rules[key].name for key in path), closing)
     return frozenset(recursive), first
