@@ -18,37 +18,55 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from ..charset import contiguous_classes
+from ..charset import Ranges, contiguous_classes
 from .dfa import Dfa
 
 Combine = Callable[[bool, bool], bool]
 
 
-def product(a: Dfa, b: Dfa, combine: Combine) -> Dfa:
-    """The DFA accepting what ``combine(a accepts, b accepts)`` holds for; state 0 is dead."""
+@dataclass(frozen=True)
+class Pairs:
+    """The pairs of states of two DFAs reachable together: ``pairs[0]`` is the pair of dead
+    states, ``pairs[start]`` the pair of start states, ``rows[i][c]`` the pair after class
+    ``c`` (of the common refinement ``classes``)."""
+
+    classes: tuple[Ranges, ...]
+    pairs: tuple[tuple[int, int], ...]
+    rows: tuple[tuple[int, ...], ...]
+    start: int
+
+
+def pairs(a: Dfa, b: Dfa) -> Pairs:
     classes = contiguous_classes([*a.classes, *b.classes])
     lows = [ranges[0][0] for ranges in classes]
     a_class, b_class = a.byte_class, b.byte_class
     columns = [(a_class[low], b_class[low]) for low in lows]
     dead = (a.dead, b.dead)
     index = {dead: 0, (a.start, b.start): 1} if (a.start, b.start) != dead else {dead: 0}
-    pairs = list(index)
+    found = list(index)
     rows = []
-    for left, right in pairs:  # grows while iterating
+    for left, right in found:  # grows while iterating
         row = []
         for ca, cb in columns:
             pair = (a.transitions[left][ca], b.transitions[right][cb])
             if pair not in index:
-                index[pair] = len(pairs)
-                pairs.append(pair)
+                index[pair] = len(found)
+                found.append(pair)
             row.append(index[pair])
         rows.append(tuple(row))
-    accepting = frozenset(i for i, (left, right) in enumerate(pairs)
+    return Pairs(classes, tuple(found), tuple(rows), index[(a.start, b.start)])
+
+
+def product(a: Dfa, b: Dfa, combine: Combine) -> Dfa:
+    """The DFA accepting what ``combine(a accepts, b accepts)`` holds for; state 0 is dead."""
+    together = pairs(a, b)
+    accepting = frozenset(i for i, (left, right) in enumerate(together.pairs)
                           if combine(left in a.accepting, right in b.accepting))
     if 0 in accepting:  # the pair of dead states accepts (say, "not a and not b"): no dead state
-        return _with_fresh_dead(classes, rows, index[(a.start, b.start)], accepting)
-    return Dfa(classes, tuple(rows), index[(a.start, b.start)], accepting, 0)
+        return _with_fresh_dead(together.classes, together.rows, together.start, accepting)
+    return Dfa(together.classes, together.rows, together.start, accepting, 0)
 
 
 def _with_fresh_dead(classes, rows, start: int, accepting: frozenset[int]) -> Dfa:
@@ -153,6 +171,16 @@ def _distances_to_acceptance(dfa: Dfa) -> dict[int, int]:
     return distance
 
 
+def nearest_live_byte(dfa: Dfa, state: int, byte: int) -> int | None:
+    """The byte nearest ``byte`` (the lower one on a tie) that ``state`` does not send to the
+    dead state, or None."""
+    for distance in range(1, 256):
+        for candidate in (byte - distance, byte + distance):
+            if 0 <= candidate <= 255 and dfa.transitions[state][dfa.byte_class[candidate]] != dfa.dead:
+                return candidate
+    return None
+
+
 def count_by_length(dfa: Dfa, max_length: int) -> list[int]:
     """``counts[n]``: how many inputs of exactly ``n`` bytes ``dfa`` accepts, for n = 0..max_length."""
     sizes = [sum(hi - lo + 1 for lo, hi in ranges) for ranges in dfa.classes]
@@ -175,6 +203,8 @@ def count_by_length(dfa: Dfa, max_length: int) -> list[int]:
 
 def bounded(dfa: Dfa, max_length: int) -> Dfa:
     """The DFA of the inputs of at most ``max_length`` bytes that ``dfa`` accepts."""
+    if dfa.start == dfa.dead:
+        return dfa
     index = {(dfa.dead, 0): 0, (dfa.start, 0): 1}
     pairs = [(dfa.dead, 0), (dfa.start, 0)]
     rows = []
@@ -191,5 +221,6 @@ def bounded(dfa: Dfa, max_length: int) -> Dfa:
     return Dfa(dfa.classes, tuple(rows), 1, accepting, 0)
 
 
-__all__ = ["access_words", "bounded", "class_order", "completions", "count_by_length", "difference",
-           "distinguishing_input", "equivalent", "product", "shortest_word"]
+__all__ = ["Pairs", "access_words", "bounded", "class_order", "completions", "count_by_length",
+           "difference", "distinguishing_input", "equivalent", "nearest_live_byte", "pairs", "product",
+           "shortest_word"]

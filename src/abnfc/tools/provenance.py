@@ -94,8 +94,13 @@ class DfaProvenance:
 
     def requirement(self, data: bytes, index: int) -> str:
         states = self._states(data[:index])
-        after = self._after(data, states, index).strip()
-        return f"{self._expected(states[index])} {after}".strip()
+        expected = sorted(self.dfa.origins[states[index]], key=str)
+        before = self._readers(states[index - 1], data[index - 1]) if index else []
+        if len(expected) == 1 and len(before) == 1 and \
+                (expected[0].rule, expected[0].alternative) == (before[0].rule, before[0].alternative):
+            return f"{format_abnf(expected[0].reads)} after {origin_text(before[0])}"
+        after = f" after {origins_text(before)}" if before else ""
+        return f"{self._expected(states[index])}{after}"
 
     def _expected(self, state: int) -> str:
         origins = self.dfa.origins[state]
@@ -147,3 +152,16 @@ def _expected_text(expected: list[tuple[Ranges, str]]) -> str:
     rules = sorted({rule for _, rule in expected})
     shown = ", ".join(rules[:3]) + (f" and {len(rules) - 3} more" if len(rules) > 3 else "")
     return f"{format_abnf(normalize(r for ranges, _ in expected for r in ranges))} ({shown})"
+
+
+class NoProvenance:
+    """No explanations, for tools that only need the inputs (notes cost time on large DFAs)."""
+
+    def step(self, data: bytes, index: int) -> str:
+        return ""
+
+    def requirement(self, data: bytes, index: int) -> str:
+        return ""
+
+    def explain(self, data: bytes) -> str:
+        return ""

@@ -28,7 +28,7 @@ from itertools import product as cartesian
 
 from ..automata.dfa import Dfa
 from ..automata.identify import identifiers
-from ..automata.product import access_words, class_order, completions
+from ..automata.product import access_words, class_order, completions, nearest_live_byte
 from ..errors import AbnfError
 from .provenance import Provenance, hex_text
 
@@ -90,7 +90,7 @@ def _transitions(dfa, provenance, suite, access, completion) -> None:
 
 
 def _lookalike(dfa, provenance, suite, state, prefix, byte, completion) -> None:
-    near = _nearest_live_byte(dfa, state, byte)
+    near = nearest_live_byte(dfa, state, byte)
     if near is None:
         return
     rest = completion.get(dfa.transitions[state][dfa.byte_class[near]], b"")
@@ -98,15 +98,6 @@ def _lookalike(dfa, provenance, suite, state, prefix, byte, completion) -> None:
     if rest and suite.wants(data):
         suite.put(data, "lookalike", f"lookalike: {provenance.step(data, len(prefix))}, then "
                   f"{hex_text(rest)}, which would complete it had it been 0x{near:02X}")
-
-
-def _nearest_live_byte(dfa: Dfa, state: int, byte: int) -> int | None:
-    """The byte nearest ``byte`` (the lower one on a tie) that does not lead to the dead state."""
-    for distance in range(1, 256):
-        for candidate in (byte - distance, byte + distance):
-            if 0 <= candidate <= 255 and dfa.transitions[state][dfa.byte_class[candidate]] != dfa.dead:
-                return candidate
-    return None
 
 
 def _middles(dfa: Dfa, extra_states: int) -> Iterator[bytes]:
