@@ -34,7 +34,7 @@ class BoundedLanguage:
 
     def statement(self) -> str:
         """How far the exploration went, for the user."""
-        text = f"up to {self.bound} bytes"
+        text = f"up to {self.bound} {'byte' if self.bound == 1 else 'bytes'}"
         if self.bound < self.asked:
             text += (f" (--max-length {self.asked} asked; {self.asked} bytes would need more than "
                      f"the budget of {self.budget:,} interpreter runs)")

@@ -8,12 +8,14 @@ of the input, the prefix followed by the grammar's shortest completion (valid fo
 is tried, and the first prefix the implementation refuses names the transition it gets wrong.
 
 Shrinking (as in QuickCheck and Hypothesis, but in the order "shortest, then lexicographically
-least"): each round tries every deletion of a run of bytes, every smaller value of every byte,
-and the shortest input reaching the parting state followed by each byte of the parting range and
-a few endings (the input's own, the grammar's completions); it keeps the least candidate that
-is still a disagreement of the same class, until no candidate is smaller.  The result is
-minimal for these moves, not necessarily the least of the class; the exhaustive part of the
-inputs makes it so for classes with an input of up to two bytes.
+least"): each round tries every deletion of a run of bytes, smaller values of every byte (zero
+and the bounds of the grammar's byte classes, which are where a grammar's behaviour changes),
+and the shortest input reaching the parting state followed by such a byte of the parting range
+and a few endings (the input's own, the grammar's completion, the completion of a lookalike).
+Candidates are asked in increasing order, a chunk at a time, and the round keeps the first one
+that is still a disagreement of the same class, until none is smaller or a budget of questions
+is spent.  The result is minimal for these moves, not necessarily the least of the class; the
+exhaustive part of the inputs makes it so for classes with an input of up to two bytes.
 """
 from __future__ import annotations
 
@@ -27,7 +29,6 @@ from ..interpret import recognize
 from .bounded import grammar_classes
 
 MAX_ROUNDS = 64
-FULL_SEARCH_LENGTH = 16  # longer inputs try fewer byte values per position
 MAX_PROBED = 20_000  # rejected valid inputs classified by asking the implementation
 
 
@@ -61,12 +62,16 @@ Query = Callable[[Sequence[bytes]], list[bool]]  # the implementation's verdicts
 class Classifier:
     """Partings from the grammar's minimal DFA (regular grammars)."""
 
-    def __init__(self, dfa: Dfa, accepts: Callable[[bytes], bool], query: Query):
+    def __init__(self, dfa: Dfa, accepts: Callable[[bytes], bool], query: Query,
+                 chunk: int = 4096, budget: int = 100_000):
         self.dfa = dfa
         self.accepts = accepts
         self.query = query
+        self.chunk = chunk  # candidates asked at once while shrinking
+        self.budget = budget  # candidates asked at most per class
         self.access = access_words(dfa)
         self.completion = completions(dfa)
+        self.cuts = sorted({0, *(bound for ranges in dfa.classes for r in ranges for bound in r)})
 
     def states(self, data: bytes) -> list[int]:
         """The state before each byte and after the last (stopping at the dead state)."""
@@ -129,11 +134,17 @@ class Classifier:
     # -- shrinking ---------------------------------------------------------------------------
 
     def shrink(self, witness: bytes, parting: Parting) -> bytes:
-        best = witness
+        best, asked = witness, 0
         for _ in range(MAX_ROUNDS):
             candidates = sorted({c for c in self._candidates(best, parting) if _size(c) < _size(best)},
                                 key=_size)
-            found = self._least_in_class(candidates, parting)
+            found = None
+            for start in range(0, len(candidates), self.chunk):
+                chunk = candidates[start: start + self.chunk]
+                asked += len(chunk)
+                found = self._least_in_class(chunk, parting)
+                if found is not None or asked >= self.budget:
+                    break
             if found is None:
                 break
             best = found
@@ -155,7 +166,11 @@ class Classifier:
 
     def _candidates(self, data: bytes, parting: Parting):
         yield from _deletions(data)
-        yield from _decreases(data)
+        for index, byte in enumerate(data):
+            for value in self.cuts:
+                if value >= byte:
+                    break
+                yield data[:index] + bytes([value]) + data[index + 1:]
         yield from self._rebuilt(data, parting)
 
     def _rebuilt(self, data: bytes, parting: Parting):
@@ -168,7 +183,7 @@ class Classifier:
             return
         offset = self.lenient(data)[1] if parting.implementation_accepts else self._offset_in(data, parting)
         own_ending = data[offset + 1:] if offset is not None else b""
-        for byte in range(parting.lo, parting.hi + 1):
+        for byte in sorted({parting.lo, *(cut for cut in self.cuts if parting.lo <= cut <= parting.hi)}):
             for ending in {own_ending, b"", self._ending(parting.state, byte)}:
                 yield prefix + bytes([byte]) + ending
 
@@ -197,8 +212,9 @@ class InterpreterClassifier(Classifier):
     ``state`` of its parting numbers the distinct expected sets); inputs the grammar accepts and
     the implementation rejects form one class, shrunk by deletions and smaller bytes."""
 
-    def __init__(self, grammar: ResolvedGrammar, dfa: Dfa, query: Query):
-        super().__init__(dfa, lambda data: recognize(grammar, data).matched, query)
+    def __init__(self, grammar: ResolvedGrammar, dfa: Dfa, query: Query, chunk: int = 4096,
+                 budget: int = 100_000):
+        super().__init__(dfa, lambda data: recognize(grammar, data).matched, query, chunk, budget)
         self.grammar = grammar
         self.classes = grammar_classes(grammar)
         self.expected_ids: dict[tuple, int] = {}
@@ -247,11 +263,3 @@ def _deletions(data: bytes):
     for start in range(n):
         for end in range(start + 1, n + 1):
             yield data[:start] + data[end:]
-
-
-def _decreases(data: bytes):
-    values = range(256) if len(data) <= FULL_SEARCH_LENGTH else (0x00, 0x20, 0x30, 0x41, 0x61, 0x80, 0xC0)
-    for index, byte in enumerate(data):
-        for value in values:
-            if value < byte:
-                yield data[:index] + bytes([value]) + data[index + 1:]

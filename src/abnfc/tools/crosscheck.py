@@ -14,7 +14,7 @@ import random
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..errors import AbnfError
@@ -45,6 +45,8 @@ class Amounts:
 # Defaults per way of running: one process per input is slow, so it gets fewer inputs.
 DEFAULTS = {"hex-lines": Amounts(2, 65_536, 10_000), "python": Amounts(2, 65_536, 10_000),
             "exit": Amounts(1, 0, 200)}
+# Shrinking: candidates asked at once, and at most per class.
+SHRINKING = {"hex-lines": (4096, 100_000), "python": (4096, 100_000), "exit": (32, 400)}
 
 
 def add_arguments(parser) -> None:
@@ -139,13 +141,20 @@ def _runner(args, progress: Progress):
     return runner, protocol
 
 
-def _inputs(language: Language, args, defaults: Amounts) -> InputSet:
+def _vectors(language: Language, extra_states: int) -> list[bytes]:
+    return [v.data for v in build_suite(language.minimal, NoProvenance(), language.accepts, extra_states)]
+
+
+def _inputs(language: Language, others: list[Language], args, defaults: Amounts) -> InputSet:
     exhaustive = defaults.exhaustive if args.exhaustive is None else args.exhaustive
     sample = defaults.sample if args.sample is None else args.sample
     count = defaults.random if args.random is None else args.random
-    vectors = [v.data for v in build_suite(language.minimal, NoProvenance(), language.accepts,
-                                           args.extra_states)]
-    parts = [("vectors", vectors), (f"strings of up to {exhaustive} bytes", all_strings(exhaustive))]
+    parts: list[tuple[str, Iterable[bytes]]] = [("vectors", _vectors(language, args.extra_states))]
+    if others:
+        parts.append(("vectors of the --against grammars",
+                      [data for other in others for data in _vectors(other, 0)]))
+    parts.append((f"strings of up to {exhaustive} {'byte' if exhaustive == 1 else 'bytes'}",
+                  all_strings(exhaustive)))
     if sample:
         parts.append((f"sampled strings of {exhaustive + 1} bytes",
                       sampled(exhaustive + 1, sample, random.Random(f"sample {args.seed}"))))
@@ -158,10 +167,11 @@ def _inputs(language: Language, args, defaults: Amounts) -> InputSet:
 def run(args) -> int:
     progress = Progress(args.progress or sys.stderr.isatty(), sys.stderr.isatty())
     language = language_from_args(args)
+    others = [language_from_args(args, path) for path in args.against]
     runner, kind = _runner(args, progress)
     label = args.cmd if args.cmd else f"{args.python} (in process)"
     progress.start("generating inputs")
-    inputs = _inputs(language, args, DEFAULTS[kind])
+    inputs = _inputs(language, others, args, DEFAULTS[kind])
     progress.start("the grammar's verdicts")
     expected = language.verdicts(inputs.inputs)
     base = dict(grammar=language.path, start=language.start_name, implementation=label,
@@ -171,7 +181,7 @@ def run(args) -> int:
         query = Cached(runner)
         got = query(inputs.inputs)
         progress.start("classifying and shrinking")
-        result = _compare(language, args, inputs.inputs, expected, got, query, base)
+        result = _compare(language, others, kind, inputs.inputs, expected, got, query, base)
     except Fault as fault:
         result = Result(**base, disagreements=0, classes=(), unclassified=0, against=(),  # type: ignore[arg-type]
                         fault=fault.message, fault_input=fault.data)
@@ -180,14 +190,15 @@ def run(args) -> int:
     return result.exit_status
 
 
-def _compare(language: Language, args, inputs: list[bytes], expected: list[bool], got: list[bool],
-             query: Cached, base: dict) -> Result:
+def _compare(language: Language, others: list[Language], kind: str, inputs: list[bytes], expected: list[bool],
+             got: list[bool], query: Cached, base: dict) -> Result:
     disagreeing = [(data, valid) for data, valid, answer in zip(inputs, expected, got, strict=True)
                    if valid != answer]
+    chunk, budget = SHRINKING[kind]
     if language.exact:
-        classifier = Classifier(language.minimal, language.accepts, query)
+        classifier = Classifier(language.minimal, language.accepts, query, chunk, budget)
     else:
-        classifier = InterpreterClassifier(language.resolved, language.minimal, query)
+        classifier = InterpreterClassifier(language.resolved, language.minimal, query, chunk, budget)
     classes, unclassified = classifier.classify([d for d, _ in disagreeing], [v for _, v in disagreeing])
     found = []
     for parting, members in classes.items():
@@ -195,7 +206,7 @@ def _compare(language: Language, args, inputs: list[bytes], expected: list[bool]
         found.append(DisagreementClass(parting, witness, len(members),
                                        _explain(language, classifier, parting, witness)))
     found.sort(key=lambda c: (len(c.witness), c.witness))
-    against = _against(args, inputs, got) if disagreeing else ()
+    against = _against(others, inputs, got) if disagreeing else ()
     return Result(**base, disagreements=len(disagreeing), classes=tuple(found),
                   unclassified=unclassified, against=against)
 
@@ -216,10 +227,9 @@ def _explain(language: Language, classifier: Classifier, parting: Parting, witne
     return f"implementation accepts {shown}; the grammar requires {requirement}"
 
 
-def _against(args, inputs: list[bytes], got: list[bool]) -> tuple[tuple[str, int], ...]:
+def _against(others: list[Language], inputs: list[bytes], got: list[bool]) -> tuple[tuple[str, int], ...]:
     found = []
-    for path in args.against:
-        other = language_from_args(args, path)
+    for other in others:
         verdicts = other.verdicts(inputs)
         found.append((other.path, sum(a != b for a, b in zip(verdicts, got, strict=True))))
     return tuple(sorted(found, key=lambda item: (item[1], item[0])))

@@ -9,8 +9,10 @@ languages are equal, 1 when they differ, 2 for errors.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 from ..automata.product import bounded
+from ..interpret import recognize
 from .common import add_language_options, language_from_args, nonnegative, positive
 from .differences import Comparison, Difference, compare
 from .language import Language
@@ -37,6 +39,8 @@ def run(args) -> int:
     b = language_from_args(args, args.other, args.start_b)
     dfa_a, dfa_b, bound = _comparable(a, b)
     comparison = compare(dfa_a, dfa_b, args.count_to if bound is None else min(args.count_to, bound))
+    if bound is not None:
+        comparison = _merge_by_exact_failure(comparison, a, b)
     lines = [f"A = {a.path} ({a.start_name})", f"B = {b.path} ({b.start_name})"]
     lines += [f"bounded: {language.describe_bound()}" for language in (a, b) if not language.exact]
     within = f" on inputs of up to {bound} bytes" if bound is not None else ""
@@ -57,6 +61,33 @@ def _comparable(a: Language, b: Language):
         return a.minimal, b.minimal, None
     bound = min(language.bounded.bound for language in (a, b) if language.bounded is not None)
     return bounded(a.minimal, bound), bounded(b.minimal, bound), bound
+
+
+def _merge_by_exact_failure(comparison: Comparison, a: Language, b: Language) -> Comparison:
+    """Bounded DFAs die early on inputs that cannot be completed within the bound, so where two
+    bounded DFAs part is not where the languages do: group the differences instead by where and
+    why the refusing grammar itself (interpreter or exact DFA) rejects them, and explain them so."""
+    kept: dict[tuple, Difference] = {}
+    for difference in comparison.differences:
+        refuses = b if difference.only_in_a else a
+        key = (difference.only_in_a, _failure(refuses, difference.examples[0]))
+        if key not in kept:
+            kept[key] = replace(difference, offset=-1)
+    return replace(comparison, differences=tuple(kept.values()))
+
+
+def _failure(language: Language, data: bytes) -> tuple:
+    """Where and why ``language`` rejects ``data``, as a key."""
+    if language.exact:
+        dfa, state = language.minimal, language.minimal.start
+        for byte in data:
+            following = dfa.transitions[state][dfa.byte_class[byte]]
+            if following == dfa.dead:
+                return ("byte", state, dfa.byte_class[byte])
+            state = following
+        return ("end", state)
+    verdict = recognize(language.resolved, data)
+    return ("end" if verdict.end_of_input else "byte", verdict.expected)
 
 
 def _side(comparison: Comparison, only_in_a: bool, a: Language, b: Language, max_shown: int) -> list[str]:
@@ -81,6 +112,8 @@ def _why(difference: Difference, keeps: Language, refuses: Language, only_in_a: 
     """The rules on both sides where they part."""
     example, offset = difference.examples[0], difference.offset
     keep_name, refuse_name = ("A", "B") if only_in_a else ("B", "A")
+    if offset < 0:  # a bounded comparison: the refusing grammar's own reason
+        return f"{refuse_name}: {refuses.provenance.explain(example)}"
     if offset == len(example):
         return f"{refuse_name}: {refuses.provenance.explain(example)}"
     byte = example[offset]

@@ -28,7 +28,7 @@ from ..charset import Ranges, normalize
 class Difference:
     only_in_a: bool  # the inputs through it are in A's language and not in B's
     examples: tuple[bytes, ...]  # the shortest through it, then the one with the highest byte
-    offset: int  # of the parting byte in the examples; len(example) when they part at the end
+    offset: int  # of the parting byte in the examples; len(example) when they part at the end; -1: unknown
     ranges: Ranges  # the bytes at the parting point (empty at the end)
 
 

@@ -71,19 +71,20 @@ class Walker:
         rng, state, out = self.rng, self.dfa.start, bytearray()
         if state not in self.completion:
             return bytes(rng.randrange(256) for _ in range(rng.randrange(4)))  # empty language
+        accepting, moves, random_ = self.dfa.accepting, self.moves, rng.random
         length = int(rng.expovariate(1 / MEAN_LENGTH))
         while len(out) < length:
-            if state in self.dfa.accepting and rng.random() < STOP_CHANCE:
+            if state in accepting and random_() < STOP_CHANCE:
                 return bytes(out)
-            ranges, state = rng.choice(self.moves[state])
-            out.append(self.pick(ranges))
+            choices = moves[state]
+            if not choices:  # an accepting state with no way on (a bounded language's longest inputs)
+                break
+            ranges, state = choices[int(random_() * len(choices))]
+            lo, hi = ranges[int(random_() * len(ranges))]
+            draw = random_()
+            # half the time a boundary byte of the range, else any byte of it
+            out.append((lo if draw < 0.25 else hi) if draw < 0.5 else lo + int((draw - 0.5) * 2 * (hi - lo + 1)))
         return bytes(out + self.completion[state])
-
-    def pick(self, ranges) -> int:
-        lo, hi = self.rng.choice(ranges)
-        if self.rng.random() < 0.5:
-            return self.rng.choice((lo, hi))
-        return self.rng.randint(lo, hi)
 
     def near_miss(self, data: bytes) -> bytes:
         rng, kind = self.rng, self.rng.randrange(3)

@@ -63,7 +63,13 @@ def hex_line(data: bytes) -> str:
     return data.hex()
 
 
+_EXACT = {word.encode(): verdict for word, verdict in VERDICTS.items()}
+
+
 def parse_verdict(line: bytes) -> bool | None:
+    found = _EXACT.get(line)  # the common case, without decoding
+    if found is not None:
+        return found
     return VERDICTS.get(line.strip().decode("ascii", "replace").lower())
 
 
