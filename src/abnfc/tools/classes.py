@@ -184,10 +184,10 @@ class Classifier:
         offset = self.lenient(data)[1] if parting.implementation_accepts else self._offset_in(data, parting)
         own_ending = data[offset + 1:] if offset is not None else b""
         for byte in sorted({parting.lo, *(cut for cut in self.cuts if parting.lo <= cut <= parting.hi)}):
-            for ending in {own_ending, b"", self._ending(parting.state, byte)}:
+            for ending in {own_ending, b"", self.ending(parting.state, byte)}:
                 yield prefix + bytes([byte]) + ending
 
-    def _ending(self, state: int, byte: int) -> bytes:
+    def ending(self, state: int, byte: int) -> bytes:
         """The grammar's completion after ``byte``, or, where ``byte`` kills the input, after
         the nearest byte that does not (what a lookalike of a valid input ends with)."""
         if self.dfa.transitions[state][self.dfa.byte_class[byte]] == self.dfa.dead:

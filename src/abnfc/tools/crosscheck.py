@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..charset import format_abnf, from_bytes
 from ..errors import AbnfError
 from .classes import Classifier, InterpreterClassifier, Parting
 from .common import add_language_options, language_from_args, nonnegative, positive_seconds
@@ -204,7 +205,8 @@ def _compare(language: Language, others: list[Language], kind: str, inputs: list
     for parting, members in classes.items():
         witness = classifier.shrink(min(members, key=lambda d: (len(d), d)), parting)
         found.append(DisagreementClass(parting, witness, len(members),
-                                       _explain(language, classifier, parting, witness)))
+                                       _explain(language, classifier, parting, witness),
+                                       _seen(classifier, parting)))
     found.sort(key=lambda c: (len(c.witness), c.witness))
     against = _against(others, inputs, got) if disagreeing else ()
     return Result(**base, disagreements=len(disagreeing), classes=tuple(found),
@@ -225,6 +227,19 @@ def _explain(language: Language, classifier: Classifier, parting: Parting, witne
     if offset == len(witness):
         return f"implementation accepts {shown}, which ends too early: the grammar requires {requirement}"
     return f"implementation accepts {shown}; the grammar requires {requirement}"
+
+
+def _seen(classifier: Classifier, parting: Parting) -> str:
+    """The bytes of the parting range that the implementation accepts where the grammar stops,
+    each tried once: the shortest way into the state, the byte, and a lookalike's ending."""
+    prefix = classifier.access.get(parting.state)
+    if not parting.implementation_accepts or parting.lo is None or parting.hi is None or prefix is None:
+        return ""
+    tries = {byte: prefix + bytes([byte]) + classifier.ending(parting.state, byte)
+             for byte in range(parting.lo, parting.hi + 1)}
+    answers = dict(zip(tries, classifier.query(list(tries.values())), strict=True))
+    accepted = [byte for byte, data in tries.items() if answers[byte] and not classifier.accepts(data)]
+    return f"it accepts {format_abnf(from_bytes(accepted))} there" if accepted else ""
 
 
 def _against(others: list[Language], inputs: list[bytes], got: list[bool]) -> tuple[tuple[str, int], ...]:

@@ -15,6 +15,7 @@ class DisagreementClass:
     witness: bytes  # the smallest disagreement found in the class, after shrinking
     count: int  # inputs of the run that fall in the class
     explanation: str  # where the two languages part, in grammar terms
+    seen: str = ""  # which bytes the implementation accepts where the grammar stops, when known
 
 
 @dataclass(frozen=True)
@@ -55,8 +56,9 @@ def text(result: Result) -> str:
     lines.append(f"disagreements: {result.disagreements:,} of {total:,} inputs, in {count} "
                  f"{'class' if count == 1 else 'classes'}")
     for number, found in enumerate(result.classes, 1):
+        seen = f"; {found.seen}" if found.seen else ""
         lines.append(f"  {number}. {found.explanation} [{found.count:,} "
-                     f"{'input' if found.count == 1 else 'inputs'}]")
+                     f"{'input' if found.count == 1 else 'inputs'}{seen}]")
     if result.unclassified:
         lines.append(f"  and {result.unclassified:,} more valid inputs the implementation rejects, "
                      "not classified")
@@ -93,6 +95,7 @@ def to_json(result: Result) -> str:
                      "grammar_accepts": not found.parting.implementation_accepts,
                      "implementation_accepts": found.parting.implementation_accepts,
                      "count": found.count,
+                     "accepted_there": found.seen or None,
                      "where": found.explanation} for found in result.classes],
         "unclassified": result.unclassified,
         "against": [{"grammar": path, "disagreements": count} for path, count in result.against],
