@@ -3,9 +3,10 @@
 Where the implementation *accepts* what the grammar rejects, the grammar alone says where they
 part: the minimal DFA state in which the input dies and the range (of that state's byte class)
 holding the byte it dies on, or the state where the input ends too early.  Where the
-implementation *rejects* what the grammar accepts, the implementation is asked: for every prefix
-of the input, the prefix followed by the grammar's shortest completion (valid for the grammar)
-is tried, and the first prefix the implementation refuses names the transition it gets wrong.
+implementation *rejects* what the grammar accepts, the implementation is asked: for every
+non-empty prefix of the input, the prefix followed by the grammar's shortest completion (valid
+for the grammar) is tried, and the first prefix the implementation refuses names the transition
+it gets wrong.
 
 Shrinking (as in QuickCheck and Hypothesis, but in the order "shortest, then lexicographically
 least"): each round tries every deletion of a run of bytes, smaller values of every byte (zero
@@ -104,11 +105,13 @@ class Classifier:
     def strict(self, data: bytes, answers: dict[bytes, bool]) -> tuple[Parting, int]:
         """The parting of a valid input the implementation rejects (``answers`` holds its
         verdicts on the probes), and the offset of the byte it gets wrong (-1: none)."""
-        states = self.states(data)
-        for end, probe in enumerate(self.probes(data)):
-            if not answers[probe]:
-                if end == 0:
-                    return Parting(False, states[0]), -1
+        states, probes = self.states(data), self.probes(data)
+        if not data:
+            return Parting(False, states[0]), -1
+        # The empty prefix is skipped: an implementation that refuses the grammar's shortest input
+        # would otherwise put every rejection in one class.
+        for end in range(1, len(probes)):
+            if not answers[probes[end]]:
                 return Parting(False, states[end - 1], *self.range_of(data[end - 1])), end - 1
         return Parting(False, states[-1]), len(data)  # not reached: the input itself is a probe
 

@@ -20,8 +20,9 @@ from collections import deque
 from dataclasses import dataclass
 
 from ..automata.dfa import Dfa
-from ..automata.product import completions, count_by_length, difference, pairs
+from ..automata.product import completions, count_by_length, difference, distinguishing_input, pairs
 from ..charset import Ranges, normalize
+from ..errors import InvariantError
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ def compare(a: Dfa, b: Dfa, count_to: int) -> Comparison:
     access = _access(together)
     ends = (completions(a), completions(b))
     keyed: dict[tuple, list[tuple[int, int]]] = {}  # (pair, target, side) -> byte ranges
-    found: list[Difference] = []
+    found: list[Difference] = _at_the_start(a, b, ends)
     for index in sorted(access, key=lambda i: (len(access[i]), access[i])):
         left, right = together.pairs[index]
         if left == a.dead or right == b.dead:
@@ -68,9 +69,20 @@ def compare(a: Dfa, b: Dfa, count_to: int) -> Comparison:
         examples = tuple(dict.fromkeys(access[index] + bytes([byte]) + ending for byte in (lowest, highest)))
         found.append(Difference(only_a, examples, len(access[index]), merged))
     found.sort(key=lambda d: (len(d.examples[0]), d.examples[0]))
+    InvariantError.check(bool(found) == (distinguishing_input(a, b) is not None),
+                         "the differences found disagree with the product automaton")
     in_a, in_b = count_by_length(difference(a, b), count_to), count_by_length(difference(b, a), count_to)
     counts = tuple((n, in_a[n], in_b[n]) for n in range(count_to + 1))
     return Comparison(tuple(found), counts)
+
+
+def _at_the_start(a: Dfa, b: Dfa, ends: tuple[dict[int, bytes], dict[int, bytes]]) -> list[Difference]:
+    """One language empty from the start (its start state is dead), the other not."""
+    if (a.start == a.dead) == (b.start == b.dead):
+        return []
+    only_a = b.start == b.dead
+    example = ends[0 if only_a else 1].get(a.start if only_a else b.start)
+    return [] if example is None else [Difference(only_a, (example,), len(example), ())]
 
 
 def _access(together) -> dict[int, bytes]:

@@ -1,9 +1,9 @@
 """The inputs crosscheck tries: vectors, every short string, sampled strings, random strings from
 the grammar and near-misses of them.  Everything is seeded, so a run can be repeated exactly.
 
-Random strings are random walks over the grammar's minimal DFA: from each state a class leading
-to a state that can still accept is picked uniformly (so rare classes are walked as often as
-common ones), then a byte of that class, half the time a boundary byte of one of its ranges.  A
+Random strings are random walks over the grammar's minimal DFA: from each state a range of a
+byte class leading to a state that can still accept is picked uniformly (so rare classes are
+walked as often as common ones), then a byte of it, half the time one of its two ends.  A
 walk stops at an accepting state now and then, and past a random length it finishes with the
 state's shortest completion.  Every second string is then turned into a near-miss: one byte
 changed, inserted or deleted.
@@ -63,8 +63,10 @@ class Walker:
         self.dfa = dfa
         self.rng = rng
         self.completion = completions(dfa)
-        self.moves = {state: [(ranges, target) for ranges, target in zip(dfa.classes, row, strict=True)
-                              if target in self.completion]
+        # per state: (lowest byte, number of bytes, next state) of each range of each class that
+        # leads to a state that can still accept
+        self.moves = {state: [(lo, hi - lo + 1, target) for ranges, target in zip(dfa.classes, row, strict=True)
+                              if target in self.completion for lo, hi in ranges]
                       for state, row in enumerate(dfa.transitions) if state in self.completion}
 
     def walk(self) -> bytes:
@@ -79,11 +81,12 @@ class Walker:
             choices = moves[state]
             if not choices:  # an accepting state with no way on (a bounded language's longest inputs)
                 break
-            ranges, state = choices[int(random_() * len(choices))]
-            lo, hi = ranges[int(random_() * len(ranges))]
-            draw = random_()
+            draw = random_() * len(choices)
+            pick = int(draw)
+            lo, size, state = choices[pick]
+            rest = draw - pick  # the same draw, reused to pick the byte
             # half the time a boundary byte of the range, else any byte of it
-            out.append((lo if draw < 0.25 else hi) if draw < 0.5 else lo + int((draw - 0.5) * 2 * (hi - lo + 1)))
+            out.append((lo if rest < 0.25 else lo + size - 1) if rest < 0.5 else lo + int((rest - 0.5) * 2 * size))
         return bytes(out + self.completion[state])
 
     def near_miss(self, data: bytes) -> bytes:
