@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from abnfc.tools.inputs import all_strings, gather, random_strings, sampled  # noqa: E402
+from abnfc.tools.inputs import InputStream, Part, all_strings, random_strings, sampled  # noqa: E402
 from abnfc.tools.language import load_language  # noqa: E402
 from abnfc.tools.provenance import NoProvenance  # noqa: E402
 from abnfc.tools.runners import HexLines  # noqa: E402
@@ -96,19 +96,10 @@ def million(count: int) -> None:
     language = load_language(str(ROOT / "grammars" / "utf8.abnf"))
     start = time.perf_counter()
     vectors = [v.data for v in build_suite(language.minimal, NoProvenance(), language.accepts)]
-    parts = [("vectors", vectors), ("up to 2 bytes", all_strings(2)),
-             ("3 bytes", sampled(3, 300_000, random.Random(1)))]
-    rng, extra = random.Random(2), []
-    inputs = gather(parts).inputs
-    seen = set(inputs)
-    while len(inputs) + len(extra) < count:
-        for data in random_strings(language.minimal, count, rng):
-            if data not in seen:
-                seen.add(data)
-                extra.append(data)
-                if len(inputs) + len(extra) == count:
-                    break
-    inputs += extra
+    parts = [Part("vectors", vectors), Part("up to 2 bytes", all_strings(2), exhaustive=True),
+             Part("3 bytes", sampled(3, 300_000, random.Random(1))),
+             Part("random", random_strings(language.minimal, count, random.Random(2)))]
+    inputs = [data for batch in InputStream(parts, 2).batches() for data in batch][:count]
     generated = time.perf_counter() - start
     start = time.perf_counter()
     expected = language.verdicts(inputs)
@@ -152,10 +143,15 @@ def million(count: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--inputs", type=int, default=1_000_000)
+    parser.add_argument("--parts", default="vectors,detection,million", help="which tables to print")
     args = parser.parse_args()
-    vectors_table()
-    detection()
-    million(args.inputs)
+    parts = args.parts.split(",")
+    if "vectors" in parts:
+        vectors_table()
+    if "detection" in parts:
+        detection()
+    if "million" in parts:
+        million(args.inputs)
 
 
 if __name__ == "__main__":

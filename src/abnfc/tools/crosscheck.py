@@ -14,14 +14,14 @@ import random
 import shlex
 import sys
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from ..charset import format_abnf, from_bytes
 from ..errors import AbnfError
 from .classes import Classifier, InterpreterClassifier, Parting
 from .common import add_language_options, language_from_args, nonnegative, positive_seconds
-from .inputs import InputSet, all_strings, gather, random_strings, sampled
+from .inputs import InputStream, Part, all_strings, random_strings, sampled
 from .language import Language
 from .provenance import NoProvenance, hex_text
 from .report import DisagreementClass, Result, text, to_json
@@ -46,6 +46,7 @@ class Amounts:
 # Defaults per way of running: one process per input is slow, so it gets fewer inputs.
 DEFAULTS = {"hex-lines": Amounts(2, 65_536, 10_000), "python": Amounts(2, 65_536, 10_000),
             "exit": Amounts(1, 0, 200)}
+MAX_KEPT = 200_000  # disagreements kept for classifying; the others are only counted
 # Shrinking: candidates asked at once, and at most per class.
 SHRINKING = {"hex-lines": (4096, 100_000), "python": (4096, 100_000), "exit": (32, 400)}
 
@@ -146,23 +147,31 @@ def _vectors(language: Language, extra_states: int) -> list[bytes]:
     return [v.data for v in build_suite(language.minimal, NoProvenance(), language.accepts, extra_states)]
 
 
-def _inputs(language: Language, others: list[Language], args, defaults: Amounts) -> InputSet:
+def _inputs(language: Language, others: list[Language], args, defaults: Amounts) -> InputStream:
     exhaustive = defaults.exhaustive if args.exhaustive is None else args.exhaustive
     sample = defaults.sample if args.sample is None else args.sample
     count = defaults.random if args.random is None else args.random
-    parts: list[tuple[str, Iterable[bytes]]] = [("vectors", _vectors(language, args.extra_states))]
+    parts = [Part("vectors", _vectors(language, args.extra_states))]
     if others:
-        parts.append(("vectors of the --against grammars",
-                      [data for other in others for data in _vectors(other, 0)]))
-    parts.append((f"strings of up to {exhaustive} {'byte' if exhaustive == 1 else 'bytes'}",
-                  all_strings(exhaustive)))
+        parts.append(Part("vectors of the --against grammars", [d for other in others for d in _vectors(other, 0)]))
+    parts.append(Part(f"strings of up to {exhaustive} {'byte' if exhaustive == 1 else 'bytes'}",
+                      all_strings(exhaustive), exhaustive=True))
     if sample:
-        parts.append((f"sampled strings of {exhaustive + 1} bytes",
-                      sampled(exhaustive + 1, sample, random.Random(f"sample {args.seed}"))))
+        parts.append(Part(f"sampled strings of {exhaustive + 1} bytes",
+                          sampled(exhaustive + 1, sample, random.Random(f"sample {args.seed}"))))
     if count:
-        parts.append((f"random strings and near-misses (seed {args.seed})",
-                      random_strings(language.minimal, count, random.Random(f"random {args.seed}"))))
-    return gather(parts)
+        parts.append(Part(f"random strings and near-misses (seed {args.seed})",
+                          random_strings(language.minimal, count, random.Random(f"random {args.seed}"))))
+    return InputStream(parts, exhaustive)
+
+
+@dataclass
+class _Tally:
+    """What a run over all the inputs leaves for the report."""
+
+    disagreements: list[tuple[bytes, bool]] = field(default_factory=list)  # (input, grammar's verdict)
+    count: int = 0
+    against: list[int] = field(default_factory=list)  # disagreements with each --against grammar
 
 
 def run(args) -> int:
@@ -172,35 +181,44 @@ def run(args) -> int:
     runner, kind = _runner(args, progress)
     label = args.cmd if args.cmd else f"{args.python} (in process)"
     progress.start("generating inputs")
-    inputs = _inputs(language, others, args, DEFAULTS[kind])
-    progress.start("the grammar's verdicts")
-    expected = language.verdicts(inputs.inputs)
-    base = dict(grammar=language.path, start=language.start_name, implementation=label,
-                bound=language.describe_bound(), inputs=inputs)
+    stream = _inputs(language, others, args, DEFAULTS[kind])
     try:
-        progress.start("running the implementation")
-        query = Cached(runner)
-        got = query(inputs.inputs)
+        tally = _run_all(language, others, stream, runner, progress)
         progress.start("classifying and shrinking")
-        result = _compare(language, others, kind, inputs.inputs, expected, got, query, base)
+        result = _compare(language, others, kind, tally, Cached(runner), stream, label)
     except Fault as fault:
-        result = Result(**base, disagreements=0, classes=(), unclassified=0, against=(),  # type: ignore[arg-type]
-                        fault=fault.message, fault_input=fault.data)
+        result = Result(language.path, language.start_name, label, language.describe_bound(), stream.total,
+                        tuple(stream.counts), 0, (), 0, (), fault.message, fault.data)
     progress.done()
     sys.stdout.write(to_json(result) if args.format == "json" else text(result))
     return result.exit_status
 
 
-def _compare(language: Language, others: list[Language], kind: str, inputs: list[bytes], expected: list[bool],
-             got: list[bool], query: Cached, base: dict) -> Result:
-    disagreeing = [(data, valid) for data, valid, answer in zip(inputs, expected, got, strict=True)
-                   if valid != answer]
+def _run_all(language: Language, others: list[Language], stream: InputStream, runner, progress: Progress) -> _Tally:
+    """The grammar's and the implementation's verdicts on every input, a batch at a time."""
+    tally = _Tally(against=[0] * len(others))
+    for batch in stream.batches():
+        progress.start(f"running the implementation on inputs {stream.total - len(batch):,} and on")
+        expected, got = language.verdicts(batch), runner.verdicts(batch)
+        for data, valid, answer in zip(batch, expected, got, strict=True):
+            if valid != answer:
+                tally.count += 1
+                if len(tally.disagreements) < MAX_KEPT:
+                    tally.disagreements.append((data, valid))
+        for index, other in enumerate(others):
+            tally.against[index] += sum(a != b for a, b in zip(other.verdicts(batch), got, strict=True))
+    return tally
+
+
+def _compare(language: Language, others: list[Language], kind: str, tally: _Tally, query: Cached,
+             stream: InputStream, label: str) -> Result:
     chunk, budget = SHRINKING[kind]
     if language.exact:
         classifier = Classifier(language.minimal, language.accepts, query, chunk, budget)
     else:
         classifier = InterpreterClassifier(language.resolved, language.minimal, query, chunk, budget)
-    classes, unclassified = classifier.classify([d for d, _ in disagreeing], [v for _, v in disagreeing])
+    kept = tally.disagreements
+    classes, unclassified = classifier.classify([d for d, _ in kept], [v for _, v in kept])
     found = []
     for parting, members in classes.items():
         witness = classifier.shrink(min(members, key=lambda d: (len(d), d)), parting)
@@ -208,9 +226,10 @@ def _compare(language: Language, others: list[Language], kind: str, inputs: list
                                        _explain(language, classifier, parting, witness),
                                        _seen(classifier, parting)))
     found.sort(key=lambda c: (len(c.witness), c.witness))
-    against = _against(others, inputs, got) if disagreeing else ()
-    return Result(**base, disagreements=len(disagreeing), classes=tuple(found),
-                  unclassified=unclassified, against=against)
+    against = tuple(sorted(((other.path, count) for other, count in zip(others, tally.against, strict=True)),
+                           key=lambda item: (item[1], item[0]))) if tally.count else ()
+    return Result(language.path, language.start_name, label, language.describe_bound(), stream.total,
+                  tuple(stream.counts), tally.count, tuple(found), unclassified + tally.count - len(kept), against)
 
 
 def _explain(language: Language, classifier: Classifier, parting: Parting, witness: bytes) -> str:
@@ -240,11 +259,3 @@ def _seen(classifier: Classifier, parting: Parting) -> str:
     answers = dict(zip(tries, classifier.query(list(tries.values())), strict=True))
     accepted = [byte for byte, data in tries.items() if answers[byte] and not classifier.accepts(data)]
     return f"it accepts {format_abnf(from_bytes(accepted))} there" if accepted else ""
-
-
-def _against(others: list[Language], inputs: list[bytes], got: list[bool]) -> tuple[tuple[str, int], ...]:
-    found = []
-    for other in others:
-        verdicts = other.verdicts(inputs)
-        found.append((other.path, sum(a != b for a, b in zip(verdicts, got, strict=True))))
-    return tuple(sorted(found, key=lambda item: (item[1], item[0])))

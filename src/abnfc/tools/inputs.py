@@ -1,5 +1,5 @@
 """The inputs crosscheck tries: vectors, every short string, sampled strings, random strings from
-the grammar and near-misses of them.  Everything is seeded, so a run can be repeated exactly.
+the grammar and near-misses of them.  Everything is seeded, so a run can be repeated exactly, and streamed in batches.
 
 Random strings are random walks over the grammar's minimal DFA: from each state a range of a
 byte class leading to a state that can still accept is picked uniformly (so rare classes are
@@ -25,19 +25,62 @@ STOP_CHANCE = 0.1
 
 
 @dataclass(frozen=True)
-class InputSet:
-    inputs: list[bytes]
-    sources: tuple[tuple[str, int], ...]  # (what, how many new inputs it added), in order
+class Part:
+    what: str  # as the report names it
+    inputs: Iterable[bytes]
+    exhaustive: bool = False  # every string of up to ``InputStream.exhaustive`` bytes
 
-    def describe(self) -> str:
-        return ", ".join(f"{count:,} {what}" for what, count in self.sources if count)
+
+class InputStream:
+    """The union of the parts, each input once, in batches, so that millions of inputs (every
+    3-byte string is 16.8 M) never sit in memory at once.  The exhaustive part is not stored:
+    later parts skip inputs short enough to be in it, and it skips the earlier parts' inputs."""
+
+    def __init__(self, parts: list[Part], exhaustive: int, batch_size: int = 1 << 20):
+        self.parts = parts
+        self.exhaustive = exhaustive
+        self.batch_size = batch_size
+        self.counts: list[tuple[str, int]] = []  # (what, new inputs), filled in as it streams
+        self.total = 0
+
+    def batches(self) -> Iterator[list[bytes]]:
+        seen: set[bytes] = set()
+        batch: list[bytes] = []
+        covered = -1  # inputs up to this length came with the exhaustive part
+        for part in self.parts:
+            count = 0
+            for data in part.inputs:
+                if part.exhaustive:
+                    if data in seen:
+                        continue
+                elif len(data) <= covered or data in seen:
+                    continue
+                else:
+                    seen.add(data)
+                count += 1
+                batch.append(data)
+                if len(batch) == self.batch_size:
+                    self.total += len(batch)
+                    yield batch
+                    batch = []
+            self.counts.append((part.what, count))
+            if part.exhaustive:
+                covered = self.exhaustive
+        self.total += len(batch)
+        if batch:
+            yield batch
 
 
 def all_strings(max_length: int) -> Iterator[bytes]:
-    """Every byte string of 0..max_length bytes, shortest first, then in byte order."""
+    """Every byte string of 0..max_length bytes, shortest first, then in byte order (AbnfError at
+    once, not when iterated, when there would be too many)."""
     if max_length > MAX_EXHAUSTIVE:
         raise AbnfError.at(None, f"--exhaustive {max_length} would try {_count_upto(max_length):,} "
                            f"strings; at most {MAX_EXHAUSTIVE} bytes are supported")
+    return _all_strings(max_length)
+
+
+def _all_strings(max_length: int) -> Iterator[bytes]:
     for length in range(max_length + 1):
         for word in cartesian(range(256), repeat=length):
             yield bytes(word)
@@ -107,15 +150,3 @@ def random_strings(dfa: Dfa, count: int, rng: random.Random) -> list[bytes]:
         data = walker.walk()
         found.append(walker.near_miss(data) if index % 2 else data)
     return found
-
-
-def gather(parts: Iterable[tuple[str, Iterable[bytes]]]) -> InputSet:
-    """The union of the parts, each input once, in order of first appearance."""
-    seen: dict[bytes, None] = {}
-    sources = []
-    for what, inputs in parts:
-        before = len(seen)
-        for data in inputs:
-            seen.setdefault(data)
-        sources.append((what, len(seen) - before))
-    return InputSet(list(seen), tuple(sources))

@@ -5,7 +5,6 @@ import json
 from dataclasses import dataclass
 
 from .classes import Parting
-from .inputs import InputSet
 from .provenance import hex_text
 
 
@@ -24,10 +23,11 @@ class Result:
     start: str
     implementation: str
     bound: str  # empty for regular grammars; how far a recursive grammar was explored
-    inputs: InputSet
+    total: int  # inputs tried
+    sources: tuple[tuple[str, int], ...]  # (where from, how many), in order
     disagreements: int
     classes: tuple[DisagreementClass, ...]
-    unclassified: int  # rejected valid inputs beyond the classification budget
+    unclassified: int  # disagreements beyond the classification budgets
     against: tuple[tuple[str, int], ...]  # (grammar, disagreements with the implementation)
     fault: str = ""  # what the implementation did wrong, when it crashed or hung
     fault_input: bytes | None = None
@@ -43,8 +43,9 @@ def text(result: Result) -> str:
     lines = [f"crosscheck {result.grammar} ({result.start}) against {result.implementation}"]
     if result.bound:
         lines.append(f"bounded: {result.bound}")
-    total = len(result.inputs.inputs)
-    lines.append(f"inputs: {total:,} ({result.inputs.describe()})")
+    total = result.total
+    described = ", ".join(f"{count:,} {what}" for what, count in result.sources if count)
+    lines.append(f"inputs: {total:,} ({described})")
     if result.fault:
         shown = hex_text(result.fault_input) if result.fault_input is not None else "none found"
         lines += [f"error: {result.fault}", f"  triggering input: {shown}"]
@@ -60,8 +61,7 @@ def text(result: Result) -> str:
         lines.append(f"  {number}. {found.explanation} [{found.count:,} "
                      f"{'input' if found.count == 1 else 'inputs'}{seen}]")
     if result.unclassified:
-        lines.append(f"  and {result.unclassified:,} more valid inputs the implementation rejects, "
-                     "not classified")
+        lines.append(f"  and {result.unclassified:,} more disagreements, not classified")
     lines += _against_lines(result, total)
     return "\n".join(lines) + "\n"
 
@@ -87,9 +87,9 @@ def to_json(result: Result) -> str:
         "start": result.start,
         "implementation": result.implementation,
         "bounded": result.bound or None,
-        "inputs": len(result.inputs.inputs),
-        "sources": {what: count for what, count in result.inputs.sources},
-        "agreements": len(result.inputs.inputs) - result.disagreements if not result.fault else None,
+        "inputs": result.total,
+        "sources": dict(result.sources),
+        "agreements": result.total - result.disagreements if not result.fault else None,
         "disagreements": result.disagreements if not result.fault else None,
         "classes": [{"witness": found.witness.hex(" "),
                      "grammar_accepts": not found.parting.implementation_accepts,
