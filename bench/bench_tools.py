@@ -97,7 +97,7 @@ def million(count: int) -> None:
     start = time.perf_counter()
     vectors = [v.data for v in build_suite(language.minimal, NoProvenance(), language.accepts)]
     parts = [Part("vectors", vectors), Part("up to 2 bytes", all_strings(2), exhaustive=True),
-             Part("3 bytes", sampled(3, 300_000, random.Random(1))),
+             Part("3 bytes", sampled(3, 450_000, random.Random(1))),
              Part("random", random_strings(language.minimal, count, random.Random(2)))]
     inputs = [data for batch in InputStream(parts, 2).batches() for data in batch][:count]
     generated = time.perf_counter() - start
@@ -131,7 +131,7 @@ def million(count: int) -> None:
         binary = build(Path(folder), "utf8_hexlines", "examples/utf8_hexlines.c", "generated/utf8.c")
         if binary is not None:
             command = [sys.executable, "-m", "abnfc", "crosscheck", "grammars/utf8.abnf", "--cmd", binary,
-                       "--sample", "300000", "--random", str(count)]
+                       "--sample", "450000", "--random", str(count)]
             start = time.perf_counter()
             result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
             took = time.perf_counter() - start

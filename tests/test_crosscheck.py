@@ -194,7 +194,7 @@ def build_c(folder, *sources_and_flags: str) -> str:
 @needs_cc
 def test_a_million_inputs_through_a_hex_lines_program(capsys, tmp_path):
     binary = build_c(tmp_path, "examples/utf8_hexlines.c", "generated/utf8.c", "-I", "generated")
-    status, out = crosscheck(capsys, "--cmd", binary, "--sample", "400000", "--random", "1000000")
+    status, out = crosscheck(capsys, "--cmd", binary, "--sample", "450000", "--random", "1000000")
     assert status == 0, out
     total = int(out.split("inputs: ")[1].split(" ")[0].replace(",", ""))
     assert total >= 1_000_000
