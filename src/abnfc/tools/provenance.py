@@ -88,9 +88,12 @@ class DfaProvenance:
         states = self._states(data[: index + 1])
         state, byte = states[index], data[index]
         readers = self._readers(state, byte)
+        after = self._after(data, states, index)
         if readers:
-            return f"{self._after(data, states, index)}{byte_text(byte)} read by {origins_text(readers)}"
-        return f"{self._after(data, states, index)}{byte_text(byte)} is outside {self._expected(state)}"
+            return f"{after}{byte_text(byte)} read by {origins_text(readers)}"
+        if not self.dfa.origins[state]:  # nothing more can be read: the input is complete here
+            return f"{after}{byte_text(byte)} comes after a complete {self.start_rule}"
+        return f"{after}{byte_text(byte)} is outside {self._expected(state)}"
 
     def requirement(self, data: bytes, index: int) -> str:
         states = self._states(data[:index])
