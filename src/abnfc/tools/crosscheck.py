@@ -2,11 +2,12 @@
 
 The inputs (:mod:`.inputs`): the grammar's vectors, every string up to ``--exhaustive`` bytes,
 ``--sample`` random strings one byte longer, and ``--random`` strings generated from the grammar
-with near-misses of them, all seeded by ``--seed``.  The implementation runs through a runner
-(:mod:`.runners`); disagreements are grouped by where the languages part and shrunk
-(:mod:`.classes`); ``--against`` says which other grammars the implementation agrees with on
-the same inputs.  Exit status 0: no disagreement; 1: disagreements; 2: a usage error, or a
-program that crashed, hung or printed something that is not a verdict.
+with near-misses of them, all seeded by ``--seed`` and streamed in batches of 2^20, so memory
+stays flat.  The implementation runs through a runner (:mod:`.runners`); disagreements are
+grouped by where the languages part and shrunk (:mod:`.classes`); ``--against`` says which
+other grammars the implementation agrees with on the same inputs.  Exit status 0: no
+disagreement; 1: disagreements; 2: a usage error, or a program that crashed, hung or printed
+something that is not a verdict.
 """
 from __future__ import annotations
 
