@@ -20,7 +20,7 @@ from . import backends
 from .automata import dump
 from .build import Limits, compile_grammar, generate, load, prefix_problem, stale_files, write_files
 from .check import ENGINES, check_stream, choose_engine
-from .errors import AbnfError
+from .errors import AbnfError, summarize
 from .frontend.resolve import resolve
 from .version import __version__
 
@@ -77,8 +77,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def print_diagnostics(diagnostics) -> None:
-    for diagnostic in diagnostics:
-        print(diagnostic.format(), file=sys.stderr)
+    for text in summarize(diagnostics):
+        print(text, file=sys.stderr)
 
 
 def plural(count: int, noun: str) -> str:
