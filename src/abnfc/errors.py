@@ -97,7 +97,9 @@ def _window(length: int, column: int) -> tuple[int, int]:
 def summarize(diagnostics: Iterable[Diagnostic], shown: int = SHOWN_PER_KIND) -> list[str]:
     """Formatted diagnostics, with those beyond the first ``shown`` of each kind counted in a
     closing line per kind instead of printed."""
-    lines, counts, names = [], {}, {}
+    lines: list[str] = []
+    counts: dict[tuple[str, str], int] = {}
+    names: dict[tuple[str, str], str] = {}
     for diagnostic in diagnostics:
         key = (diagnostic.severity, diagnostic.kind)
         counts[key] = counts.get(key, 0) + 1

@@ -22,7 +22,8 @@ CUTOFF = 0.6  # difflib ratio a suggestion needs
 
 
 class Named(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
 
 def _bigrams(text: str) -> set[str]:

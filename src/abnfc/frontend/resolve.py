@@ -4,8 +4,8 @@ and lower every rule the start rule reaches into the IR (:mod:`abnfc.frontend.lo
 Produces a frozen :class:`ResolvedGrammar` or raises :class:`AbnfError` listing every error at
 once.  Reachability is a breadth-first search from the start rule; rules that take part in a
 cycle of references are found with Tarjan's strongly connected components algorithm
-(:mod:`abnfc.graph`).  Rules that can never match
-(recursion with no way out) are the complement of :mod:`.productive`'s generating symbols.
+(:mod:`abnfc.graph`).  Rules that can never match (recursion with no way out) are the
+complement of the generating symbols (:mod:`.productive`).
 """
 from __future__ import annotations
 
