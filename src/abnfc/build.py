@@ -22,7 +22,7 @@ from . import backends
 from .automata import dfa, minimize, nfa
 from .automata.dfa import Dfa
 from .automata.nfa import Nfa
-from .errors import AbnfError, Source, Span
+from .errors import AbnfError, LimitError, Source, Span
 from .frontend import ast
 from .frontend.parse import parse
 from .frontend.resolve import ResolvedGrammar, resolve
@@ -115,8 +115,12 @@ def display_path(path: str) -> str:
 def compile_grammar(grammar: Grammar, start: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Compiled:
     resolved = resolve(grammar.ast, start)
     thompson = nfa.build(resolved, limits.max_nfa_states)
-    subsets = dfa.determinize(thompson, limits.max_dfa_states, limits.max_work)
-    return Compiled(resolved, thompson, subsets, minimize.minimize(subsets))
+    try:
+        subsets = dfa.determinize(thompson, limits.max_dfa_states, limits.max_work)
+        minimal = minimize.minimize(subsets, limits.max_work)
+    except LimitError as error:  # say which grammar and start rule the automaton was for
+        raise error.located(resolved.rule(resolved.start).span) from None
+    return Compiled(resolved, thompson, subsets, minimal)
 
 
 # -- names of generated files and identifiers ---------------------------------------------------

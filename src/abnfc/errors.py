@@ -151,6 +151,11 @@ class AbnfError(Exception):
 class LimitError(AbnfError):
     """A grammar is too large for a configured limit."""
 
+    def located(self, span: Span | None) -> LimitError:
+        """The same error, pointing at ``span`` where it had no location."""
+        return LimitError([d if d.span else Diagnostic(d.message, span, d.severity, d.notes, d.kind)
+                           for d in self.diagnostics])
+
 
 class InvariantError(Exception):
     """An internal invariant does not hold: a bug in abnfc, never the user's doing.
