@@ -7,13 +7,16 @@ any stage writes nothing.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import keyword
 import os
 import re
+import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -232,16 +235,38 @@ def _reason(error: OSError) -> str:
     return error.strerror or str(error)
 
 
+_DEFERRED_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
 def _write_atomically(target: Path, content: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    """Write to a temporary file in the target's folder, then rename it over the target.
+
+    Termination signals are held back meanwhile (they arrive once the file is in place), so an
+    interrupted ``compile`` leaves each file either as it was or complete, and no temporary file;
+    only SIGKILL, which cannot be held back, may leave a temporary ``.<name>.*.tmp`` behind.
+    """
+    with _signals_deferred():
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(content)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, target)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals are delivered to the main thread only
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED_SIGNALS)
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(content)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def load_validators(file_sets: Sequence[Mapping[str, str]], language: str) -> list[backends.Validator]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import Span
+from ..errors import Source, Span
 
 INFINITY = None  # the ``max`` of an unbounded repetition
 
@@ -152,6 +152,7 @@ class Rule:
 @dataclass(frozen=True)
 class Grammar:
     rules: tuple[Rule, ...]
+    source: Source | None = field(default=None, compare=False, repr=False)  # for messages
 
     def __str__(self) -> str:
         return "".join(f"{rule}\n" for rule in self.rules)

@@ -80,7 +80,8 @@ def resolve(grammar: ast.Grammar, start: str | None = None) -> ResolvedGrammar:
     errors: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
     if not grammar.rules:
-        raise AbnfError.at(None, "the grammar defines no rules")
+        where = Span(grammar.source, 1, 1, 1, 1) if grammar.source else None
+        raise AbnfError.at(where, "the grammar defines no rules")
     rules = _rule_table(grammar, errors)
     start_key = (start or grammar.rules[0].name).lower()
     if start_key not in rules:
