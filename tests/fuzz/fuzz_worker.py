@@ -1,6 +1,7 @@
 """Runs fuzz cases through the command line, in process, and reports what happened.
 
-Usage: ``python worker.py CASES.json OUT_DIR`` where CASES.json holds ``[{"name", "hex"}, ...]``.
+Usage: ``python fuzz_worker.py CASES.json OUT_DIR`` where CASES.json holds
+``[{"index", "name", "hex"}, ...]``.
 For each grammar it runs ``abnfc lint``, ``abnfc dfa`` and ``abnfc compile`` (Python, C and
 JavaScript) as ``abnfc.cli.main`` calls with standard output and error captured, each under a
 wall-clock alarm; when compile succeeds it imports the generated Python module and runs it.
@@ -85,7 +86,8 @@ def main_worker(cases_path: str, out_dir: str) -> None:
     signal.signal(signal.SIGALRM, _alarm)
     cases = json.loads(Path(cases_path).read_text())
     root = Path(out_dir)
-    for number, case in enumerate(cases):
+    for case in cases:
+        number = case["index"]  # unique across workers: it names files and C identifiers
         grammar = root / f"case{number}.abnf"
         grammar.write_bytes(bytes.fromhex(case["hex"]))
         out = root / f"out{number}"

@@ -43,7 +43,8 @@ def run_workers(cases: list[tuple[str, bytes]], folder: Path, jobs: int = 0) -> 
     for job in range(jobs):
         work = folder / f"worker{job}"
         work.mkdir()
-        share = [{"name": name, "hex": data.hex()} for name, data in cases[job::jobs]]
+        share = [{"index": index, "name": name, "hex": data.hex()}
+                 for index, (name, data) in enumerate(cases) if index % jobs == job]
         (work / "cases.json").write_text(json.dumps(share))
         processes.append(subprocess.Popen([sys.executable, str(HERE / "fuzz_worker.py"), str(work / "cases.json"),
                                            str(work)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
@@ -53,9 +54,7 @@ def run_workers(cases: list[tuple[str, bytes]], folder: Path, jobs: int = 0) -> 
         assert process.returncode == 0, f"worker {job} died ({process.returncode}):\n{err[-3000:]}"
         for line in out.splitlines():
             report = json.loads(line)
-            report["case"] = report["case"] * jobs + job  # back to the index in ``cases``
             report["folder"] = str(folder / f"worker{job}")
-            report["local"] = (report["case"] - job) // jobs
             reports.append(report)
     return reports
 
@@ -80,7 +79,7 @@ def problems_of(report: dict) -> list[str]:
 
 def generated_c_problems(reports: list[dict]) -> list[str]:
     sources = sorted(path for report in reports if report["command"] == "compile" and report["status"] == 0
-                     for path in (Path(report["folder"]) / f"out{report['local']}").glob("*.c"))
+                     for path in (Path(report["folder"]) / f"out{report['case']}").glob("*.c"))
     if not sources or shutil.which("gcc") is None:
         return []
     unity = sources[0].parent.parent / "unity.c"
@@ -92,7 +91,7 @@ def generated_c_problems(reports: list[dict]) -> list[str]:
 
 def generated_js_problems(reports: list[dict]) -> list[str]:
     modules = sorted(path for report in reports if report["command"] == "compile" and report["status"] == 0
-                     for path in (Path(report["folder"]) / f"out{report['local']}").glob("*.mjs"))
+                     for path in (Path(report["folder"]) / f"out{report['case']}").glob("*.mjs"))
     if not modules or shutil.which("node") is None:
         return []
     script = "".join(f"await import({json.dumps(path.as_uri())});\n" for path in modules)
