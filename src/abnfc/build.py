@@ -7,13 +7,16 @@ any stage writes nothing.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import keyword
 import os
 import re
+import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +25,7 @@ from . import backends
 from .automata import dfa, minimize, nfa
 from .automata.dfa import Dfa
 from .automata.nfa import Nfa
-from .errors import AbnfError, Source, Span
+from .errors import AbnfError, LimitError, Source, Span
 from .frontend import ast
 from .frontend.parse import parse
 from .frontend.resolve import ResolvedGrammar, resolve
@@ -115,8 +118,12 @@ def display_path(path: str) -> str:
 def compile_grammar(grammar: Grammar, start: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Compiled:
     resolved = resolve(grammar.ast, start)
     thompson = nfa.build(resolved, limits.max_nfa_states)
-    subsets = dfa.determinize(thompson, limits.max_dfa_states, limits.max_work)
-    return Compiled(resolved, thompson, subsets, minimize.minimize(subsets))
+    try:
+        subsets = dfa.determinize(thompson, limits.max_dfa_states, limits.max_work)
+        minimal = minimize.minimize(subsets, limits.max_work)
+    except LimitError as error:  # say which grammar and start rule the automaton was for
+        raise error.located(resolved.rule(resolved.start).span) from None
+    return Compiled(resolved, thompson, subsets, minimal)
 
 
 # -- names of generated files and identifiers ---------------------------------------------------
@@ -228,16 +235,38 @@ def _reason(error: OSError) -> str:
     return error.strerror or str(error)
 
 
+_DEFERRED_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
 def _write_atomically(target: Path, content: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    """Write to a temporary file in the target's folder, then rename it over the target.
+
+    Termination signals are held back meanwhile (they arrive once the file is in place), so an
+    interrupted ``compile`` leaves each file either as it was or complete, and no temporary file;
+    only SIGKILL, which cannot be held back, may leave a temporary ``.<name>.*.tmp`` behind.
+    """
+    with _signals_deferred():
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(content)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, target)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals are delivered to the main thread only
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED_SIGNALS)
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(content)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def load_validators(file_sets: Sequence[Mapping[str, str]], language: str) -> list[backends.Validator]:

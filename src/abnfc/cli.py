@@ -2,25 +2,29 @@
 
 Exit status: 0 success; 1 an input does not match, or ``compile --check`` found stale files;
 2 a usage error, an error in the grammar, or a problem with a file the user named; 3 an internal
-error (a bug in abnfc); 130 interrupted (Ctrl-C); 141 the reader of the output went away
-(``abnfc dfa ... | head``), as for programs killed by SIGPIPE.  Errors are printed as
+error (a bug in abnfc); 130 interrupted (Ctrl-C), 143 terminated (SIGTERM), 129 hung up (SIGHUP),
+each after cleaning up; 141 the reader of the output went away (``abnfc dfa ... | head``), as for
+programs killed by SIGPIPE.  Errors are printed as
 ``file:line:col: message`` with the source line and a caret; Python tracebacks only with
 ``--debug``.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
 import shlex
+import signal
 import sys
+import threading
 
 from . import backends
 from .automata import dump
 from .build import Limits, compile_grammar, generate, load, prefix_problem, stale_files, write_files
 from .check import ENGINES, check_stream, choose_engine
-from .errors import AbnfError
+from .errors import AbnfError, summarize
 from .frontend.resolve import resolve
 from .version import __version__
 
@@ -54,6 +58,33 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help(sys.stderr)
         return EXIT_ERROR
+    with _terminate_as_interrupt():
+        return _run(args)
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM (and SIGHUP) stop the command as Ctrl-C does, so that it cleans up after itself."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    def interrupt(signum, frame):
+        raise _Terminated(signum)
+    previous = {number: signal.signal(number, interrupt) for number in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+class _Terminated(BaseException):
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.status = 128 + signum
+
+
+def _run(args) -> int:
     try:
         return args.run(args)
     except AbnfError as error:
@@ -63,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except _Terminated as terminated:
+        return terminated.status
     except BrokenPipeError:
         # The reader went away (abnfc dfa ... | head): stop quietly, as cat and grep do, and
         # keep Python from complaining again when it flushes stdout at exit.
@@ -77,8 +110,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def print_diagnostics(diagnostics) -> None:
-    for diagnostic in diagnostics:
-        print(diagnostic.format(), file=sys.stderr)
+    for text in summarize(diagnostics):
+        print(text, file=sys.stderr)
 
 
 def plural(count: int, noun: str) -> str:

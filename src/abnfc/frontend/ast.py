@@ -1,13 +1,14 @@
 """The grammar as written: frozen dataclasses with source spans; ``str()`` prints ABNF.
 
 One class per construct of RFC 5234 section 4 and RFC 7405.  Spans are excluded from equality,
-so a grammar printed with ``str()`` and parsed again compares equal to the original.
+so a grammar printed with ``str()`` and parsed again compares equal to the original.  Printing
+is iterative (:func:`to_text`), so no nesting depth can exhaust Python's recursion limit.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import Span
+from ..errors import Source, Span
 
 INFINITY = None  # the ``max`` of an unbounded repetition
 
@@ -18,7 +19,7 @@ class Alternation:
     span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
-        return " / ".join(_wrap(a, _PREC_CONCAT) for a in self.alternatives)
+        return to_text(self)
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class Concatenation:
     span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
-        return " ".join(_wrap(i, _PREC_REPEAT) for i in self.items) if self.items else '""'
+        return to_text(self)
 
 
 @dataclass(frozen=True)
@@ -38,13 +39,16 @@ class Repetition:
     span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
+        return to_text(self)
+
+    @property
+    def prefix(self) -> str:
+        """``3``, ``1*``, ``*4`` or ``2*5``."""
         if self.max is not None and self.min == self.max:
-            prefix = str(self.min)
-        else:
-            low = str(self.min) if self.min else ""
-            high = "" if self.max is None else str(self.max)
-            prefix = f"{low}*{high}"
-        return prefix + _wrap(self.element, _PREC_ATOM)
+            return str(self.min)
+        low = str(self.min) if self.min else ""
+        high = "" if self.max is None else str(self.max)
+        return f"{low}*{high}"
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,7 @@ class Group:
     span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
-        return f"( {self.element} )"
+        return to_text(self)
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,7 @@ class Option:
     span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
-        return f"[ {self.element} ]"
+        return to_text(self)
 
 
 @dataclass(frozen=True)
@@ -148,6 +152,7 @@ class Rule:
 @dataclass(frozen=True)
 class Grammar:
     rules: tuple[Rule, ...]
+    source: Source | None = field(default=None, compare=False, repr=False)  # for messages
 
     def __str__(self) -> str:
         return "".join(f"{rule}\n" for rule in self.rules)
@@ -172,18 +177,54 @@ _PREC_ALT, _PREC_CONCAT, _PREC_REPEAT, _PREC_ATOM = range(4)
 
 
 def _precedence(node: Node) -> int:
+    while True:  # a one-item alternation or concatenation binds as its item does
+        if isinstance(node, Alternation) and len(node.alternatives) == 1:
+            node = node.alternatives[0]
+        elif isinstance(node, Concatenation) and len(node.items) == 1:
+            node = node.items[0]
+        else:
+            break
     if isinstance(node, Alternation):
-        return _PREC_ALT if len(node.alternatives) > 1 else _precedence(node.alternatives[0])
+        return _PREC_ALT
     if isinstance(node, Concatenation):
-        return _PREC_CONCAT if len(node.items) > 1 else _precedence(node.items[0]) if node.items else _PREC_ATOM
+        return _PREC_CONCAT if node.items else _PREC_ATOM
     if isinstance(node, Repetition):
         return _PREC_REPEAT
     return _PREC_ATOM
 
 
-def _wrap(node: Node, needed: int) -> str:
-    """Print ``node``, parenthesised when it binds looser than its context needs."""
-    return str(node) if _precedence(node) >= needed else f"( {node} )"
+def to_text(root: Node) -> str:
+    """``root`` printed as ABNF, parenthesised where precedence needs it; post-order, no recursion."""
+    texts: dict[int, str] = {}
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, ready = stack.pop()
+        kids = children(node)
+        if kids and not ready:
+            stack.append((node, True))
+            stack.extend((kid, False) for kid in kids)
+            continue
+        texts[id(node)] = _text(node, [(kid, texts[id(kid)]) for kid in kids])
+    return texts[id(root)]
+
+
+def _text(node: Node, kids: list[tuple[Node, str]]) -> str:
+    if isinstance(node, Alternation):
+        return " / ".join(_wrap(kid, text, _PREC_CONCAT) for kid, text in kids)
+    if isinstance(node, Concatenation):
+        return " ".join(_wrap(kid, text, _PREC_REPEAT) for kid, text in kids) if kids else '""'
+    if isinstance(node, Repetition):
+        return node.prefix + _wrap(*kids[0], _PREC_ATOM)
+    if isinstance(node, Group):
+        return f"( {kids[0][1]} )"
+    if isinstance(node, Option):
+        return f"[ {kids[0][1]} ]"
+    return str(node)
+
+
+def _wrap(node: Node, text: str, needed: int) -> str:
+    """``text`` (the printed ``node``), parenthesised when it binds looser than its context needs."""
+    return text if _precedence(node) >= needed else f"( {text} )"
 
 
 def children(node: Node) -> tuple[Node, ...]:

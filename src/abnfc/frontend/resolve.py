@@ -4,14 +4,11 @@ and lower every rule the start rule reaches into the IR (:mod:`abnfc.frontend.lo
 Produces a frozen :class:`ResolvedGrammar` or raises :class:`AbnfError` listing every error at
 once.  Reachability is a breadth-first search from the start rule; rules that take part in a
 cycle of references are found with Tarjan's strongly connected components algorithm
-(:mod:`abnfc.graph`).  Rules that can never match
-(recursion with no way out) are found as the complement of the least fixed point of "can match
-some string", the generating-symbols computation for context-free grammars (Hopcroft and Ullman
-1979, section 4.4).
+(:mod:`abnfc.graph`).  Rules that can never match (recursion with no way out) are the
+complement of the generating symbols (:mod:`.productive`).
 """
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,6 +19,8 @@ from .. import graph
 from ..errors import AbnfError, Diagnostic, InvariantError, Span
 from . import ast, ir
 from .lower import lower_rule
+from .names import NameIndex
+from .productive import productive_rules
 
 MAX_TERMINAL = 0xFF  # the alphabet is bytes for now
 
@@ -81,29 +80,33 @@ def resolve(grammar: ast.Grammar, start: str | None = None) -> ResolvedGrammar:
     errors: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
     if not grammar.rules:
-        raise AbnfError.at(None, "the grammar defines no rules")
+        where = Span(grammar.source, 1, 1, 1, 1) if grammar.source else None
+        raise AbnfError.at(where, "the grammar defines no rules")
     rules = _rule_table(grammar, errors)
     start_key = (start or grammar.rules[0].name).lower()
     if start_key not in rules:
         if errors:
             raise AbnfError(errors)
         wanted = start or grammar.rules[0].name
-        raise AbnfError.at(None, f"start rule '{wanted}' is not defined" + _suggest(start_key, rules))
+        raise AbnfError.at(None, f"start rule '{wanted}' is not defined" + NameIndex(rules).suggest(start_key))
     reachable = _reachable(rules, start_key)
+    used = set(reachable)
+    names = NameIndex(rules)
     for key, rule in rules.items():
         if not rule.core:
-            _check_rule(rule, rules, key in reachable, errors, warnings)
+            _check_rule(rule, names, key in used, errors, warnings)
     for key, rule in rules.items():
-        if not rule.core and key not in reachable:
+        if not rule.core and key not in used:
             warnings.append(Diagnostic(f"rule '{rule.name}' is never used (not reachable from "
-                                       f"start rule '{rules[start_key].name}')", rule.span, "warning"))
+                                       f"start rule '{rules[start_key].name}')", rule.span, "warning",
+                                       kind="unused rule"))
     if errors:
         raise AbnfError(sorted(errors, key=_position))
     lowered = {key: lower_rule(rules[key].name, rules[key].definition) for key in reachable}
     references = {key: tuple(ir.references(lowered[key])) for key in reachable}
     recursive, cycle = _cycles(rules, references)
     if recursive:
-        warnings += _unproductive_warnings(rules, reachable)
+        warnings += _unproductive_warnings(rules, reachable, lowered)
     return ResolvedGrammar(MappingProxyType(rules), start_key, tuple(reachable), recursive, cycle,
                            tuple(sorted(warnings, key=_position)), MappingProxyType(lowered),
                            MappingProxyType(references))
@@ -123,7 +126,8 @@ def _rule_table(grammar: ast.Grammar, errors: list[Diagnostic]) -> dict[str, Rul
             if rule.incremental:
                 hint = " (a core rule must be redefined with '=' before '=/' extends it)" if rule.key in rules else ""
                 errors.append(Diagnostic(f"'=/' adds alternatives to rule '{rule.name}', but it has no "
-                                         f"earlier '=' definition{hint}", rule.name_span))
+                                         f"earlier '=' definition{hint}", rule.name_span,
+                                         kind="'=/' without '='"))
             defined[rule.key] = RuleDef(rule.name, rule.definition, rule.name_span)  # no cascade
         elif rule.incremental:
             merged = ast.Alternation(_alternatives(earlier.definition) + _alternatives(rule.definition),
@@ -132,7 +136,7 @@ def _rule_table(grammar: ast.Grammar, errors: list[Diagnostic]) -> dict[str, Rul
         else:
             where = earlier.span.location() if earlier.span else "an earlier line"
             errors.append(Diagnostic(f"rule '{rule.name}' is already defined at {where}; use '=/' "
-                                     "to add alternatives", rule.name_span))
+                                     "to add alternatives", rule.name_span, kind="rule defined twice"))
     rules.update(defined)
     return rules
 
@@ -170,24 +174,18 @@ class _ReferenceEdges(Mapping):
         return len(self.rules)
 
 
-def _suggest(key: str, rules: Mapping[str, RuleDef]) -> str:
-    close = difflib.get_close_matches(key, list(rules), n=1, cutoff=0.6)
-    if not close:
-        return ""
-    return f"; did you mean '{rules[close[0]].name}'?"
-
-
-def _check_rule(rule: RuleDef, rules, reachable: bool, errors, warnings) -> None:
+def _check_rule(rule: RuleDef, names: NameIndex, reachable: bool, errors, warnings) -> None:
+    rules = names.rules
     for node in ast.walk(rule.definition):
         if isinstance(node, ast.Concatenation):
             warnings += _adjacent_elements(node)
         if isinstance(node, ast.RuleRef) and node.key not in rules:
-            message = f"undefined rule '{node.name}'" + _suggest(node.key, rules)
+            message = f"undefined rule '{node.name}'" + names.suggest(node.key)
             if reachable:
-                errors.append(Diagnostic(message, node.span))
+                errors.append(Diagnostic(message, node.span, kind="undefined rule"))
             else:
                 warnings.append(Diagnostic(message + " (in a rule the start rule does not use)",
-                                           node.span, "warning"))
+                                           node.span, "warning", kind="undefined rule"))
         elif isinstance(node, ast.NumRange) and node.low > node.high:
             errors.append(Diagnostic(f"range {node} is empty: its low end is above its high end",
                                      node.span))
@@ -210,14 +208,25 @@ def _adjacent_elements(node: ast.Concatenation) -> list[Diagnostic]:
     for left, right in zip(node.items, node.items[1:], strict=False):
         if left.span and right.span and (left.span.end_line, left.span.end_column) == (
                 right.span.line, right.span.column):
-            found.append(Diagnostic(f"no white space between {left} and {right}: RFC 5234 needs "
-                                    "it between concatenated elements (read as a concatenation)",
-                                    right.span, "warning"))
+            found.append(Diagnostic(f"no white space between {_excerpt(left)} and {_excerpt(right)}: "
+                                    "RFC 5234 needs it between concatenated elements (read as a "
+                                    "concatenation)", right.span, "warning", kind="elements without white space"))
     return found
 
 
-def _unproductive_warnings(rules: Mapping[str, RuleDef], reachable: list[str]) -> list[Diagnostic]:
-    productive = _productive(rules, reachable)
+def _excerpt(node: ast.Node) -> str:
+    """The node's source text, shortened: printing the node itself would recurse on its nesting."""
+    span = node.span
+    if span is None or span.line != span.end_line:
+        text = type(node).__name__.lower()
+    else:
+        text = span.source.line_text(span.line)[span.column - 1: span.end_column - 1]
+    return text if len(text) <= 30 else text[:27] + "..."
+
+
+def _unproductive_warnings(rules: Mapping[str, RuleDef], reachable: list[str],
+                           lowered: Mapping[str, ir.Node]) -> list[Diagnostic]:
+    productive = productive_rules(lowered)
     warnings = []
     for key in reachable:
         if key not in productive:
@@ -228,33 +237,6 @@ def _unproductive_warnings(rules: Mapping[str, RuleDef], reachable: list[str]) -
                 f"needs {' or '.join(repr(n) for n in needed)}, and that recursion has no way out",
                 rules[key].span, "warning"))
     return warnings
-
-
-def _productive(rules: Mapping[str, RuleDef], reachable: list[str]) -> set[str]:
-    """Rules that match at least one string; reverse breadth-first order settles most in one pass."""
-    productive: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for key in reversed(reachable):
-            if key not in productive and _can_match(rules[key].definition, productive):
-                productive.add(key)
-                changed = True
-    return productive
-
-
-def _can_match(node: ast.Node, productive: set[str]) -> bool:
-    """Whether ``node`` matches some string, given the rules known to; nesting depth is bounded
-    by the parser's limit, so the recursion is too."""
-    if isinstance(node, ast.RuleRef):
-        return node.key in productive
-    if isinstance(node, ast.Alternation):
-        return any(_can_match(child, productive) for child in node.alternatives)
-    if isinstance(node, ast.Repetition) and node.min == 0:
-        return True
-    if isinstance(node, ast.Option):
-        return True
-    return all(_can_match(child, productive) for child in ast.children(node))
 
 
 def _cycles(rules: Mapping[str, RuleDef], references: Mapping[str, tuple[str, ...]]
