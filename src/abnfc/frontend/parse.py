@@ -62,7 +62,7 @@ def parse(text: str, name: str = "<grammar>") -> ast.Grammar:
         raise _syntax_error(error, body, locate) from None
     finally:
         _LOCATOR.reset(token)
-    return ast.Grammar(tuple(rule for rule in tree.children if isinstance(rule, ast.Rule)))
+    return ast.Grammar(tuple(rule for rule in tree.children if isinstance(rule, ast.Rule)), name)
 
 
 class _Locator:
