@@ -35,9 +35,14 @@ def grammar_from_text(text: str, name: str = "g.abnf", setup: Setup = PLAIN) -> 
                               imports=[ROOT / path for path in imports])
 
 
-@functools.lru_cache(maxsize=4096)
 def compile_text(text: str, start: str | None = None, limits: Limits = Limits(), setup: Setup = PLAIN) -> Compiled:
-    """Each grammar is compiled once per test run, however many tests use it."""
+    """Each grammar is compiled once per test run, however many tests use it (the arguments are
+    passed on positionally, so the cache sees one key however they were given)."""
+    return _compile_text(text, start, limits, setup)
+
+
+@functools.lru_cache(maxsize=4096)
+def _compile_text(text: str, start: str | None, limits: Limits, setup: Setup) -> Compiled:
     return abnfc.compile_grammar(grammar_from_text(text, setup=setup), start, limits)
 
 
