@@ -86,11 +86,14 @@ def _regular(case: Case) -> bool:
 def generated_offsets() -> dict[tuple[str, str, bytes], int | None]:
     """(language, case id, input) -> first error, from every backend's generated validator."""
     regular = [case for case in MATCH_CASES if _regular(case)]
+    # Cases that share a grammar (the grammar files' cases) share one validator per language.
+    grammars = list(dict.fromkeys((case.grammar, case.start, case.setup) for case in regular))
     found = {}
     for language in LANGUAGES:
-        loaded = validators([case.grammar for case in regular], language,
-                            starts=[case.start for case in regular], setups=[case.setup for case in regular])
-        for case, validator in zip(regular, loaded):
+        loaded = dict(zip(grammars, validators([g[0] for g in grammars], language, starts=[g[1] for g in grammars],
+                                               setups=[g[2] for g in grammars])))
+        for case in regular:
+            validator = loaded[case.grammar, case.start, case.setup]
             inputs = list(case.accept + case.reject)
             for data, offset in zip(inputs, backends.first_errors(validator, inputs)):
                 found[language, case.id, data] = offset

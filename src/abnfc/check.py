@@ -214,6 +214,7 @@ def check_stream(engine: Engine, stream: BinaryIO, name: str) -> Outcome:
 
 
 CONTINUATION_BYTES = ((0x80, 0xBF),)
+SCALAR_VALUES = ((0, 0xD7FF), (0xE000, 0x10FFFF))  # every code point but the surrogates
 
 
 def expected_code_points(resolved: ResolvedGrammar, expected: Expected) -> Expected:
@@ -228,7 +229,8 @@ def expected_code_points(resolved: ResolvedGrammar, expected: Expected) -> Expec
     for key in resolved.reachable:
         rule = resolved.rules[key]
         readable.setdefault(rule.name, []).extend(code_points(rule.definition))
-    found = tuple((intersect(led_by(ranges), normalize(readable.get(rule, ()))), rule) for ranges, rule in expected)
+    found = tuple((intersect(intersect(led_by(ranges), SCALAR_VALUES), normalize(readable.get(rule, ()))), rule)
+                  for ranges, rule in expected)
     if any(not ranges for ranges, _ in found) or all(ranges[-1][1] < 0x80 for ranges, _ in found):
         return ()
     return found
