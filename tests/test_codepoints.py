@@ -279,3 +279,17 @@ def test_lint_and_compile_report_the_encoding(tmp_path, capsys, monkeypatch):
     status, out, err = run_cli(capsys, "compile", "grammars/json.abnf", "--start", "string", "--lang",
                                "python", "--out", str(tmp_path), "--check")
     assert status == 0 and "up to date" in out, err
+
+
+def test_errors_only_in_unused_rules_are_warnings():
+    resolved = resolve(parse('r = "a"\nu = %x50-40 3*2"x" %x110000 <prose> undefined\n'))
+    messages = sorted(w.message for w in resolved.warnings)
+    assert [m for m in messages if "does not use" in m] == [
+        "range %x50-40 is empty: its low end is above its high end (in a rule the start rule does not use)",
+        "repetition 3*2 has a minimum above its maximum (in a rule the start rule does not use)",
+        "terminal value %x110000 is above %xFF, so it is not an octet; with --encoding utf-8 values are "
+        "Unicode code points (in a rule the start rule does not use)",
+        "undefined rule 'undefined' (in a rule the start rule does not use)",
+    ]
+    with pytest.raises(AbnfError, match="range %x50-40 is empty"):
+        resolve(parse('r = "a" u\nu = %x50-40\n'))

@@ -213,13 +213,21 @@ def _check_rule(rule: RuleDef, rules, reachable: bool, errors, warnings) -> None
                 warnings.append(Diagnostic(message + " (in a rule the start rule does not use)",
                                            node.span, "warning"))
         elif isinstance(node, ast.NumRange) and node.low > node.high:
-            errors.append(Diagnostic(f"range {node} is empty: its low end is above its high end",
-                                     node.span))
+            _report(f"range {node} is empty: its low end is above its high end", node.span,
+                    reachable, errors, warnings)
         elif isinstance(node, ast.Repetition) and node.max is not None and node.min > node.max:
-            errors.append(Diagnostic(f"repetition {node.min}*{node.max} has a minimum above its "
-                                     "maximum", node.span))
+            _report(f"repetition {node.min}*{node.max} has a minimum above its maximum", node.span,
+                    reachable, errors, warnings)
         elif isinstance(node, ast.ProseVal) and reachable:
             errors.append(Diagnostic(prose_error(rule.name, rule.definition, node), node.span))
+
+
+def _report(message: str, span: Span | None, reachable: bool, errors, warnings) -> None:
+    """An error in a rule the start rule reaches; elsewhere a warning."""
+    if reachable:
+        errors.append(Diagnostic(message, span))
+    else:
+        warnings.append(Diagnostic(f"{message} (in a rule the start rule does not use)", span, "warning"))
 
 
 def _adjacent_elements(node: ast.Concatenation) -> list[Diagnostic]:
