@@ -72,19 +72,17 @@ def is_stand_in(rule: RuleDef) -> bool:
     return isinstance(rule.definition, ast.ProseVal) and not rule.partial
 
 
-def link(scopes: Sequence[Scope], roots: Sequence[str], core_names: frozenset[str]) -> Linked:
-    """Bind every rule the main grammar (``scopes[0]``) defines or ``roots`` names; ``core_names``
-    are the keys of the core rules."""
-    return _Linker(scopes, core_names).run(roots)
+def link(scopes: Sequence[Scope], roots: Sequence[str]) -> Linked:
+    """Bind every rule the main grammar (``scopes[0]``) defines or ``roots`` names."""
+    return _Linker(scopes).run(roots)
 
 
 class _Linker:
-    def __init__(self, scopes: Sequence[Scope], core_names: frozenset[str]):
+    def __init__(self, scopes: Sequence[Scope]):
         self.scopes = scopes
         self.main = scopes[MAIN]
         self.keys: dict[Instance, str] = {}
         self.taken: set[str] = set(self.main.table)  # core rules and the grammar's rules
-        self.core_names = core_names
         self.bound: dict[tuple[int, str], Instance | None] = {}
         self.rules: dict[str, RuleDef] = {}
         self.queue: deque[Instance] = deque()
@@ -123,9 +121,9 @@ class _Linker:
             if extended is not None and extended.partial and self._replacement(MAIN, key) == (scope, key):
                 return MAIN, key  # the grammar extends this very rule with '=/'
             return scope, key
-        if key in self.main.table and (self.main.table[key].core or self._redefines_core(key)):
-            return (CORE if self.main.table[key].core else MAIN), key
-        if self.main.own(key) is not None:
+        if key in self.main.table and self.main.table[key].core:
+            return CORE, key
+        if self.main.own(key) is not None:  # the grammar's rules, core rules it redefines included
             return MAIN, key
         found = self._replacement(scope, key)
         if found is not None:
@@ -134,9 +132,6 @@ class _Linker:
             if where >= MAIN and key in self.scopes[where].table:
                 return where, key  # a stand-in nothing replaces: its prose is reported if reached
         return None
-
-    def _redefines_core(self, key: str) -> bool:
-        return key in self.core_names and self.main.own(key) is not None
 
     def _replacement(self, scope: int, key: str) -> Instance | None:
         """A definition from the core rules or the imports, for a name ``scope`` lacks."""

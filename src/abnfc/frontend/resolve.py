@@ -96,7 +96,7 @@ def resolve(grammar: ast.Grammar, start: str | None = None, *, imports: Sequence
     if not grammar.rules:
         raise AbnfError.at(None, "the grammar defines no rules")
     scopes = [Scope(g.name, _rule_table(g, errors)) for g in (grammar, *imports)]
-    linked = link(scopes, [start] if start else [], frozenset(r.key for r in core_grammar().rules))
+    linked = link(scopes, [start] if start else [])
     rules, notes = linked.rules, [*linked.notes]
     errors += linked.errors
     start_key = (start or grammar.rules[0].name).lower()
