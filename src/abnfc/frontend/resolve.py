@@ -107,13 +107,13 @@ def resolve(grammar: ast.Grammar, start: str | None = None, *, imports: Sequence
         raise AbnfError.at(None, f"start rule '{wanted}' is not defined" + _suggest(start_key, rules))
     reachable = _reachable(rules, start_key)
     choice = choose(encoding, {k: r.definition for k, r in rules.items()}, reachable,
-                             {k: r.name for k, r in rules.items()})
+                    {k: r.name for k, r in rules.items()})
     notes += [choice.note] if choice.note else []
     for key, rule in rules.items():
         if not rule.core and (rule.source is None or key in reachable):
             _check_rule(rule, rules, key in reachable, errors, warnings)
             check_terminals(rule.name, rule.definition, choice.encoding, key in reachable,
-                                     errors, warnings, notes)
+                            errors, warnings, notes)
     for key, rule in rules.items():
         if not rule.core and rule.source is None and key not in reachable:
             warnings.append(Diagnostic(f"rule '{rule.name}' is never used (not reachable from "
