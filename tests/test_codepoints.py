@@ -88,7 +88,7 @@ def test_ranges_between_and_around_edges_are_exact():
 
 def test_small_random_ranges_are_exact():
     rng = random.Random(3987)
-    for low, high in random_ranges(rng, 400, 3000):
+    for low, high in random_ranges(rng, 200, 3000):
         assert_exact(low, high)
 
 
@@ -105,6 +105,7 @@ def test_the_ranges_of_rfc_3987_are_exact():
         assert_exact(low, high)
 
 
+@pytest.mark.slow
 def test_lead_bytes_give_the_code_points_they_start():
     started: dict[int, list[int]] = {}  # lead byte -> [first, last] code point it starts
     for code in range(MAX_CODE_POINT + 1):
@@ -114,6 +115,12 @@ def test_lead_bytes_give_the_code_points_they_start():
                    (0xC0, 0xC1), (0xF5, 0xFF), (0x00, 0xFF)]:
         expected = normalize((a, b) for lead, (a, b) in started.items() if lo <= lead <= hi)
         assert led_by(((lo, hi),)) == expected, (lo, hi)
+
+
+def test_lead_bytes_examples_and_range_helpers():
+    assert led_by(((0x41, 0x41), (0xC3, 0xC3), (0xED, 0xED), (0x80, 0xBF), (0xF5, 0xFF))) == (
+        (0x41, 0x41), (0xC0, 0xFF), (0xD000, 0xDFFF))
+    assert led_by(((0xF4, 0xFF),)) == ((0x100000, MAX_CODE_POINT),)
     assert intersect(((0, 10), (20, 30)), ((5, 25),)) == ((5, 10), (20, 25))
     assert format_code_points(((0x20, 0x7E), (0x1F600, 0x1F600))) == "U+0020-007E / U+1F600"
 
