@@ -5,6 +5,7 @@
     utf8 = abnfc.load_validator(grammar, lang="c")           # python, c or js
     utf8.is_valid(b"\\xc3\\xa4"), utf8.first_error(b"\\xc0\\x80"), utf8.Validator()
     abnfc.recognize("grammars/email.abnf", b"a@b.c")          # the interpreter: any grammar
+    iri = abnfc.load_grammar("grammars/iri.abnf", imports=["grammars/uri.abnf"])  # rules from uri.abnf
 
 Wherever a grammar is expected, a path (``str`` or :class:`os.PathLike`) to an ``.abnf`` file
 or a :class:`Grammar` from :func:`load_grammar` will do.  Errors in the grammar raise
