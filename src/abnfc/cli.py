@@ -22,10 +22,20 @@ import threading
 
 from . import backends
 from .automata import dump
-from .build import Limits, compile_grammar, generate, load, prefix_problem, stale_files, write_files
+from .build import (
+    Grammar,
+    Limits,
+    compile_grammar,
+    generate,
+    load,
+    prefix_problem,
+    resolve_grammar,
+    stale_files,
+    write_files,
+)
 from .check import ENGINES, check_stream, choose_engine
-from .errors import AbnfError, summarize
-from .frontend.resolve import resolve
+from .errors import AbnfError, Diagnostic, summarize
+from .frontend.encoding import ENCODINGS, UTF8
 from .version import __version__
 
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
@@ -161,12 +171,17 @@ def _option_dest(language: str, name: str) -> str:
     return f"{language}_{name}".replace("-", "_")
 
 
+def load_grammar(args) -> Grammar:
+    """The grammar named on the command line, with its --import files and --encoding."""
+    return load(args.grammar, args.imports, args.encoding)
+
+
 def run_compile(args) -> int:
-    grammar = load(args.grammar)
+    grammar = load_grammar(args)
     compiled = compile_grammar(grammar, args.start, limits(args))
     print_diagnostics(compiled.resolved.warnings)
-    files = generate(grammar, compiled, args.lang, args.prefix, _regenerate_command(args, grammar.path),
-                     options=_backend_options(args))
+    command = _regenerate_command(args, grammar, compiled.resolved.encoding)
+    files = generate(grammar, compiled, args.lang, args.prefix, command, options=_backend_options(args))
     if args.check:
         stale = stale_files(files, args.out)
         for name in stale:
@@ -182,8 +197,12 @@ def run_compile(args) -> int:
     return EXIT_OK
 
 
-def _regenerate_command(args, grammar_path: str) -> str:
-    words = ["abnfc", "compile", grammar_path]
+def _regenerate_command(args, grammar: Grammar, encoding: str) -> str:
+    words = ["abnfc", "compile", grammar.path]
+    for imported in grammar.imports:
+        words += ["--import", imported.path]
+    if args.encoding or encoding == UTF8:  # the choice, even when made from the grammar
+        words += ["--encoding", encoding]
     if args.start:
         words += ["--start", args.start]
     if args.prefix:
@@ -204,7 +223,7 @@ def run_check(args) -> int:
         print("abnfc check: no input files, and standard input is a terminal; give files, or "
               "'-' to read standard input (run 'abnfc check --help')", file=sys.stderr)
         return EXIT_ERROR
-    engine = choose_engine(load(args.grammar), args.start, args.engine, limits(args))
+    engine = choose_engine(load_grammar(args), args.start, args.engine, limits(args))
     status = EXIT_OK
     for name in names:
         try:
@@ -227,7 +246,7 @@ def run_check(args) -> int:
 
 
 def run_dfa(args) -> int:
-    compiled = compile_grammar(load(args.grammar), args.start, limits(args))
+    compiled = compile_grammar(load_grammar(args), args.start, limits(args))
     automaton = compiled.minimal if args.minimal else compiled.dfa
     if args.format == "json":
         fields = dump.to_json(automaton).items()
@@ -238,14 +257,26 @@ def run_dfa(args) -> int:
 
 
 def run_lint(args) -> int:
-    grammar = load(args.grammar)
-    resolved = resolve(grammar.ast, args.start)
+    grammar = load_grammar(args)
+    resolved = resolve_grammar(grammar, args.start)
     print_diagnostics(resolved.warnings)
+    print_diagnostics(resolved.notes + _import_notes(resolved.supplied))
     kind = "regular: compiles to a DFA" if resolved.is_regular else \
         f"recursive ({resolved.cycle}): needs the interpreter"
-    print(f"{grammar.path}: {plural(len(grammar.ast.rules), 'rule')}, start rule {resolved.start_name}, "
+    imported = f" (and {len(resolved.supplied)} imported)" if resolved.supplied else ""
+    print(f"{grammar.path}: {plural(len(grammar.ast.rules), 'rule')}{imported}, start rule "
+          f"{resolved.start_name}, encoding {resolved.encoding}, "
           f"{plural(len(resolved.warnings), 'warning')}; {kind}")
     return EXIT_OK
+
+
+def _import_notes(supplied: tuple[tuple[str, str], ...]) -> tuple[Diagnostic, ...]:
+    """One note per imported file, naming the rules it supplied."""
+    by_file: dict[str, list[str]] = {}
+    for rule, source in supplied:
+        by_file.setdefault(source, []).append(rule)
+    return tuple(Diagnostic(f"rules taken from {source}: {', '.join(rules)}", None, "note")
+                 for source, rules in by_file.items())
 
 
 def add_limits(sub: argparse.ArgumentParser) -> None:
@@ -274,6 +305,12 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--start", metavar="RULE", help="start rule (default: the first rule)")
         sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                          help="show Python tracebacks on errors")
+        sub.add_argument("--import", dest="imports", action="append", default=[], metavar="FILE",
+                         help="a grammar that supplies rules GRAMMAR uses but does not define "
+                              "(repeatable; searched in order)")
+        sub.add_argument("--encoding", choices=ENCODINGS, help="what terminal values mean: octets "
+                         "(bytes) or utf-8 (Unicode code points, matched as their UTF-8 encoding); "
+                         "default: utf-8 when a value the start rule reaches is above %%xFF")
         return sub
 
     sub = command("compile", run_compile, "generate validators from a grammar", EXAMPLES["compile"])
