@@ -8,7 +8,7 @@ from abnfc.build import resolve_grammar
 from abnfc.cli import main
 from abnfc.errors import AbnfError
 
-from conftest import DATA
+from conftest import DATA, ROOT
 
 RFC_DATA = DATA / "rfc-abnf"
 
@@ -172,3 +172,15 @@ def test_every_command_takes_imports(capsys, monkeypatch, tmp_path):
     assert "abnfc compile main.abnf --import words.abnf --import more.abnf --encoding utf-8" in text
     status, out, err = run(capsys, "lint", "main.abnf", "--import", "no/such.abnf")
     assert status == 2 and "cannot read grammar file no/such.abnf" in err
+
+
+def test_the_cross_checking_tools_take_imports_too(capsys):
+    """vectors, crosscheck and diff load their grammars with --import and --encoding as the
+    other commands do."""
+    from abnfc.cli import main
+
+    iri, uri = str(ROOT / "grammars" / "iri.abnf"), str(ROOT / "grammars" / "uri.abnf")
+    assert main(["vectors", iri, "--import", uri]) == 0
+    assert "\t1\t" in capsys.readouterr().out
+    assert main(["diff", uri, iri, "--import", uri]) == 1
+    assert "only in B" in capsys.readouterr().out
