@@ -174,6 +174,7 @@ def test_every_command_takes_imports(capsys, monkeypatch, tmp_path):
     assert status == 2 and "cannot read grammar file no/such.abnf" in err
 
 
+@pytest.mark.slow
 def test_the_cross_checking_tools_take_imports_too(capsys):
     """vectors, crosscheck and diff load their grammars with --import and --encoding as the
     other commands do."""
