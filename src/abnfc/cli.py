@@ -56,6 +56,13 @@ EXAMPLES = {
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # before the command started (building the parser imports backends)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str] | None) -> int:
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
     # argparse stops filling a nargs="*" positional at the first option, so input files given
