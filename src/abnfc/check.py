@@ -22,7 +22,7 @@ from .build import Compiled, Grammar, Limits, compile_grammar, generate, load_va
 from .charset import Ranges, format_abnf, normalize
 from .errors import AbnfError, LimitError
 from .frontend.resolve import ResolvedGrammar, resolve
-from .interpret import Recognizer
+from .interpret import DEFAULT_MAX_WORK, Recognizer
 
 CHUNK_SIZE = 1 << 20
 CONTEXT = 8  # bytes shown on each side of an error
@@ -129,11 +129,12 @@ class _DfaSession:
 class InterpreterEngine:
     name = "interpreter"
 
-    def __init__(self, resolved: ResolvedGrammar):
+    def __init__(self, resolved: ResolvedGrammar, max_work: int = DEFAULT_MAX_WORK):
         self.resolved = resolved
+        self.max_work = max_work  # the interpreter's work limit (--max-work)
 
     def session(self) -> Session:
-        return _InterpreterSession(Recognizer(self.resolved))
+        return _InterpreterSession(Recognizer(self.resolved, max_work=self.max_work))
 
 
 class _InterpreterSession:
@@ -151,16 +152,16 @@ class _InterpreterSession:
 def choose_engine(grammar: Grammar, start: str | None, engine: str, limits: Limits) -> Engine:
     """``auto``: the DFA when the grammar is regular and fits the limits, else the interpreter."""
     if engine == "interpreter":
-        return InterpreterEngine(resolve(grammar.ast, start))
+        return InterpreterEngine(resolve(grammar.ast, start), limits.max_work)
     if engine == "dfa":
         return DfaEngine(grammar, compile_grammar(grammar, start, limits))
     resolved = resolve(grammar.ast, start)
     if not resolved.is_regular:
-        return InterpreterEngine(resolved)
+        return InterpreterEngine(resolved, limits.max_work)
     try:
         return DfaEngine(grammar, compile_grammar(grammar, start, limits))
     except LimitError:
-        return InterpreterEngine(resolved)
+        return InterpreterEngine(resolved, limits.max_work)
 
 
 def check_stream(engine: Engine, stream: BinaryIO, name: str) -> Outcome:

@@ -22,6 +22,7 @@ from .build import Limits, compile_grammar, generate, load, prefix_problem, stal
 from .check import ENGINES, check_stream, choose_engine
 from .errors import AbnfError
 from .frontend.resolve import resolve
+from .interpret import WorkLimitError
 from .version import __version__
 
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
@@ -186,6 +187,10 @@ def run_check(args) -> int:
             print(f"abnfc: cannot read {name}: {error.strerror}", file=sys.stderr)
             status = EXIT_ERROR
             continue
+        except WorkLimitError as error:  # this input is too much for the grammar; go on with the next
+            print(f"{'<stdin>' if name == '-' else name}: {error.diagnostics[0].format()}", file=sys.stderr)
+            status = EXIT_ERROR
+            continue
         if not outcome.matched:
             status = max(status, EXIT_MISMATCH)
         if not (outcome.matched and args.quiet):
@@ -208,11 +213,24 @@ def run_lint(args) -> int:
     grammar = load(args.grammar)
     resolved = resolve(grammar.ast, args.start)
     print_diagnostics(resolved.warnings)
-    kind = "regular: compiles to a DFA" if resolved.is_regular else \
-        f"recursive ({resolved.cycle}): needs the interpreter"
     print(f"{grammar.path}: {plural(len(grammar.ast.rules), 'rule')}, start rule {resolved.start_name}, "
-          f"{plural(len(resolved.warnings), 'warning')}; {kind}")
+          f"{plural(len(resolved.warnings), 'warning')}; {_recursion_kind(resolved)}")
     return EXIT_OK
+
+
+def _recursion_kind(resolved) -> str:
+    """``regular: ...``, ``recursive, right-linear (list -> list), so regular: ...`` or
+    ``recursive, self-embedding (comment -> ccontent -> comment; ...): needs the interpreter``."""
+    if resolved.embedding is not None:
+        embedding = resolved.embedding
+        return f"recursive, self-embedding ({embedding.path}; {embedding.explain()}): needs the interpreter"
+    if not resolved.components:
+        return "regular: compiles to a DFA"
+    kinds: dict[str, list[str]] = {}
+    for component in resolved.components:
+        kinds.setdefault(component.kind, []).append(component.path)
+    shown = " and ".join(f"{kind} ({', '.join(paths)})" for kind, paths in sorted(kinds.items(), reverse=True))
+    return f"recursive, {shown}, so regular: compiles to a DFA"
 
 
 def add_limits(sub: argparse.ArgumentParser) -> None:
@@ -221,7 +239,8 @@ def add_limits(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--max-dfa-states", type=positive, default=Limits.max_dfa_states, metavar="N",
                      help="DFA size limit before minimization (default %(default)s)")
     sub.add_argument("--max-work", type=positive, default=Limits.max_work, metavar="N",
-                     help="subset construction budget in NFA states (default %(default)s)")
+                     help="the work any engine may do (default %(default)s): NFA states the subset "
+                     "construction touches, or the interpreter's steps beyond 100 a byte")
 
 
 def _parser() -> argparse.ArgumentParser:

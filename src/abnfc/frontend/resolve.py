@@ -4,7 +4,8 @@ and lower every rule the start rule reaches into the IR (:mod:`abnfc.frontend.lo
 Produces a frozen :class:`ResolvedGrammar` or raises :class:`AbnfError` listing every error at
 once.  Reachability is a breadth-first search from the start rule; rules that take part in a
 cycle of references are found with Tarjan's strongly connected components algorithm
-(:mod:`abnfc.graph`).  Rules that can never match
+(:mod:`abnfc.graph`), and :mod:`abnfc.frontend.recursion` says whether each such set is right-
+or left-linear (the grammar stays regular) or self-embedding.  Rules that can never match
 (recursion with no way out) are found as the complement of the least fixed point of "can match
 some string", the generating-symbols computation for context-free grammars (Hopcroft and Ullman
 1979, section 4.4).
@@ -20,7 +21,7 @@ from types import MappingProxyType
 
 from .. import graph
 from ..errors import AbnfError, Diagnostic, InvariantError, Span
-from . import ast, ir
+from . import ast, ir, recursion
 from .lower import lower_rule
 
 MAX_TERMINAL = 0xFF  # the alphabet is bytes for now
@@ -55,6 +56,8 @@ class ResolvedGrammar:
     warnings: tuple[Diagnostic, ...]
     ir: Mapping[str, ir.Node]  # each reachable rule, lowered
     graph: Mapping[str, tuple[str, ...]]  # each reachable rule -> the rules it refers to
+    components: tuple[recursion.Component, ...] = ()  # sets of mutually recursive rules, deepest first
+    embedding: recursion.Embedding | None = None  # why the grammar is not regular (self-embedding)
 
     def rule(self, key: str) -> RuleDef:
         return self.rules[key]
@@ -65,7 +68,9 @@ class ResolvedGrammar:
 
     @property
     def is_regular(self) -> bool:
-        return self.cycle is None
+        """Whether it compiles to a DFA: no recursion, or only right- or left-linear recursion
+        (:mod:`abnfc.frontend.recursion`)."""
+        return self.embedding is None
 
 
 @lru_cache(maxsize=1)
@@ -102,11 +107,15 @@ def resolve(grammar: ast.Grammar, start: str | None = None) -> ResolvedGrammar:
     lowered = {key: lower_rule(rules[key].name, rules[key].definition) for key in reachable}
     references = {key: tuple(ir.references(lowered[key])) for key in reachable}
     recursive, cycle = _cycles(rules, references)
+    components: tuple[recursion.Component, ...] = ()
+    embedding: recursion.Embedding | None = None
     if recursive:
         warnings += _unproductive_warnings(rules, reachable)
+        components, embedding = recursion.classify(lowered, references, reachable,
+                                                   {key: rules[key].name for key in reachable})
     return ResolvedGrammar(MappingProxyType(rules), start_key, tuple(reachable), recursive, cycle,
                            tuple(sorted(warnings, key=_position)), MappingProxyType(lowered),
-                           MappingProxyType(references))
+                           MappingProxyType(references), components, embedding)
 
 
 def _position(diagnostic: Diagnostic):

@@ -10,6 +10,6 @@ resolved grammar's IR with algorithms of its own and shares no code with :mod:`a
     gss.py         the graph-structured stack for recursive rules
     recognizer.py  the recogniser and its verdicts
 """
-from .recognizer import Expectation, Recognizer, Verdict, recognize
+from .recognizer import DEFAULT_MAX_WORK, Expectation, Recognizer, Verdict, WorkLimitError, recognize
 
-__all__ = ["Expectation", "Recognizer", "Verdict", "recognize"]
+__all__ = ["DEFAULT_MAX_WORK", "Expectation", "Recognizer", "Verdict", "WorkLimitError", "recognize"]

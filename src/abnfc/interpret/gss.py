@@ -11,6 +11,15 @@ empty match is taken by the caller's closure at once (:mod:`.closure`), so a nod
 where it was created: every edge of a node exists before its first pop, and the replaying of
 pops that GLL needs for nullable rules is unnecessary.  Nodes are only created for the current
 position, so the node table and pop records are dropped as the input advances.
+
+Tail calls skip the stack (:func:`skip_tail_calls`): an edge whose continuation completes the
+caller's body and does nothing else says only "when this node pops, its caller pops too", so it
+is replaced by the caller's own edges.  This is Leo's optimization of Earley parsing on the GSS
+(Leo 1991, "A general context-free parsing algorithm running in linear time on every LR(k)
+grammar without using lookahead", TCS 82(1)): a chain of tail calls, as right recursion through
+the GSS builds (``r = "(" r ")" r / ""`` on ``()()()...``), pops in one step instead of one
+step per link, and the skipped callers become garbage.  (A derivation tree would need what was
+skipped: record the replaced edges there.)
 """
 from __future__ import annotations
 
@@ -20,50 +29,148 @@ ROOT_RULE = -1  # the rule number of the root node, which stands for the start r
 
 
 class GssNode:
-    """A call of recursive rule ``rule`` at input position ``pos``; ``edges`` holds
-    (return continuation, caller's node) pairs."""
+    """A call of recursive rule ``rule`` at input position ``pos``; ``edges`` maps each return
+    continuation to the callers' nodes that continue with it."""
 
-    __slots__ = ("edges", "pos", "rule")
+    __slots__ = ("edges", "pos", "returns", "rule")
 
     def __init__(self, rule: int, pos: int):
         self.rule = rule
         self.pos = pos
-        self.edges: set[tuple[int, GssNode]] = set()
+        self.edges: dict[int, set[GssNode]] = {}
+        self.returns = 0  # see returns(): set once the node's edges are final
 
     @property
     def is_root(self) -> bool:
         return self.rule == ROOT_RULE
 
+    def add_edge(self, cont: int, caller: GssNode) -> None:
+        callers = self.edges.get(cont)
+        if callers is None:
+            self.edges[cont] = {caller}
+        else:
+            callers.add(caller)
+
 
 Config = dict[GssNode, int]  # one local state per live group
+ANY_CLASS = -1  # a bit set holding every byte class
 
 
-def settle(cache: Cache, pending: list[tuple[GssNode, int]]) -> tuple[list[tuple[GssNode, int]], bool]:
-    """Pop the groups that completed, transitively; return the live (group, state) pairs and
-    whether the root completed."""
-    done, live = cache.done, cache.live
-    if len(pending) == 1 and not done[pending[0][1]]:  # the common case: nothing to pop
-        return pending if live[pending[0][1]] else [], False
-    seen: set[tuple[GssNode, int]] = set()
-    popped: set[GssNode] = set()
-    fresh = []
-    accepted = False
-    while pending:
-        item = pending.pop()
-        if item in seen:
+def returns(cache: Cache, node: GssNode) -> int:
+    """The byte classes that what follows ``node``'s completion could read, as a bit set:
+    a group whose body completes need not pop before a byte outside these
+    (:class:`~.recognizer.RecursiveRun`).  Every class when a caller would complete in turn
+    (a chain of pops, left uncomputed).  Edges are final once the node's position is over."""
+    reads = 0
+    for cont, callers in node.edges.items():
+        state = cache.finish(cont)
+        reads |= cache.reads[state]
+        if cache.done[state] and any(caller.rule != ROOT_RULE for caller in callers):
+            return ANY_CLASS
+    return reads
+
+
+def finish_calls(cache: Cache, nodes) -> int:
+    """Once every call of a position is made: skip the new ``nodes``' tail calls and record
+    what their completion could read (:func:`returns`); returns the work done."""
+    work = skip_tail_calls(cache, nodes)
+    done, reads = cache.done, cache.reads
+    for node in nodes:
+        if len(node.edges) == 1:  # the common case, a single caller, without the general loop
+            [(cont, callers)] = node.edges.items()
+            if len(callers) == 1:
+                state = cache.finish(cont)
+                node.returns = ANY_CLASS if done[state] and next(iter(callers)).rule != ROOT_RULE else reads[state]
+                continue
+        node.returns = returns(cache, node)
+    return work
+
+
+def skip_tail_calls(cache: Cache, nodes) -> int:
+    """Replace the tail calls of the new ``nodes`` by their callers' edges; returns the work
+    done (callers skipped and edges copied).
+
+    A node whose only caller made a tail call -- Leo's "deterministic reduction path" -- shares
+    that caller's edges, an O(1) step.  With several callers the node gets the union of their
+    edges and of its other ones, computed once here instead of at every position where the node
+    pops; highly ambiguous grammars (``r = r r / "a"``), whose callers share most of their
+    edges, gain most.  Every edge of the position exists by now, so the edges taken are final;
+    a caller made at this position may not have had its own tail calls skipped yet, which only
+    leaves one more link to pop through.  Edge sets are replaced, never changed, so sharing
+    them is safe.
+    """
+    work = 0
+    done_only, finish = cache.done_only, cache.finish
+    for node in nodes:
+        edges = node.edges
+        if len(edges) == 1:  # the common case, a single caller, without building lists
+            [(cont, callers)] = edges.items()
+            if len(callers) == 1:
+                [caller] = callers
+                if caller.rule != ROOT_RULE and caller is not node and finish(cont) == done_only:
+                    node.edges = caller.edges
+                    work += 1
+                continue
+        tails = [cont for cont in edges if finish(cont) == done_only]
+        skipped = {caller for cont in tails for caller in edges[cont]
+                   if caller.rule != ROOT_RULE and caller is not node}
+        if not skipped:
             continue
-        seen.add(item)
-        node, sid = item
-        if done[sid]:
-            if node.is_root:
+        merged = {cont: callers - skipped if cont in tails else set(callers) for cont, callers in edges.items()}
+        for caller in skipped:
+            for cont, callers in caller.edges.items():
+                merged.setdefault(cont, set()).update(callers)
+                work += len(callers)
+        node.edges = {cont: callers for cont, callers in merged.items() if callers}
+        work += len(skipped)
+    return work
+
+
+def settle(cache: Cache, pending: list[tuple[GssNode, int]]) -> tuple[list[tuple[GssNode, int]], bool, int]:
+    """Pop the groups that completed, transitively; return the live (group, state) pairs,
+    whether the root completed, and the number of edges followed.
+
+    The work list holds a state and the groups it arrives at, so that the callers of a popped
+    node, which highly ambiguous grammars share between many nodes, are merged as sets.
+    """
+    done, live = cache.done, cache.live
+    if len(pending) == 1:
+        node, sid = pending[0]
+        if not done[sid]:  # the common case: nothing to pop
+            return (pending if live[sid] else []), False, 0
+        if node.rule != ROOT_RULE and len(node.edges) == 1:  # the next most common: one caller
+            [(cont, callers)] = node.edges.items()
+            target = cache.finish(cont)
+            if len(callers) == 1 and not done[target]:
+                fresh = pending if live[sid] else []
+                return ([*fresh, (next(iter(callers)), target)] if live[target] else fresh), False, 1
+    finish, finished = cache.finish, cache.finish_memo  # the memo read inline: the hot loop
+    arrived: dict[int, set[GssNode]] = {}  # state -> the groups it arrived at
+    popped: set[GssNode] = set()
+    accepted = False
+    followed = 0
+    work: list[tuple[int, set[GssNode]]] = [(sid, {node}) for node, sid in pending]
+    while work:
+        sid, nodes = work.pop()
+        groups = arrived.get(sid)
+        if groups is None:
+            groups = arrived[sid] = set()
+        new = nodes - groups
+        if not new or not done[sid]:
+            groups |= new
+            continue
+        groups |= new
+        for node in new:
+            if node.rule == ROOT_RULE:
                 accepted = True
             elif node not in popped:
                 popped.add(node)
-                for cont, parent in node.edges:
-                    pending.append((parent, cache.finish(cont)))
-        if live[sid]:
-            fresh.append(item)
-    return fresh, accepted
+                for cont, callers in node.edges.items():
+                    known = finished.get(cont)
+                    work.append((finish(cont) if known is None else known, callers))
+                    followed += len(callers)
+    fresh = [(node, sid) for sid, groups in arrived.items() if live[sid] for node in groups]
+    return fresh, accepted, followed
 
 
 def group(cache: Cache, fresh: list[tuple[GssNode, int]]) -> Config:
@@ -82,8 +189,9 @@ def reachable_nodes(config: Config) -> list[GssNode]:
     found = {id(node): node for node in config}
     stack = list(found.values())
     while stack:
-        for _, parent in stack.pop().edges:
-            if id(parent) not in found:
-                found[id(parent)] = parent
-                stack.append(parent)
+        for callers in stack.pop().edges.values():
+            for parent in callers:
+                if id(parent) not in found:
+                    found[id(parent)] = parent
+                    stack.append(parent)
     return list(found.values())
