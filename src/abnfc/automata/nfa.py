@@ -11,11 +11,13 @@ through rule references, so chains of thousands of rules cannot overflow the sta
 
 Recursion that keeps the language regular (right- or left-linear sets of rules, classified by
 :mod:`abnfc.frontend.recursion`) is built as one block per set and entry rule, holding every rule
-of the set once (Mohri and Nederhof 2001, section 3).  In a right-linear set a reference to a
-rule of the set is a tail call: it becomes a jump to that rule's start, and every rule's end leads
-to the block's exit.  A left-linear set is the mirror image: the block's start leads to every
-rule's start, a reference at the start of a rule is resumed from the end of the rule it names,
-and the entry rule's end is the exit.
+of the set once, as in the construction of Mohri and Nederhof (2001) for strongly regular
+grammars.  In a right-linear set a reference to a rule of the set is a tail call: it becomes a
+jump to that rule's start, and every rule's end leads to the block's exit.  A left-linear set is
+the mirror image: the block's start leads to every rule's start, a reference at the start of a
+rule is resumed from the end of the rule it names, and the entry rule's end is the exit.
+Recursion with no way out leaves states from which the accepting state cannot be reached; their
+transitions are cut (the automaton is *trimmed*).
 
 Provenance: the state before each byte transition records the terminal's
 :class:`~abnfc.frontend.ir.Origin` -- the rule, the index of the top-level alternative and of
@@ -191,8 +193,38 @@ def _expand(blocks: dict[str, tuple[_Builder, _Fragment]], start: str, max_state
         callee = instantiate(key)
         result.epsilon[entry].append(callee.start)
         result.epsilon[callee.accept].append(entry + 1)
+    _trim(result, top.accept)
     return Nfa(top.start, top.accept, tuple(map(tuple, result.epsilon)),
                tuple(map(tuple, result.edges)), tuple(result.origins))
+
+
+def _trim(builder: _Builder, accept: int) -> None:
+    """Cut the transitions of states from which the accepting state cannot be reached.
+
+    Only recursion can make such states (``s = "x" s`` has no way out), and the interpreter
+    never enters what cannot match; cutting them here keeps every subset of the DFA to the
+    grammar positions some match can go on from, so both engines stop at the same byte and
+    expect the same ones.
+    """
+    incoming: list[list[int]] = [[] for _ in builder.epsilon]
+    for state, targets in enumerate(builder.epsilon):
+        for target in targets:
+            incoming[target].append(state)
+    for state, edges in enumerate(builder.edges):
+        for _, target in edges:
+            incoming[target].append(state)
+    alive = {accept}
+    stack = [accept]
+    while stack:
+        for source in incoming[stack.pop()]:
+            if source not in alive:
+                alive.add(source)
+                stack.append(source)
+    if len(alive) == len(builder.epsilon):
+        return
+    for state in range(len(builder.epsilon)):
+        if state not in alive:
+            builder.epsilon[state], builder.edges[state], builder.origins[state] = [], [], None
 
 
 class _RuleBuilder:

@@ -50,77 +50,15 @@ Memory
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from ..charset import Ranges, format_abnf
-from ..errors import Diagnostic, LimitError
 from ..frontend.resolve import ResolvedGrammar
 from .cache import Cache, Shared, shared_for
 from .gss import ROOT_RULE, Config, GssNode, finish_calls, group, reachable_nodes, settle
-from .nodes import DEAD, UNKNOWN, Leaf, PendingCall, Thread
+from .nodes import DEAD, UNKNOWN, PendingCall, Thread
+from .reports import DEFAULT_MAX_WORK, WORK_PER_BYTE, Expectation, Verdict, WorkLimitError, expectations
 
 __all__ = ["DEFAULT_MAX_WORK", "Expectation", "Recognizer", "Verdict", "WorkLimitError", "recognize"]
 
-DEFAULT_MAX_WORK = 20_000_000  # steps on the stack beyond WORK_PER_BYTE; see "Work limit" above
-WORK_PER_BYTE = 100  # steps allowed for each byte read, on top of max_work
 CHECK_EVERY = 32  # a recursive run checks the size of its memo tables every so many advances
-
-
-class WorkLimitError(LimitError):
-    """The recogniser took more than ``limit`` steps beyond :data:`WORK_PER_BYTE` per byte read;
-    ``offset`` is the byte it had reached."""
-
-    def __init__(self, offset: int, steps: int, limit: int):
-        self.offset, self.steps, self.limit = offset, steps, limit
-        super().__init__(Diagnostic(
-            f"the interpreter gave up at offset {offset} after {steps} steps, more than the work "
-            f"limit of {limit} plus {WORK_PER_BYTE} a byte: the grammar is too ambiguous for this "
-            "input (such grammars take up to cubic time); raise the limit with --max-work if this "
-            "is intended"))
-
-
-@dataclass(frozen=True, order=True)
-class Expectation:
-    """Bytes some parse could have consumed, and the rule whose body holds that terminal."""
-
-    ranges: Ranges
-    rule: str
-
-    def __str__(self) -> str:
-        return f"{format_abnf(self.ranges)} ({self.rule})"
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Whether the input matched; if not, where and why not.
-
-    ``offset`` is None when matched; otherwise the offset of the first byte no parse could
-    consume, or the input length when the input ended while parses were incomplete
-    (``end_of_input`` is then True).  ``expected`` lists what some parse could have consumed at
-    ``offset``.
-    """
-
-    matched: bool
-    offset: int | None
-    expected: tuple[Expectation, ...] = ()
-    end_of_input: bool = False
-
-    def describe(self) -> str:
-        if self.matched:
-            return "matched"
-        wanted = _join_or([str(e) for e in self.expected])
-        if not self.end_of_input:
-            return f"offset {self.offset}: expected {wanted or 'end of input'}"
-        ending = f"offset {self.offset}: unexpected end of input"
-        return f"{ending}; expected {wanted}" if wanted else ending
-
-
-def _join_or(words: list[str]) -> str:
-    """``a``, ``a or b``, ``a, b or c``."""
-    if len(words) < 2:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " or " + words[-1]
-
 
 class Recognizer:
     """Feed input in chunks; ask for a :class:`Verdict` at any time."""
@@ -215,7 +153,7 @@ class _Run:
         """The leaves of every thread in ``sids`` (and those pending calls could start with)."""
         key, memo = frozenset(sids), self.cache.expected_memo
         if key not in memo:
-            memo[key] = _expectations(self.cache, key)
+            memo[key] = expectations(self.cache, key)
         return memo[key]
 
     def compact(self) -> None:
@@ -419,30 +357,3 @@ class RecursiveRun(_Run):
         self.config = {node: moved[sid] for node, sid in self.config.items()}
 
 
-def _expectations(cache: Cache, sids) -> tuple[Expectation, ...]:
-    program = cache.program
-    masks: dict[str, int] = {}
-    for sid in sids:
-        for item in cache.states[sid]:
-            if isinstance(item, Thread):
-                leaves: tuple[int, ...] = (item.leaf,)
-            elif isinstance(item, PendingCall):
-                leaves = program.call_first[item.rule]
-            else:
-                continue
-            for index in leaves:
-                leaf = program.typed(index, Leaf)
-                masks[leaf.rule] = masks.get(leaf.rule, 0) | leaf.mask
-    return tuple(sorted(Expectation(_ranges(mask), rule) for rule, mask in masks.items()))
-
-
-def _ranges(mask: int) -> Ranges:
-    """The runs of set bits in ``mask``, lowest first."""
-    ranges = []
-    while mask:
-        low = (mask & -mask).bit_length() - 1
-        run = mask >> low
-        length = (run ^ (run + 1)).bit_length() - 1  # trailing ones
-        ranges.append((low, low + length - 1))
-        mask &= ~(((1 << length) - 1) << low)
-    return tuple(ranges)
