@@ -23,6 +23,8 @@ skipped: record the replaced edges there.)
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from .cache import Cache
 
 ROOT_RULE = -1  # the rule number of the root node, which stands for the start rule's group
@@ -30,15 +32,19 @@ ROOT_RULE = -1  # the rule number of the root node, which stands for the start r
 
 class GssNode:
     """A call of recursive rule ``rule`` at input position ``pos``; ``edges`` maps each return
-    continuation to the callers' nodes that continue with it."""
+    continuation to the callers' nodes that continue with it: the node itself when there is one
+    (most calls have a single caller, and a set costs four times the memory), else a set."""
 
-    __slots__ = ("edges", "pos", "returns", "rule")
+    __slots__ = ("edges", "pos", "returns", "rule", "steps")
 
     def __init__(self, rule: int, pos: int):
         self.rule = rule
         self.pos = pos
-        self.edges: dict[int, set[GssNode]] = {}
+        self.edges: dict[int, Callers] = {}
         self.returns = 0  # see returns(): set once the node's edges are final
+        # For a node that returns only to itself or the root (left recursion), the steps of its
+        # group alone, memoised: (state, byte class) -> (state, work).  None for other nodes.
+        self.steps: dict[tuple[int, int], tuple[int, int]] | None = None
 
     @property
     def is_root(self) -> bool:
@@ -47,13 +53,25 @@ class GssNode:
     def add_edge(self, cont: int, caller: GssNode) -> None:
         callers = self.edges.get(cont)
         if callers is None:
-            self.edges[cont] = {caller}
+            self.edges[cont] = caller
+        elif isinstance(callers, GssNode):
+            if callers is not caller:
+                self.edges[cont] = {callers, caller}
         else:
             callers.add(caller)
 
 
+Callers = GssNode | set[GssNode]
 Config = dict[GssNode, int]  # one local state per live group
 ANY_CLASS = -1  # a bit set holding every byte class
+
+
+def each(callers: Callers) -> Iterable[GssNode]:
+    return (callers,) if isinstance(callers, GssNode) else callers
+
+
+def count(callers: Callers) -> int:
+    return 1 if isinstance(callers, GssNode) else len(callers)
 
 
 def returns(cache: Cache, node: GssNode) -> int:
@@ -65,7 +83,7 @@ def returns(cache: Cache, node: GssNode) -> int:
     for cont, callers in node.edges.items():
         state = cache.finish(cont)
         reads |= cache.reads[state]
-        if cache.done[state] and any(caller.rule != ROOT_RULE for caller in callers):
+        if cache.done[state] and any(caller.rule != ROOT_RULE for caller in each(callers)):
             return ANY_CLASS
     return reads
 
@@ -78,11 +96,14 @@ def finish_calls(cache: Cache, nodes) -> int:
     for node in nodes:
         if len(node.edges) == 1:  # the common case, a single caller, without the general loop
             [(cont, callers)] = node.edges.items()
-            if len(callers) == 1:
+            if isinstance(callers, GssNode):
                 state = cache.finish(cont)
-                node.returns = ANY_CLASS if done[state] and next(iter(callers)).rule != ROOT_RULE else reads[state]
+                node.returns = ANY_CLASS if done[state] and callers.rule != ROOT_RULE else reads[state]
                 continue
         node.returns = returns(cache, node)
+        if all(caller is node or caller.rule == ROOT_RULE
+               for callers in node.edges.values() for caller in each(callers)):
+            node.steps = {}
     return work
 
 
@@ -96,32 +117,33 @@ def skip_tail_calls(cache: Cache, nodes) -> int:
     pops; highly ambiguous grammars (``r = r r / "a"``), whose callers share most of their
     edges, gain most.  Every edge of the position exists by now, so the edges taken are final;
     a caller made at this position may not have had its own tail calls skipped yet, which only
-    leaves one more link to pop through.  Edge sets are replaced, never changed, so sharing
-    them is safe.
+    leaves one more link to pop through.  Edges are replaced, never changed once final, so
+    sharing them is safe.
     """
     work = 0
     done_only, finish = cache.done_only, cache.finish
     for node in nodes:
         edges = node.edges
-        if len(edges) == 1:  # the common case, a single caller, without building lists
+        if len(edges) == 1:  # the common case, a single caller, without building sets
             [(cont, callers)] = edges.items()
-            if len(callers) == 1:
-                [caller] = callers
-                if caller.rule != ROOT_RULE and caller is not node and finish(cont) == done_only:
-                    node.edges = caller.edges
+            if isinstance(callers, GssNode):
+                if callers.rule != ROOT_RULE and callers is not node and finish(cont) == done_only:
+                    node.edges = callers.edges
                     work += 1
                 continue
-        tails = [cont for cont in edges if finish(cont) == done_only]
-        skipped = {caller for cont in tails for caller in edges[cont]
+        tails = {cont for cont in edges if finish(cont) == done_only}
+        skipped = {caller for cont in tails for caller in each(edges[cont])
                    if caller.rule != ROOT_RULE and caller is not node}
         if not skipped:
             continue
-        merged = {cont: callers - skipped if cont in tails else set(callers) for cont, callers in edges.items()}
+        merged = {cont: set(each(callers)) - skipped if cont in tails else set(each(callers))
+                  for cont, callers in edges.items()}
         for caller in skipped:
             for cont, callers in caller.edges.items():
-                merged.setdefault(cont, set()).update(callers)
-                work += len(callers)
-        node.edges = {cont: callers for cont, callers in merged.items() if callers}
+                merged.setdefault(cont, set()).update(each(callers))
+                work += count(callers)
+        node.edges = {cont: next(iter(callers)) if len(callers) == 1 else callers
+                      for cont, callers in merged.items() if callers}
         work += len(skipped)
     return work
 
@@ -141,25 +163,32 @@ def settle(cache: Cache, pending: list[tuple[GssNode, int]]) -> tuple[list[tuple
         if node.rule != ROOT_RULE and len(node.edges) == 1:  # the next most common: one caller
             [(cont, callers)] = node.edges.items()
             target = cache.finish(cont)
-            if len(callers) == 1 and not done[target]:
+            if isinstance(callers, GssNode) and not done[target]:
                 fresh = pending if live[sid] else []
-                return ([*fresh, (next(iter(callers)), target)] if live[target] else fresh), False, 1
+                return ([*fresh, (callers, target)] if live[target] else fresh), False, 1
     finish, finished = cache.finish, cache.finish_memo  # the memo read inline: the hot loop
     arrived: dict[int, set[GssNode]] = {}  # state -> the groups it arrived at
     popped: set[GssNode] = set()
     accepted = False
     followed = 0
-    work: list[tuple[int, set[GssNode]]] = [(sid, {node}) for node, sid in pending]
+    work: list[tuple[int, Callers]] = [(sid, node) for node, sid in pending]
     while work:
         sid, nodes = work.pop()
         groups = arrived.get(sid)
         if groups is None:
             groups = arrived[sid] = set()
-        new = nodes - groups
-        if not new or not done[sid]:
+        if isinstance(nodes, GssNode):
+            if nodes in groups:
+                continue
+            groups.add(nodes)
+            new: Iterable[GssNode] = (nodes,)
+        else:
+            new = nodes - groups
+            if not new:
+                continue
             groups |= new
+        if not done[sid]:
             continue
-        groups |= new
         for node in new:
             if node.rule == ROOT_RULE:
                 accepted = True
@@ -168,7 +197,7 @@ def settle(cache: Cache, pending: list[tuple[GssNode, int]]) -> tuple[list[tuple
                 for cont, callers in node.edges.items():
                     known = finished.get(cont)
                     work.append((finish(cont) if known is None else known, callers))
-                    followed += len(callers)
+                    followed += count(callers)
     fresh = [(node, sid) for sid, groups in arrived.items() if live[sid] for node in groups]
     return fresh, accepted, followed
 
@@ -190,7 +219,7 @@ def reachable_nodes(config: Config) -> list[GssNode]:
     stack = list(found.values())
     while stack:
         for callers in stack.pop().edges.values():
-            for parent in callers:
+            for parent in each(callers):
                 if id(parent) not in found:
                     found[id(parent)] = parent
                     stack.append(parent)

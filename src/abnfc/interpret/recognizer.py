@@ -169,6 +169,8 @@ class _Run:
                  for sid in sids}
         renamed: dict[int, dict] = {}  # edges shared by skipped tail calls stay shared
         for node in nodes:
+            if node.steps is not None:
+                node.steps = {}  # keyed by the old state numbers
             edges = renamed.get(id(node.edges))
             if edges is None:
                 edges = renamed[id(node.edges)] = {moved_conts[cont]: callers for cont, callers in node.edges.items()}
@@ -270,19 +272,28 @@ class RecursiveRun(_Run):
         [(node, sid)] = self.config.items()
         cache = self.cache
         table, done, call_starts = cache.table, cache.done, cache.call_starts
-        after = node.returns
+        after, memo, work = node.returns, node.steps, 0
         end = index
         for byte_class in view[index:]:
             if call_starts[sid] >> byte_class & 1 or (done[sid] and after >> byte_class & 1):
-                break
-            following = table[sid][byte_class]
-            if following <= 0:
-                break
-            sid = following
+                known = memo.get((sid, byte_class)) if memo is not None else None
+                if known is None:
+                    break
+                sid, steps = known  # a step of a node returning only to itself, as advance took it
+                work += steps
+            else:
+                following = table[sid][byte_class]
+                if following <= 0:
+                    break
+                sid = following
             end += 1
         if end > index:
             self.config = {node: sid}
             self.pos += end - index
+            if work:
+                self.work += work
+                if self.work > self.max_work + WORK_PER_BYTE * self.pos:
+                    self.give_up()
         return end
 
     def advance(self, byte_class: int) -> bool:
@@ -291,6 +302,7 @@ class RecursiveRun(_Run):
         cache = self.cache
         table, call_starts, done = cache.table, cache.call_starts, cache.done
         work = list(self.config.items())
+        lone = work[0] if len(work) == 1 and work[0][0].steps is not None else None
         followed = 0
         for node, sid in work:
             if done[sid] and node.returns >> byte_class & 1:
@@ -313,7 +325,8 @@ class RecursiveRun(_Run):
                     callee.add_edge(call.cont, node)
         if called:
             followed += finish_calls(cache, called.values())
-        self.work += len(work) + followed
+        steps = len(work) + followed
+        self.work += steps
         if self.work > self.max_work + WORK_PER_BYTE * self.pos:
             self.give_up()
         if not stepped:
@@ -321,6 +334,8 @@ class RecursiveRun(_Run):
             self.die(self.pos, [sid for _, sid in fresh])
             return False
         self.config = {stepped[0][0]: stepped[0][1]} if len(stepped) == 1 else group(cache, stepped)
+        if lone is not None and not called and len(self.config) == 1 and lone[0] in self.config:
+            lone[0].steps[lone[1], byte_class] = (self.config[lone[0]], steps)  # type: ignore[index]
         self.pos += 1
         return True
 
