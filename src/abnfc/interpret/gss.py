@@ -91,20 +91,33 @@ def returns(cache: Cache, node: GssNode) -> int:
 def finish_calls(cache: Cache, nodes) -> int:
     """Once every call of a position is made: skip the new ``nodes``' tail calls and record
     what their completion could read (:func:`returns`); returns the work done."""
-    work = skip_tail_calls(cache, nodes)
     done, reads = cache.done, cache.reads
-    for node in nodes:
-        if len(node.edges) == 1:  # the common case, a single caller, without the general loop
-            [(cont, callers)] = node.edges.items()
-            if isinstance(callers, GssNode):
+    if len(nodes) == 1:  # the common case: one call, from one older caller, without the loops below
+        [node] = nodes
+        if len(node.edges) == 1:
+            [(cont, caller)] = node.edges.items()
+            if isinstance(caller, GssNode) and caller is not node:
                 state = cache.finish(cont)
-                node.returns = ANY_CLASS if done[state] and callers.rule != ROOT_RULE else reads[state]
-                continue
+                if caller.rule == ROOT_RULE:
+                    node.returns, node.steps = reads[state], {}
+                    return 0
+                if state == cache.done_only:  # a tail call: see skip_tail_calls
+                    node.edges, node.returns = caller.edges, caller.returns
+                    _mark_closed(node)
+                    return 1
+                node.returns = ANY_CLASS if done[state] else reads[state]
+                return 0
+    work = skip_tail_calls(cache, nodes)
+    for node in nodes:
         node.returns = returns(cache, node)
-        if all(caller is node or caller.rule == ROOT_RULE
-               for callers in node.edges.values() for caller in each(callers)):
-            node.steps = {}
+        _mark_closed(node)
     return work
+
+
+def _mark_closed(node: GssNode) -> None:
+    """A node that returns only to itself or to the root gets a memo of its lone steps."""
+    if all(caller is node or caller.rule == ROOT_RULE for callers in node.edges.values() for caller in each(callers)):
+        node.steps = {}
 
 
 def skip_tail_calls(cache: Cache, nodes) -> int:

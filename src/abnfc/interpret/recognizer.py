@@ -106,6 +106,7 @@ class _Run:
         self.limit = limit
         self.max_work = max_work
         self.work = 0
+        self.budget = max_work  # the work allowed before the limit is checked again
         self.pos = 0
         self.dead: Verdict | None = None
         self.gave_up: WorkLimitError | None = None
@@ -118,9 +119,13 @@ class _Run:
         data = chunk if isinstance(chunk, (bytes, bytearray)) else bytes(chunk)
         return self.consume(data.translate(self.program.class_of))
 
-    def give_up(self) -> None:
-        self.gave_up = WorkLimitError(self.pos, self.work, self.max_work)
-        raise self.gave_up
+    def check_budget(self) -> None:
+        """Raise WorkLimitError if the work passed the limit for the bytes read so far; else
+        raise the budget to that limit (it grows with every byte read)."""
+        self.budget = self.max_work + WORK_PER_BYTE * self.pos
+        if self.work > self.budget:
+            self.gave_up = WorkLimitError(self.pos, self.work, self.max_work)
+            raise self.gave_up
 
     def verdict(self) -> Verdict:
         if self.gave_up is not None:
@@ -292,8 +297,8 @@ class RecursiveRun(_Run):
             self.pos += end - index
             if work:
                 self.work += work
-                if self.work > self.max_work + WORK_PER_BYTE * self.pos:
-                    self.give_up()
+                if self.work > self.budget:
+                    self.check_budget()
         return end
 
     def advance(self, byte_class: int) -> bool:
@@ -302,12 +307,21 @@ class RecursiveRun(_Run):
         cache = self.cache
         table, call_starts, done = cache.table, cache.call_starts, cache.done
         work = list(self.config.items())
-        lone = work[0] if len(work) == 1 and work[0][0].steps is not None else None
+        lone = None
         followed = 0
-        for node, sid in work:
+        if len(work) == 1:  # the common case, without the loops of due_pops
+            node, sid = work[0]
+            if node.steps is not None:
+                lone = work[0]
             if done[sid] and node.returns >> byte_class & 1:
-                work, followed = self.due_pops(byte_class)
-                break
+                work, _, followed = settle(cache, work)
+                if len(work) > 2 or (len(work) == 2 and work[0][0] is work[1][0]):  # a group twice
+                    work = list(group(cache, work).items())
+        else:
+            for node, sid in work:
+                if done[sid] and node.returns >> byte_class & 1:
+                    work, followed = self.due_pops(byte_class, work)
+                    break
         called: dict[int, GssNode] = {}  # the GSS nodes of this position, by rule
         stepped = []
         for node, sid in work:  # grows while iterating: the calls this byte starts
@@ -321,14 +335,16 @@ class RecursiveRun(_Run):
                     callee = called.get(call.rule)
                     if callee is None:
                         callee = called[call.rule] = GssNode(call.rule, self.pos)
+                        callee.edges[call.cont] = node
                         work.append((callee, cache.call(call.rule)))
-                    callee.add_edge(call.cont, node)
+                    else:
+                        callee.add_edge(call.cont, node)
         if called:
             followed += finish_calls(cache, called.values())
         steps = len(work) + followed
         self.work += steps
-        if self.work > self.max_work + WORK_PER_BYTE * self.pos:
-            self.give_up()
+        if self.work > self.budget:
+            self.check_budget()
         if not stepped:
             fresh, _, _ = self.settled()
             self.die(self.pos, [sid for _, sid in fresh])
@@ -339,17 +355,18 @@ class RecursiveRun(_Run):
         self.pos += 1
         return True
 
-    def due_pops(self, byte_class: int) -> tuple[list[tuple[GssNode, int]], int]:
-        """The groups to step by this byte: the configuration, and what popping the groups
-        whose completion could read the byte yields; and the edges followed."""
+    def due_pops(self, byte_class: int, groups: list[tuple[GssNode, int]]) -> tuple[list[tuple[GssNode, int]], int]:
+        """The groups to step by this byte: ``groups`` (the configuration), with the groups
+        whose completion could read the byte popped; and the edges followed."""
         cache, done = self.cache, self.cache.done
-        due = [(node, sid) for node, sid in self.config.items() if done[sid] and node.returns >> byte_class & 1]
+        due = [(node, sid) for node, sid in groups if done[sid] and node.returns >> byte_class & 1]
         fresh, _, followed = settle(cache, due)
-        if len(due) == len(self.config):
-            return list(group(cache, fresh).items()), followed
-        popped = {node for node, _ in due}
-        waiting = [(node, sid) for node, sid in self.config.items() if node not in popped]
-        return list(group(cache, waiting + fresh).items()), followed
+        if len(due) < len(groups):
+            popped = {node for node, _ in due}
+            fresh = [(node, sid) for node, sid in groups if node not in popped] + fresh
+        if len(fresh) > 2 or (len(fresh) == 2 and fresh[0][0] is fresh[1][0]):  # merge each group's
+            fresh = list(group(cache, fresh).items())  # states (two for a node that called itself)
+        return fresh, followed
 
     def settled(self) -> tuple[list[tuple[GssNode, int]], bool, int]:
         """The configuration with every pop made: its live groups, whether the root completed,
