@@ -78,9 +78,10 @@ def load_validator(grammar: GrammarLike, lang: str = "python", *, start: str | N
     return load_validators([files], lang)[0]
 
 
-def recognize(grammar: GrammarLike, data, start: str | None = None) -> Verdict:
-    """Match all of ``data`` against the grammar with the interpreter (any grammar)."""
-    return _recognize(resolve_grammar(_grammar(grammar), start), data)
+def recognize(grammar: GrammarLike, data, start: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Verdict:
+    """Match all of ``data`` against the grammar with the interpreter (any grammar).  Raises a
+    LimitError once it takes more than ``limits.max_work`` steps beyond 100 a byte."""
+    return _recognize(resolve_grammar(_grammar(grammar), start), data, max_work=limits.max_work)
 
 
 __all__ = [

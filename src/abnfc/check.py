@@ -28,7 +28,7 @@ from .errors import AbnfError, LimitError, printable
 from .frontend.encoding import UTF8, code_points
 from .frontend.resolve import ResolvedGrammar
 from .frontend.utf8ranges import format_code_points, intersect, led_by
-from .interpret import Recognizer
+from .interpret import DEFAULT_MAX_WORK, Recognizer
 
 CHUNK_SIZE = 1 << 20
 CONTEXT = 8  # bytes shown on each side of an error
@@ -156,11 +156,12 @@ class _DfaSession:
 class InterpreterEngine:
     name = "interpreter"
 
-    def __init__(self, resolved: ResolvedGrammar):
+    def __init__(self, resolved: ResolvedGrammar, max_work: int = DEFAULT_MAX_WORK):
         self.resolved = resolved
+        self.max_work = max_work  # the interpreter's work limit (--max-work)
 
     def session(self) -> Session:
-        return _InterpreterSession(Recognizer(self.resolved))
+        return _InterpreterSession(Recognizer(self.resolved, max_work=self.max_work))
 
 
 class _InterpreterSession:
@@ -178,16 +179,16 @@ class _InterpreterSession:
 def choose_engine(grammar: Grammar, start: str | None, engine: str, limits: Limits) -> Engine:
     """``auto``: the DFA when the grammar is regular and fits the limits, else the interpreter."""
     if engine == "interpreter":
-        return InterpreterEngine(resolve_grammar(grammar, start))
+        return InterpreterEngine(resolve_grammar(grammar, start), limits.max_work)
     if engine == "dfa":
         return DfaEngine(grammar, compile_grammar(grammar, start, limits))
     resolved = resolve_grammar(grammar, start)
     if not resolved.is_regular:
-        return InterpreterEngine(resolved)
+        return InterpreterEngine(resolved, limits.max_work)
     try:
         return DfaEngine(grammar, compile_grammar(grammar, start, limits))
     except LimitError:
-        return InterpreterEngine(resolved)
+        return InterpreterEngine(resolved, limits.max_work)
 
 
 def check_stream(engine: Engine, stream: BinaryIO, name: str) -> Outcome:

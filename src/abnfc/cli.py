@@ -36,6 +36,7 @@ from .build import (
 from .check import ENGINES, check_stream, choose_engine
 from .errors import AbnfError, Diagnostic, summarize
 from .frontend.encoding import ENCODINGS, UTF8
+from .interpret import WorkLimitError
 from .version import __version__
 
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
@@ -245,6 +246,10 @@ def run_check(args) -> int:
             print(f"abnfc: cannot read {name}: {error.strerror}", file=sys.stderr)
             status = EXIT_ERROR
             continue
+        except WorkLimitError as error:  # this input is too much for the grammar; go on with the next
+            print(f"{'<stdin>' if name == '-' else name}: {error.diagnostics[0].format()}", file=sys.stderr)
+            status = EXIT_ERROR
+            continue
         if not outcome.matched:
             status = max(status, EXIT_MISMATCH)
         if not (outcome.matched and args.quiet):
@@ -268,12 +273,10 @@ def run_lint(args) -> int:
     resolved = resolve_grammar(grammar, args.start)
     print_diagnostics(resolved.warnings)
     print_diagnostics(resolved.notes + _import_notes(resolved.supplied))
-    kind = "regular: compiles to a DFA" if resolved.is_regular else \
-        f"recursive ({resolved.cycle}): needs the interpreter"
     imported = f" (and {len(resolved.supplied)} imported)" if resolved.supplied else ""
     print(f"{grammar.path}: {plural(len(grammar.ast.rules), 'rule')}{imported}, start rule "
           f"{resolved.start_name}, encoding {resolved.encoding}, "
-          f"{plural(len(resolved.warnings), 'warning')}; {kind}")
+          f"{plural(len(resolved.warnings), 'warning')}; {_recursion_kind(resolved)}")
     return EXIT_OK
 
 
@@ -286,13 +289,29 @@ def _import_notes(supplied: tuple[tuple[str, str], ...]) -> tuple[Diagnostic, ..
                  for source, rules in by_file.items())
 
 
+def _recursion_kind(resolved) -> str:
+    """``regular: ...``, ``recursive, right-linear (list -> list), so regular: ...`` or
+    ``recursive, self-embedding (comment -> ccontent -> comment; ...): needs the interpreter``."""
+    if resolved.embedding is not None:
+        embedding = resolved.embedding
+        return f"recursive, self-embedding ({embedding.path}; {embedding.explain()}): needs the interpreter"
+    if not resolved.components:
+        return "regular: compiles to a DFA"
+    kinds: dict[str, list[str]] = {}
+    for component in resolved.components:
+        kinds.setdefault(component.kind, []).append(component.path)
+    shown = " and ".join(f"{kind} ({', '.join(paths)})" for kind, paths in sorted(kinds.items(), reverse=True))
+    return f"recursive, {shown}, so regular: compiles to a DFA"
+
+
 def add_limits(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--max-nfa-states", type=positive, default=Limits.max_nfa_states, metavar="N",
                      help="NFA size limit (default %(default)s)")
     sub.add_argument("--max-dfa-states", type=positive, default=Limits.max_dfa_states, metavar="N",
                      help="DFA size limit before minimization (default %(default)s)")
     sub.add_argument("--max-work", type=positive, default=Limits.max_work, metavar="N",
-                     help="subset construction budget in NFA states (default %(default)s)")
+                     help="the work any engine may do (default %(default)s): NFA states the subset "
+                     "construction touches, or the interpreter's steps beyond 100 a byte")
 
 
 def _parser() -> argparse.ArgumentParser:

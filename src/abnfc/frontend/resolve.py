@@ -4,8 +4,9 @@ and lower every rule the start rule reaches into the IR (:mod:`abnfc.frontend.lo
 Produces a frozen :class:`ResolvedGrammar` or raises :class:`AbnfError` listing every error at
 once.  Reachability is a breadth-first search from the start rule; rules that take part in a
 cycle of references are found with Tarjan's strongly connected components algorithm
-(:mod:`abnfc.graph`).  Rules that can never match (recursion with no way out) are the
-complement of the generating symbols (:mod:`.productive`).
+(:mod:`abnfc.graph`), and :mod:`abnfc.frontend.recursion` says whether each such set is right-
+or left-linear (the grammar stays regular) or self-embedding.  Rules that can never match
+(recursion with no way out) are the complement of the generating symbols (:mod:`.productive`).
 
 Rules taken from imported grammars and prose values that name rules are bound first
 (:mod:`abnfc.frontend.imports`); what terminal values mean (octets or code points) is decided
@@ -21,7 +22,7 @@ from types import MappingProxyType
 
 from .. import graph
 from ..errors import AbnfError, Diagnostic, InvariantError, Span
-from . import ast, ir
+from . import ast, ir, recursion
 from .encoding import OCTETS, check_terminals, choose
 from .imports import Scope, link, prose_error
 from .lower import lower_rule
@@ -63,6 +64,8 @@ class ResolvedGrammar:
     encoding: str = OCTETS  # what terminal values mean: octets or utf-8 code points
     notes: tuple[Diagnostic, ...] = ()  # for lint: the encoding chosen, imports, prose bound
     supplied: tuple[tuple[str, str], ...] = ()  # (rule, file) for each rule taken from an import
+    components: tuple[recursion.Component, ...] = ()  # sets of mutually recursive rules, deepest first
+    embedding: recursion.Embedding | None = None  # why the grammar is not regular (self-embedding)
 
     def rule(self, key: str) -> RuleDef:
         return self.rules[key]
@@ -73,7 +76,9 @@ class ResolvedGrammar:
 
     @property
     def is_regular(self) -> bool:
-        return self.cycle is None
+        """Whether it compiles to a DFA: no recursion, or only right- or left-linear recursion
+        (:mod:`abnfc.frontend.recursion`)."""
+        return self.embedding is None
 
 
 @lru_cache(maxsize=1)
@@ -126,12 +131,16 @@ def resolve(grammar: ast.Grammar, start: str | None = None, *, imports: Sequence
     lowered = {key: lower_rule(rules[key].name, rules[key].definition, choice.encoding) for key in reachable}
     references = {key: tuple(ir.references(lowered[key])) for key in reachable}
     recursive, cycle = _cycles(rules, references)
+    components: tuple[recursion.Component, ...] = ()
+    embedding: recursion.Embedding | None = None
     if recursive:
         warnings += _unproductive_warnings(rules, reachable, lowered)
+        components, embedding = recursion.classify(lowered, references, reachable,
+                                                   {key: rules[key].name for key in reachable})
     return ResolvedGrammar(MappingProxyType(rules), start_key, tuple(reachable), recursive, cycle,
                            tuple(sorted(warnings, key=_position)), MappingProxyType(lowered),
                            MappingProxyType(references), choice.encoding,
-                           tuple(sorted(notes, key=_position)), linked.supplied)
+                           tuple(sorted(notes, key=_position)), linked.supplied, components, embedding)
 
 
 def _position(diagnostic: Diagnostic):
