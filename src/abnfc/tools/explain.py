@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..automata.dfa import Dfa
 from ..build import Compiled, compile_grammar, load, resolve_grammar
@@ -160,26 +160,27 @@ def explain(grammar_path: str, resolved: ResolvedGrammar, name: str, data: bytes
     if compiled is None:
         return explanation
     steps, final = automaton_steps(compiled, data)
-    return Explanation(**{**explanation.__dict__, "steps": steps, "final_state": final})
+    return replace(explanation, steps=steps, final_state=final)
 
 
 def _derive(grammar_path: str, resolved: ResolvedGrammar, name: str, data: bytes, outcome: Outcome,
             max_work: int) -> Explanation:
-    common = {"grammar": grammar_path, "start": resolved.start_name, "name": name, "data": data,
-              "outcome": outcome}
+    def explanation(tree: Derivation | None, **more) -> Explanation:
+        return Explanation(grammar_path, resolved.start_name, name, data, outcome, tree, **more)
+
     if outcome.offset is None:
         search = Search(resolved, data, max_work)
         tree = search.tree()
         _agrees(tree is not None)
-        return Explanation(**common, tree=tree, ambiguity=_ambiguity(search, tree))
+        return explanation(tree, ambiguity=_ambiguity(search, tree))
     search = Search(resolved, data[: outcome.offset], max_work)
     tree = search.open_tree()
     if tree is None:  # the prefix is complete, and nothing can follow it
         tree = search.tree()
         _agrees(tree is not None)
-        return Explanation(**common, tree=tree)
+        return explanation(tree)
     expected = tuple(Expected(t.origin, _after(t.origin, tree)) for t in search.expected())
-    return Explanation(**common, tree=tree, expected=tuple(sorted(expected, key=_position)))
+    return explanation(tree, expected=tuple(sorted(expected, key=_position)))
 
 
 def _agrees(found: bool) -> None:

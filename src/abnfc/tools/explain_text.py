@@ -181,7 +181,11 @@ def step_text(step: Step) -> str:
     head = _("offset {offset}: byte 0x{byte:02X}{char}, class {cls}, state {before} -> {after}").format(
         offset=step.offset, byte=step.byte, char=shown, cls=step.byte_class, before=step.before, after=step.after)
     if step.read_by:
-        return head + _(": read by {positions}").format(positions="; ".join(o.describe() for o in step.read_by))
+        return head + _(": read by {positions}").format(positions=_positions(step.read_by))
     if step.expected:
-        return head + _(" (dead): expected {positions}").format(positions="; ".join(o.describe() for o in step.expected))
+        return head + _(" (dead): expected {positions}").format(positions=_positions(step.expected))
     return head + _(" (dead): the input could only end here")
+
+
+def _positions(origins: tuple[Origin, ...]) -> str:
+    return "; ".join(origin.describe() for origin in origins)
