@@ -75,7 +75,8 @@ class Expected:
     """A grammar position that could have read the next byte."""
 
     origin: Origin
-    after: Origin | None  # the position that read the byte before, when in the same alternative
+    after: Origin | None  # the position that read the byte before, when it comes just before
+    alternatives: int = 1  # how many alternatives the rule has
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,10 @@ def _derive(grammar_path: str, resolved: ResolvedGrammar, name: str, data: bytes
         tree = search.tree()
         _agrees(tree is not None)
         return explanation(tree)
-    expected = tuple(Expected(t.origin, _after(t.origin, tree)) for t in search.expected())
+    counts = {rule.name: len(search.alternatives(key)) for key, rule in resolved.rules.items()
+              if key in resolved.ir}
+    expected = tuple(Expected(t.origin, _after(t.origin, tree), counts.get(t.origin.rule, 1))
+                     for t in search.expected())
     return explanation(tree, expected=tuple(sorted(expected, key=_position)))
 
 
@@ -201,12 +205,15 @@ def _ambiguity(search: Search, tree: Derivation | None) -> Ambiguity | None:
 
 
 def _after(origin: Origin, tree: Derivation) -> Origin | None:
-    """The position that read the last byte of the tree, if it is in ``origin``'s alternative."""
+    """The position that read the last byte of the tree, if it is the element just before
+    ``origin`` in the same alternative."""
     leaves = [node for node in tree.walk() if isinstance(node, Leaf)]
     if not leaves:
         return None
     last = max(leaves, key=lambda leaf: leaf.offset).origin
-    return last if (last.rule, last.alternative) == (origin.rule, origin.alternative) else None
+    if (last.rule, last.alternative) != (origin.rule, origin.alternative):
+        return None
+    return last if last.element == origin.element - 1 else None
 
 
 def _position(expected: Expected):

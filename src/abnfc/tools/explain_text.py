@@ -49,7 +49,7 @@ def tree_lines(tree: Derivation, data: bytes, leaves: bool = False) -> list[str]
         node, depth = stack.pop()
         indent = "  " * depth
         if isinstance(node, Leaf):
-            lines.append(f"{indent}{element_text(node.origin)}  {_span(node.offset, node.offset + 1)}  "
+            lines.append(f"{indent}{leaf_text(node.origin)}  {_span(node.offset, node.offset + 1)}  "
                          f"{show_bytes(data[node.offset: node.offset + 1])}")
             continue
         lines.append(indent + node_text(node, data))
@@ -107,6 +107,13 @@ def element_text(origin: Origin) -> str:
     return format_abnf(origin.reads)
 
 
+def leaf_text(origin: Origin) -> str:
+    """``%xED at 10:15``: the terminal and where the grammar writes it."""
+    span = origin.span
+    where = _(" at {line}:{column}").format(line=span.line, column=span.column) if span else ""
+    return element_text(origin) + where
+
+
 def _elide(lines: list[str], max_nodes: int) -> list[str]:
     if not max_nodes or len(lines) <= max_nodes:
         return lines
@@ -153,6 +160,8 @@ def expectation_text(expected: Expected) -> str:
     """``UTF8-3 (alternative 3) expects %x80-9F after %xED``."""
     origin = expected.origin
     after = _(" after {element}").format(element=element_text(expected.after)) if expected.after else ""
+    if expected.alternatives == 1:
+        return _("{rule} expects {bytes}{after}").format(rule=origin.rule, bytes=format_abnf(origin.reads), after=after)
     return _("{rule} (alternative {number}) expects {bytes}{after}").format(
         rule=origin.rule, number=origin.alternative + 1, bytes=format_abnf(origin.reads), after=after)
 
