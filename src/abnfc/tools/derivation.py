@@ -98,6 +98,7 @@ class Search:
         self._nexts: Fixpoint[frozenset[ir.Terminal]] = Fixpoint(self._compute_nexts, NOTHING, self.meter)
         self._nodes: dict[int, ir.Node] = {}
         self._alternatives: dict[str, tuple[ir.Node, ...]] = {}
+        self._masks: dict[int, int] = {}  # terminal -> bit set of the bytes it reads
         self.ambiguity: tuple[tuple[str, int, int], Choice] | None = None
 
     # -- the questions -----------------------------------------------------------------------
@@ -128,8 +129,12 @@ class Search:
         return id(node)
 
     def _reads(self, node: ir.Terminal, i: int) -> bool:
-        byte = self.data[i]
-        return any(lo <= byte <= hi for lo, hi in node.ranges)
+        mask = self._masks.get(id(node))
+        if mask is None:
+            mask = sum((1 << (hi + 1)) - (1 << lo) for lo, hi in node.ranges)
+            self._masks[id(node)] = mask
+            self._nodes[id(node)] = node  # kept alive while its id is a key
+        return bool(mask >> self.data[i] & 1)
 
     def body(self, node: ir.Ref) -> ir.Node:
         return self.grammar.ir[node.key]

@@ -15,6 +15,7 @@ from .explain import Expected, Explanation, Step, _
 
 MAX_SHOWN_BYTES = 32  # bytes shown on a tree line before the rest is left out
 MAX_POSITIONS = 10  # grammar positions quoted for a rejected byte
+MAX_INDENT = 40  # deeper tree lines are indented this far and show their depth
 
 
 def render(explanation: Explanation, max_nodes: int) -> str:
@@ -47,7 +48,7 @@ def tree_lines(tree: Derivation, data: bytes, leaves: bool = False) -> list[str]
     stack: list[tuple[Derivation | Leaf, int]] = [(tree, 0)]
     while stack:
         node, depth = stack.pop()
-        indent = "  " * depth
+        indent = "  " * depth if depth <= MAX_INDENT else "  " * MAX_INDENT + f"[{depth}] "
         if isinstance(node, Leaf):
             lines.append(f"{indent}{leaf_text(node.origin)}  {_span(node.offset, node.offset + 1)}  "
                          f"{show_bytes(data[node.offset: node.offset + 1])}")
