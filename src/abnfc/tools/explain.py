@@ -184,7 +184,8 @@ def _derive(grammar_path: str, resolved: ResolvedGrammar, name: str, data: bytes
               if key in resolved.ir}
     expected = tuple(Expected(t.origin, _after(t.origin, tree), counts.get(t.origin.rule, 1))
                      for t in search.expected())
-    return explanation(tree, expected=tuple(sorted(expected, key=_position)))
+    shown = tree if tree.end > tree.start else None  # rejected at offset 0: nothing was read
+    return explanation(shown, expected=tuple(sorted(expected, key=_position)))
 
 
 def _agrees(found: bool) -> None:

@@ -23,7 +23,7 @@ def render(explanation: Explanation, max_nodes: int) -> str:
     if explanation.tree is not None:
         lines += _elide(tree_lines(explanation.tree, explanation.data), max_nodes)
     if explanation.ambiguity is not None:
-        lines += _ambiguity(explanation)
+        lines += _ambiguity(explanation, max_nodes)
     if not explanation.accepted:
         lines += _diagnostic(explanation)
     if explanation.steps is not None:
@@ -121,11 +121,14 @@ def _elide(lines: list[str], max_nodes: int) -> list[str]:
     head = max_nodes - max_nodes // 2
     tail = max_nodes // 2
     left_out = len(lines) - head - tail
-    note = _("... {count:,} more lines of the tree left out (--max-nodes {limit} sets how many are shown) ...")
+    if left_out == 1:
+        note = _("... 1 more line of the tree left out (--max-nodes {limit} sets how many are shown) ...")
+    else:
+        note = _("... {count:,} more lines of the tree left out (--max-nodes {limit} sets how many are shown) ...")
     return [*lines[:head], note.format(count=left_out, limit=max_nodes), *lines[len(lines) - tail:]]
 
 
-def _ambiguity(explanation: Explanation) -> list[str]:
+def _ambiguity(explanation: Explanation, max_nodes: int) -> list[str]:
     ambiguity = explanation.ambiguity
     if ambiguity is None:
         return []
@@ -134,7 +137,7 @@ def _ambiguity(explanation: Explanation) -> list[str]:
         rule=first.rule, span=_span(first.start, first.end))]
     for number, tree in enumerate((ambiguity.first, ambiguity.second), 1):
         lines.append(_("derivation {number}:").format(number=number))
-        lines += ["  " + line for line in tree_lines(tree, explanation.data, leaves=True)]
+        lines += ["  " + line for line in _elide(tree_lines(tree, explanation.data, leaves=True), max_nodes)]
     return lines
 
 
