@@ -17,6 +17,7 @@ from pathlib import Path
 import abnfc
 from abnfc.build import resolve_grammar
 from abnfc.interpret import recognize
+from abnfc.tools import trees
 from abnfc.tools.derivation import Search
 from abnfc.tools.explain import _in_deep_stack, explain
 
@@ -65,7 +66,7 @@ def main() -> None:
             print(f"| {name} | {first} | refused at the work limit (--max-work) | — | — | {interpreter:.3f} s |")
             continue
         search = Search(resolved, data, 100_000_000)
-        _in_deep_stack(search.tree)
+        _in_deep_stack(lambda s=search: trees.tree(s))
         small, large = times[0] or 0.0, times[1] or 0.0
         print(f"| {name} | {small:.2f} s | {large:.2f} s | {large / (10 * small):.1f} | "
               f"{search.meter.spent / len(data):.0f} | {interpreter:.3f} s |")

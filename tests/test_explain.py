@@ -15,6 +15,7 @@ from abnfc.build import compile_grammar, resolve_grammar
 from abnfc.cli import main
 from abnfc.tools.derivation import Derivation, Leaf, Search
 from abnfc.tools.explain import _in_deep_stack, explain
+from abnfc.tools.trees import tree as build_tree
 
 from conftest import ROOT, utf8_vectors
 
@@ -117,7 +118,7 @@ def work_per_byte(grammar: str, inputs: list[bytes]) -> list[float]:
     found = []
     for data in inputs:
         search = Search(resolved, data, 10_000_000)
-        tree = _in_deep_stack(search.tree)
+        tree = _in_deep_stack(lambda: build_tree(search))
         assert tree is not None and tree.end == len(data)
         found.append(search.meter.spent / len(data))
     return found
@@ -338,3 +339,11 @@ def test_work_limit_is_a_clear_error(capsys, tmp_path):
 def test_input_size_limit(capsys, tmp_path):
     status, out = run(capsys, tmp_path, UTF8, b"a" * ((1 << 20) + 1))
     assert status == 2 and "explain is meant for inputs a reader can follow" in out
+
+
+def test_help_has_an_example(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["explain", "--help"])
+    assert caught.value.code == 0
+    out = capsys.readouterr().out
+    assert "examples:" in out and "--steps" in out and "--max-nodes" in out

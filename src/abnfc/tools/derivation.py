@@ -14,12 +14,9 @@ point):
 iteration of an optional group are looked up with their end fixed: a right-recursive list
 (``list = item [ "," list ]``) then costs a constant per item instead of the quadratic sets
 ``ends`` would make.  Repetitions are searched breadth first over (offset, iterations), so a
-long ``*( UTF8-char )`` needs no deep recursion.  A tree is built from the top, taking at each
-choice (an alternative, where a concatenation splits, which iterations a repetition makes) the
-first option that derives its span, and checking whether a second one does: if no choice of the
-tree has two options, the input has exactly one derivation; otherwise the first such choice is
-rebuilt with its second option to show a second derivation.  Iterations that match the empty
-string are only used to reach a repetition's minimum, and are not counted as other derivations.
+long ``*( UTF8-char )`` needs no deep recursion.  Iterations that match the empty string are
+only used to reach a repetition's minimum.  :mod:`.trees` builds derivation trees from the
+answers.
 """
 from __future__ import annotations
 
@@ -159,7 +156,7 @@ class Search:
                 positions = frozenset(following)
             return positions
         if isinstance(node, ir.Repeat):
-            states = self._iterations(node, i, None)
+            states = self.iterations(node, i, None)
             nullable = self.derives(node.item, i, i) if node.min else True
             return frozenset(p for p, c in states if c >= node.min or nullable)
         raise InvariantError(f"unknown IR node {node!r}")
@@ -174,7 +171,7 @@ class Search:
         if isinstance(node, ir.Seq):
             return bool(self.splits(node, extra, i, j)) if node.items else i == j
         if isinstance(node, ir.Repeat):
-            return bool(self._finals(node, j, self._iterations(node, i, j)))
+            return bool(self.finals(node, j, self.iterations(node, i, j)))
         raise InvariantError(f"unknown IR node {node!r}")
 
     def derives_rest(self, node: ir.Seq, index: int, i: int, j: int) -> bool:
@@ -211,7 +208,7 @@ class Search:
             return frozenset(found)
         if isinstance(node, ir.Repeat):
             found = set()
-            for p, c in self._iterations(node, i, None):
+            for p, c in self.iterations(node, i, None):
                 if node.max is None or c < node.max:
                     found |= self.nexts(node.item, p)
             return frozenset(found)
@@ -225,7 +222,7 @@ class Search:
 
     # -- repetitions -------------------------------------------------------------------------
 
-    def _iterations(self, node: ir.Repeat, i: int, j: int | None) -> dict[tuple[int, int], list]:
+    def iterations(self, node: ir.Repeat, i: int, j: int | None) -> dict[tuple[int, int], list]:
         """The states (offset, iterations so far) a repetition starting at ``i`` reaches by
         iterations that read something, each with its predecessors; up to ``j`` when given.
         Unbounded repetitions count iterations only up to their minimum.  With ``j`` given, the
@@ -257,7 +254,7 @@ class Search:
                     states[target].append((p, c))
         return states
 
-    def _finals(self, node: ir.Repeat, j: int, states) -> list[tuple[int, int]]:
+    def finals(self, node: ir.Repeat, j: int, states) -> list[tuple[int, int]]:
         """The states at ``j`` that complete the repetition, padding with empty iterations up to
         the minimum where the element matches the empty string."""
         at_end = sorted((p, c) for p, c in states if p == j)
@@ -278,176 +275,6 @@ class Search:
             self._alternatives[key] = found
         return found
 
-    def tree(self, override: dict[Choice, int] | None = None) -> Derivation | None:
-        """A derivation of all of the data from the start rule, or None if there is none."""
-        return _Builder(self, override or {}).rule(self.grammar.start, 0, len(self.data))
-
-    def rebuild(self, key: str, i: int, j: int, override: dict[Choice, int]) -> Derivation | None:
-        return _Builder(self, override).rule(key, i, j)
-
-    def open_tree(self) -> Derivation | None:
-        """A derivation of the data as the beginning of something the start rule derives, one
-        that could go on with a byte; None if nothing can follow the data."""
-        return _Builder(self, {}).open_rule(self.grammar.start, 0)
-
     def expected(self) -> frozenset[ir.Terminal]:
         """The terminals that could read the byte after the data."""
         return self.nexts(ir.Ref(self.grammar.start), 0)
-
-
-class _Builder:
-    """Builds one tree top-down; records the first choice with two options (an ambiguity)."""
-
-    def __init__(self, search: Search, override: dict[Choice, int]):
-        self.search = search
-        self.override = override
-        self.path: set[tuple[str, int, int]] = set()  # rules being built, to stay out of cycles
-
-    def options(self, choice: Choice, viable: list, context: tuple[str, int, int]) -> list:
-        """``viable`` in the order to try them; the first choice with two options is recorded."""
-        if len(viable) > 1 and context is not None and not self.override and self.search.ambiguity is None:
-            self.search.ambiguity = (context, choice)
-        taken = self.override.get(choice)
-        if taken is not None and taken < len(viable):
-            return [viable[taken], *viable[:taken], *viable[taken + 1:]]
-        return viable
-
-    def rule(self, key: str, i: int, j: int) -> Derivation | None:
-        here = (key, i, j)
-        if here in self.path:
-            return None
-        search = self.search
-        alternatives = search.alternatives(key)
-        viable = [a for a, body in enumerate(alternatives) if search.derives(body, i, j)]
-        self.path.add(here)
-        try:
-            for a in self.options(("rule", *here), viable, here):
-                children = self.node(alternatives[a], i, j, here)
-                if children is not None:
-                    return Derivation(search.grammar.rule(key).name, a + 1, len(alternatives), i, j, tuple(children))
-            return None
-        finally:
-            self.path.discard(here)
-
-    def node(self, node: ir.Node, i: int, j: int, context) -> list | None:
-        search = self.search
-        search.meter.spend()
-        if isinstance(node, ir.Terminal):
-            return [Leaf(node.origin, i)]
-        if isinstance(node, ir.Ref):
-            found = self.rule(node.key, i, j)
-            return None if found is None else [found]
-        if isinstance(node, ir.Alt):
-            viable = [item for item in node.items if search.derives(item, i, j)]
-            for item in self.options(("alt", id(node), i, j), viable, context):
-                children = self.node(item, i, j, context)
-                if children is not None:
-                    return children
-            return None
-        if isinstance(node, ir.Seq):
-            return self.sequence(node, 0, i, j, context)
-        if isinstance(node, ir.Repeat):
-            return self.repetition(node, i, j, context)
-        raise InvariantError(f"unknown IR node {node!r}")
-
-    def sequence(self, node: ir.Seq, index: int, i: int, j: int, context) -> list | None:
-        if index == len(node.items):
-            return [] if i == j else None
-        for k in self.options(("seq", id(node), index, i, j), self.search.splits(node, index, i, j), context):
-            left = self.node(node.items[index], i, k, context)
-            right = None if left is None else self.sequence(node, index + 1, k, j, context)
-            if right is not None:
-                return left + right  # type: ignore[operator]
-        return None
-
-    def repetition(self, node: ir.Repeat, i: int, j: int, context) -> list | None:
-        search = self.search
-        states = search._iterations(node, i, j)
-        finals = search._finals(node, j, states)
-        if not finals:
-            return None
-        state = self.options(("end", id(node), i, j), finals, context)[0]
-        spans = [(j, j)] * max(0, node.min - state[1])  # empty iterations up to the minimum
-        while state != (i, 0):
-            before = self.options(("rep", id(node), i, j, state), states[state], context)[0]
-            spans.append((before[0], state[0]))
-            state = before
-        children: list = []
-        for start, end in reversed(spans):
-            found = self.node(node.item, start, end, context)
-            if found is None:
-                return None
-            children += found
-        return children
-
-    # -- the open trees of a prefix ----------------------------------------------------------
-
-    def open_rule(self, key: str, i: int) -> Derivation | None:
-        search = self.search
-        alternatives = search.alternatives(key)
-        for a, body in enumerate(alternatives):
-            if search.nexts(body, i):
-                children = self.open(body, i)
-                if children is not None:
-                    return Derivation(search.grammar.rule(key).name, a + 1, len(alternatives), i,
-                                      len(search.data), tuple(children), complete=False)
-        return None
-
-    def open(self, node: ir.Node, i: int) -> list | None:
-        """Children that read data[i:], the last of them still open; [] if nothing is read."""
-        search = self.search
-        search.meter.spend()
-        if isinstance(node, ir.Terminal):
-            return []
-        if isinstance(node, ir.Ref):
-            if i == len(search.data):
-                return []
-            found = self.open_rule(node.key, i)
-            return None if found is None else [found]
-        if isinstance(node, ir.Alt):
-            for item in node.items:
-                if search.nexts(item, i):
-                    return self.open(item, i)
-            return None
-        if isinstance(node, ir.Seq):
-            return self.open_sequence(node, 0, i)
-        if isinstance(node, ir.Repeat):
-            return self.open_repetition(node, i)
-        raise InvariantError(f"unknown IR node {node!r}")
-
-    def open_sequence(self, node: ir.Seq, index: int, i: int) -> list | None:
-        search = self.search
-        if not node.items:
-            return None
-        item = node.items[index]
-        if index + 1 < len(node.items):
-            for k in sorted(search.ends(item, i), reverse=True):  # as much complete as can be
-                if search.nexts_rest(node, index + 1, k):
-                    left = self.node(item, i, k, None)
-                    right = None if left is None else self.open_sequence(node, index + 1, k)
-                    if right is not None:
-                        return left + right  # type: ignore[operator]
-        return self.open(item, i) if search.nexts(item, i) else None
-
-    def open_repetition(self, node: ir.Repeat, i: int) -> list | None:
-        search = self.search
-        states = search._iterations(node, i, None)
-        candidates = [state for state in states if (node.max is None or state[1] < node.max)
-                      and search.nexts(node.item, state[0])]
-        if not candidates:
-            return None
-        state = max(candidates)
-        last = state[0]
-        spans = []
-        while state != (i, 0):
-            before = states[state][0]
-            spans.append((before[0], state[0]))
-            state = before
-        children: list = []
-        for start, end in reversed(spans):
-            found = self.node(node.item, start, end, None)
-            if found is None:
-                return None
-            children += found
-        tail = self.open(node.item, last)
-        return None if tail is None else children + tail

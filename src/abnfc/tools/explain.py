@@ -8,7 +8,7 @@ have read the next byte: the source line with a caret under the element, as a co
 into a source file).  ``--steps`` adds the automaton's view, one line per byte.
 
 The verdict comes from the interpreter (any grammar, recursive ones included, in linear time on
-the grammars of practice); the trees come from a separate top-down search (:mod:`.derivation`)
+the grammars of practice); the trees come from a separate top-down search (:mod:`.derivation`, :mod:`.trees`)
 that only runs when asked, so the interpreter keeps its speed.  The steps come from the DFA:
 state numbers and byte classes of the minimal DFA (as ``abnfc dfa`` prints them), and grammar
 positions from the DFA before minimization, whose states are exactly the sets of positions
@@ -22,11 +22,12 @@ import threading
 from dataclasses import dataclass, replace
 
 from ..automata.dfa import Dfa
-from ..build import Compiled, compile_grammar, load, resolve_grammar
+from ..build import Compiled, Limits, compile_grammar, load, resolve_grammar
 from ..check import InterpreterEngine, Outcome, check_bytes
 from ..errors import AbnfError
 from ..frontend.ir import Origin
 from ..frontend.resolve import ResolvedGrammar
+from . import trees
 from .common import limits_from_args, nonnegative, positive
 from .derivation import Ambiguity, Derivation, Leaf, Search, SearchLimitError
 
@@ -61,11 +62,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--max-nodes", type=nonnegative, default=DEFAULT_MAX_NODES, metavar="N",
                         help=_("tree lines shown before the middle of a long tree is left out "
                                "(default %(default)s; 0: all)"))
-    parser.add_argument("--max-nfa-states", type=positive, default=200_000, metavar="N",
+    parser.add_argument("--max-nfa-states", type=positive, default=Limits.max_nfa_states, metavar="N",
                         help=_("NFA size limit for --steps (default %(default)s)"))
-    parser.add_argument("--max-dfa-states", type=positive, default=20_000, metavar="N",
+    parser.add_argument("--max-dfa-states", type=positive, default=Limits.max_dfa_states, metavar="N",
                         help=_("DFA size limit for --steps (default %(default)s)"))
-    parser.add_argument("--max-work", type=positive, default=20_000_000, metavar="N",
+    parser.add_argument("--max-work", type=positive, default=Limits.max_work, metavar="N",
                         help=_("steps the interpreter, the tree search and the DFA construction may "
                                "each take (default %(default)s)"))
 
@@ -171,13 +172,13 @@ def _derive(grammar_path: str, resolved: ResolvedGrammar, name: str, data: bytes
 
     if outcome.offset is None:
         search = Search(resolved, data, max_work)
-        tree = search.tree()
+        tree = trees.tree(search)
         _agrees(tree is not None)
         return explanation(tree, ambiguity=_ambiguity(search, tree))
     search = Search(resolved, data[: outcome.offset], max_work)
-    tree = search.open_tree()
+    tree = trees.open_tree(search)
     if tree is None:  # the prefix is complete, and nothing can follow it
-        tree = search.tree()
+        tree = trees.tree(search)
         _agrees(tree is not None)
         return explanation(tree)
     counts = {rule.name: len(search.alternatives(key)) for key, rule in resolved.rules.items()
@@ -198,8 +199,8 @@ def _ambiguity(search: Search, tree: Derivation | None) -> Ambiguity | None:
     if search.ambiguity is None or tree is None:
         return None
     (key, i, j), choice = search.ambiguity
-    first = search.rebuild(key, i, j, {})
-    second = search.rebuild(key, i, j, {choice: 1})
+    first = trees.rebuild(search, key, i, j, {})
+    second = trees.rebuild(search, key, i, j, {choice: 1})
     if first is None or second is None or first == second:
         return None
     return Ambiguity(first, second)
@@ -264,12 +265,19 @@ def _in_deep_stack(function):
             result["error"] = error
 
     previous_stack, previous_limit = threading.stack_size(), sys.getrecursionlimit()
-    threading.stack_size(STACK_BYTES)
     sys.setrecursionlimit(max(previous_limit, RECURSION_LIMIT))
     try:
-        worker = threading.Thread(target=target, name="abnfc-explain", daemon=True)
-        worker.start()
-        worker.join()
+        for stack in (STACK_BYTES, previous_stack):  # the second where address space is limited
+            threading.stack_size(stack)
+            worker = threading.Thread(target=target, name="abnfc-explain", daemon=True)
+            try:
+                worker.start()
+            except RuntimeError:
+                continue
+            worker.join()
+            break
+        else:
+            raise AbnfError.at(None, _("cannot start a thread for the tree search"))
     finally:
         threading.stack_size(previous_stack)
         sys.setrecursionlimit(previous_limit)
