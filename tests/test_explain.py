@@ -131,7 +131,7 @@ PARENS = 'r = *( "(" r ")" / "x" )\n'
 @pytest.mark.parametrize("grammar, unit", [(LIST, b"ab,"), (UTF8_TEXT, "aä€😀".encode()),
                                            (PARENS, b"(x(xx)((x)))")])
 def test_work_is_linear_in_the_input(grammar, unit):
-    small, large = work_per_byte(grammar, [(unit * n).rstrip(b",") for n in (30, 300)])
+    small, large = work_per_byte(grammar, [(unit * n).rstrip(b",") for n in (20, 200)])
     assert large < 1.2 * small  # steps per byte do not grow with the input
 
 
@@ -231,10 +231,10 @@ def test_expected_positions_are_the_dfa_states_provenance():
     """For every rejected input, the positions explain quotes are exactly the grammar positions of
     the state the DFA before minimization is in before the rejected byte."""
     rng = random.Random(9)
-    cases = [(UTF8, data) for data, valid, _ in utf8_vectors() if not valid][::4]
+    cases = [(UTF8, data) for data, valid, _ in utf8_vectors() if not valid][::8]
     for grammar, sample in (("grammars/datetime.abnf", b"1985-04-12T23:20:50.52+01:00"),
                             ("grammars/uri.abnf", b"http://u@[v1.x]:80/p;q?r#s%41")):
-        for _ in range(60):
+        for _ in range(30):
             data = bytearray(sample)
             data[rng.randrange(len(data))] = rng.choice(b"x9:/@[%.\xff")
             cases.append((grammar, bytes(data[: rng.randrange(1, len(data) + 1)])))
@@ -249,7 +249,7 @@ def test_expected_positions_are_the_dfa_states_provenance():
         for byte in data[: explanation.outcome.offset]:
             state = dfa.transitions[state][dfa.byte_class[byte]]
         assert {e.origin for e in explanation.expected} == set(dfa.origins[state]), (grammar, data)
-    assert rejected > 250
+    assert rejected > 120
 
 
 # -- steps -----------------------------------------------------------------------------------
@@ -327,7 +327,9 @@ def test_errors_exit_2_with_a_message(capsys, tmp_path):
     status, out = run(capsys, tmp_path, "grammars/nothing.abnf", b"a")
     assert status == 2 and "cannot read grammar file" in out
     status, out = run(capsys, tmp_path, UTF8, b"a", "--start", "nope")
-    assert status == 2
+    assert status == 2 and "start rule 'nope' is not defined" in out
+    assert main(["explain", "-", "-"]) == 2
+    assert "cannot both come from standard input" in capsys.readouterr().err
 
 
 def test_work_limit_is_a_clear_error(capsys, tmp_path):

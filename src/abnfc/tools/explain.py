@@ -112,6 +112,9 @@ class Explanation:
 def run(args) -> int:
     from . import explain_json, explain_text  # they use _ and the records above
 
+    if args.grammar == "-" and args.input == "-":
+        raise AbnfError.at(None, _("the grammar and the input cannot both come from standard input; "
+                                   "give one of them as a file"))
     grammar = load(args.grammar, args.imports, args.encoding)
     resolved = resolve_grammar(grammar, args.start)
     compiled = _compiled(grammar, args, resolved) if args.steps else None
