@@ -122,6 +122,8 @@ class Search:
         return self._nexts.get((self._key(node), 0, i))
 
     def _key(self, node: ir.Node) -> int:
+        """The memo key of a node: its id (hashing the frozen IR would walk it); references are
+        followed before this, so the memo holds rule bodies and the nodes inside them."""
         self._nodes[id(node)] = node  # kept alive while its id is a key
         return id(node)
 
@@ -133,14 +135,9 @@ class Search:
             self._nodes[id(node)] = node  # kept alive while its id is a key
         return bool(mask >> self.data[i] & 1)
 
-    def body(self, node: ir.Ref) -> ir.Node:
-        return self.grammar.ir[node.key]
-
     def _compute_ends(self, key) -> frozenset[int]:
         node, i = self._nodes[key[0]], key[1]
         self.meter.spend()
-        if isinstance(node, ir.Ref):
-            return self.ends(self.body(node), i)
         if isinstance(node, ir.Alt):
             found: set[int] = set()
             for item in node.items:
@@ -164,8 +161,6 @@ class Search:
     def _compute_derives(self, key) -> bool:
         node, extra, i, j = self._nodes[key[0]], key[1], key[2], key[3]
         self.meter.spend()
-        if isinstance(node, ir.Ref):
-            return self.derives(self.body(node), i, j)
         if isinstance(node, ir.Alt):
             return any(self.derives(item, i, j) for item in node.items)
         if isinstance(node, ir.Seq):
@@ -193,8 +188,6 @@ class Search:
     def _compute_nexts(self, key) -> frozenset[ir.Terminal]:
         node, extra, i = self._nodes[key[0]], key[1], key[2]
         self.meter.spend()
-        if isinstance(node, ir.Ref):
-            return self.nexts(self.body(node), i)
         if isinstance(node, ir.Alt):
             return frozenset().union(*(self.nexts(item, i) for item in node.items))
         if isinstance(node, ir.Seq):
@@ -262,7 +255,7 @@ class Search:
             at_end = [(p, c) for p, c in at_end if c >= node.min]
         return at_end
 
-    # -- trees -------------------------------------------------------------------------------
+    # -- the grammar as written ----------------------------------------------------------------
 
     def alternatives(self, key: str) -> tuple[ir.Node, ...]:
         """The IR of each alternative of rule ``key``, as the grammar writes them."""
