@@ -170,6 +170,15 @@ def test_ambiguity_inside_a_rule_shows_which_terminals_differ():
     assert columns[0] != columns[1]
 
 
+def test_ambiguity_between_equal_terminals_written_apart():
+    grammar = abnfc.load_grammar(text='r = ( "a" / "a" )\n')
+    ambiguity = explain("g", resolve_grammar(grammar, None), "input", b"a", 1_000_000).ambiguity
+    assert ambiguity is not None
+    [first], [second] = ([leaf.origin.span.column for leaf in tree.walk() if isinstance(leaf, Leaf)]
+                         for tree in (ambiguity.first, ambiguity.second))
+    assert {first, second} == {7, 13}
+
+
 def test_long_trees_are_elided_with_a_count(capsys, tmp_path):
     status, out = run(capsys, tmp_path, UTF8, b"a" * 100, "--max-nodes", "10")
     lines = out.splitlines()

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from ..automata.dfa import Dfa
 from ..build import Compiled, Limits, compile_grammar, load, resolve_grammar
 from ..check import InterpreterEngine, Outcome, check_bytes
-from ..errors import AbnfError
+from ..errors import AbnfError, InvariantError
 from ..frontend.ir import Origin
 from ..frontend.resolve import ResolvedGrammar
 from . import trees
@@ -193,9 +193,7 @@ def _derive(grammar_path: str, resolved: ResolvedGrammar, name: str, data: bytes
 
 
 def _agrees(found: bool) -> None:
-    if not found:
-        raise AbnfError.at(None, _("internal error: the interpreter and the tree search disagree "
-                                   "about this input (a bug in abnfc; please report it)"))
+    InvariantError.check(found, "the interpreter accepts what the tree search cannot derive")
 
 
 def _ambiguity(search: Search, tree: Derivation | None) -> Ambiguity | None:
@@ -204,9 +202,24 @@ def _ambiguity(search: Search, tree: Derivation | None) -> Ambiguity | None:
     (key, i, j), choice = search.ambiguity
     first = trees.rebuild(search, key, i, j, {})
     second = trees.rebuild(search, key, i, j, {choice: 1})
-    if first is None or second is None or first == second:
+    if first is None or second is None or _shape(first) == _shape(second):
         return None
     return Ambiguity(first, second)
+
+
+def _shape(tree: Derivation) -> list:
+    """What tells two derivations apart: each node with its depth and its place in the grammar
+    text (origins compare without their spans, so equal terminals written apart would look alike)."""
+    shape: list = []
+    stack: list[tuple[Derivation | Leaf, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, Leaf):
+            shape.append((depth, node.offset, node.origin, node.origin.span))
+        else:
+            shape.append((depth, node.rule, node.alternative, node.start, node.end))
+            stack.extend((child, depth + 1) for child in reversed(node.children))
+    return shape
 
 
 def _after(origin: Origin, tree: Derivation) -> Origin | None:
