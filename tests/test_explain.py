@@ -358,3 +358,51 @@ def test_help_has_an_example(capsys):
     assert caught.value.code == 0
     out = capsys.readouterr().out
     assert "examples:" in out and "--steps" in out and "--max-nodes" in out
+
+
+# -- random grammars -------------------------------------------------------------------------
+
+def check_explanation(text: str, data: bytes, compiled=None) -> None:
+    """The tree covers exactly the accepted input, leaves read each byte once with a terminal
+    that reads it, and a rejection's positions are the DFA's (when there is one)."""
+    grammar = abnfc.load_grammar(text=text)
+    resolved = resolve_grammar(grammar, None)
+    explanation = explain("g", resolved, "input", data, 2_000_000)
+    if explanation.accepted:
+        tree = explanation.tree
+        assert (tree.start, tree.end, tree.complete) == (0, len(data), True)
+        leaves = [node for node in tree.walk() if isinstance(node, Leaf)]
+        assert [leaf.offset for leaf in leaves] == list(range(len(data)))
+        assert all(any(lo <= data[leaf.offset] <= hi for lo, hi in leaf.origin.reads) for leaf in leaves)
+        return
+    offset = explanation.outcome.offset
+    if explanation.tree is not None:
+        assert explanation.tree.end == offset
+    if compiled is not None:
+        state = compiled.dfa.start
+        for byte in data[:offset]:
+            state = compiled.dfa.transitions[state][compiled.dfa.byte_class[byte]]
+        assert {e.origin for e in explanation.expected} == set(compiled.dfa.origins[state])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_grammars(seed):
+    from grammar_gen import mutations, random_recursive_grammar, random_regular_grammar, sample
+
+    rng = random.Random(seed)
+    for make, regular in ((random_regular_grammar, True), (random_recursive_grammar, False)):
+        text = make(rng)
+        try:
+            grammar = abnfc.load_grammar(text=text)
+            compiled = compile_grammar(grammar) if regular else None
+        except abnfc.AbnfError:
+            continue
+        for _ in range(4):
+            data = sample(text, rng)
+            if data is None:
+                break
+            for case in [data, *mutations(data, rng, count=2)]:
+                try:
+                    check_explanation(text, case, compiled)
+                except abnfc.AbnfError as error:  # a work limit on a highly ambiguous grammar is fine
+                    assert "gave up" in str(error), (text, case)

@@ -101,25 +101,42 @@ class Search:
     # -- the questions -----------------------------------------------------------------------
 
     def ends(self, node: ir.Node, i: int) -> frozenset[int]:
-        while isinstance(node, ir.Ref):
-            node = self.grammar.ir[node.key]
+        followed = self._follow(node)
+        if followed is None:
+            return NOTHING
+        node = followed
         if isinstance(node, ir.Terminal):
             return frozenset((i + 1,)) if i < len(self.data) and self._reads(node, i) else NOTHING
         return self._ends.get((self._key(node), i))
 
     def derives(self, node: ir.Node, i: int, j: int) -> bool:
-        while isinstance(node, ir.Ref):
-            node = self.grammar.ir[node.key]
+        followed = self._follow(node)
+        if followed is None:
+            return False
+        node = followed
         if isinstance(node, ir.Terminal):
             return j == i + 1 and i < len(self.data) and self._reads(node, i)
         return self._derives.get((self._key(node), 0, i, j))
 
     def nexts(self, node: ir.Node, i: int) -> frozenset[ir.Terminal]:
-        while isinstance(node, ir.Ref):
-            node = self.grammar.ir[node.key]
+        followed = self._follow(node)
+        if followed is None:
+            return NOTHING
+        node = followed
         if isinstance(node, ir.Terminal):
             return frozenset((node,)) if i == len(self.data) else NOTHING
         return self._nexts.get((self._key(node), 0, i))
+
+    def _follow(self, node: ir.Node) -> ir.Node | None:
+        """The node a reference stands for, through rules that are just a reference to another
+        rule; None for a cycle of such rules (``a = b``, ``b = a``), which matches nothing."""
+        seen: set[str] = set()
+        while isinstance(node, ir.Ref):
+            if node.key in seen:
+                return None
+            seen.add(node.key)
+            node = self.grammar.ir[node.key]
+        return node
 
     def _key(self, node: ir.Node) -> int:
         """The memo key of a node: its id (hashing the frozen IR would walk it); references are
@@ -154,7 +171,9 @@ class Search:
             return positions
         if isinstance(node, ir.Repeat):
             states = self.iterations(node, i, None)
-            nullable = self.derives(node.item, i, i) if node.min else True
+            # asked through ends, not derives: an answer of one memo must never rest on the
+            # approximation of a question in progress in the other
+            nullable = i in self.ends(node.item, i) if node.min else True
             return frozenset(p for p, c in states if c >= node.min or nullable)
         raise InvariantError(f"unknown IR node {node!r}")
 

@@ -38,7 +38,7 @@ class _Builder:
     def __init__(self, search: Search, override: dict[Choice, int]):
         self.search = search
         self.override = override
-        self.path: set[tuple[str, int, int]] = set()  # rules being built, to stay out of cycles
+        self.path: set[tuple[str, int, int]] = set()  # rules being built (end -1: open), to stay out of cycles
 
     def options(self, choice: Choice, viable: list, context: tuple[str, int, int]) -> list:
         """``viable`` in the order to try them; the first choice with two options is recorded."""
@@ -100,35 +100,64 @@ class _Builder:
     def repetition(self, node: ir.Repeat, i: int, j: int, context) -> list | None:
         search = self.search
         states = search.iterations(node, i, j)
-        finals = search.finals(node, j, states)
-        if not finals:
-            return None
-        state = self.options(("end", id(node), i, j), finals, context)[0]
-        spans = [(j, j)] * max(0, node.min - state[1])  # empty iterations up to the minimum
-        while state != (i, 0):
-            before = self.options(("rep", id(node), i, j, state), states[state], context)[0]
-            spans.append((before[0], state[0]))
-            state = before
-        children: list = []
-        for start, end in reversed(spans):
-            found = self.node(node.item, start, end, context)
-            if found is None:
-                return None
-            children += found
-        return children
+        failed: set[tuple[int, int]] = set()  # states from which no iterations back to i can be built
+        for final in self.options(("end", id(node), i, j), search.finals(node, j, states), context):
+            padding = [(j, j)] * max(0, node.min - final[1])  # empty iterations up to the minimum
+            children = self.iterations_to(node, i, j, final, states, failed, context)
+            for start, end in padding:
+                found = None if children is None else self.node(node.item, start, end, context)
+                children = None if found is None or children is None else children + found
+            if children is not None:
+                return children
+        return None
+
+    def iterations_to(self, node: ir.Repeat, i: int, j: int, final, states, failed, context) -> list | None:
+        """The children of the iterations from (i, 0) to ``final``, walking back from it: the
+        first predecessor of each state, or the next where an iteration cannot be built (it would
+        go round a cycle).  A depth-first search with its own stack: repetitions can be long."""
+        def candidates(state):
+            return iter(self.options(("rep", id(node), i, j, state), states[state], context))
+
+        path = [(final, candidates(final))]
+        pieces: list[list] = []  # the children of the iteration into each state of the path but the first
+        while path:
+            state, untried = path[-1]
+            if state == (i, 0):
+                return [child for piece in reversed(pieces) for child in piece]
+            for before in untried:
+                if before in failed:
+                    continue
+                last = self.node(node.item, before[0], state[0], context)
+                if last is not None:
+                    pieces.append(last)
+                    path.append((before, candidates(before)))
+                    break
+            else:
+                failed.add(state)
+                path.pop()
+                if pieces:
+                    pieces.pop()
+        return None
 
     # -- the open trees of a prefix ----------------------------------------------------------
 
     def open_rule(self, key: str, i: int) -> Derivation | None:
+        here = (key, i, -1)
+        if here in self.path:  # left recursion: the rule open inside itself at the same offset
+            return None
         search = self.search
         alternatives = search.alternatives(key)
-        for a, body in enumerate(alternatives):
-            if search.nexts(body, i):
-                children = self.open(body, i)
-                if children is not None:
-                    return Derivation(search.grammar.rule(key).name, a + 1, len(alternatives), i,
-                                      len(search.data), tuple(children), complete=False)
-        return None
+        self.path.add(here)
+        try:
+            for a, body in enumerate(alternatives):
+                if search.nexts(body, i):
+                    children = self.open(body, i)
+                    if children is not None:
+                        return Derivation(search.grammar.rule(key).name, a + 1, len(alternatives), i,
+                                          len(search.data), tuple(children), complete=False)
+            return None
+        finally:
+            self.path.discard(here)
 
     def open(self, node: ir.Node, i: int) -> list | None:
         """Children that read data[i:], the last of them still open; [] if nothing is read."""
@@ -171,20 +200,18 @@ class _Builder:
         states = search.iterations(node, i, None)
         candidates = [state for state in states if (node.max is None or state[1] < node.max)
                       and search.nexts(node.item, state[0])]
-        if not candidates:
-            return None
-        state = max(candidates)
-        last = state[0]
-        spans = []
-        while state != (i, 0):
-            before = states[state][0]
-            spans.append((before[0], state[0]))
-            state = before
-        children: list = []
-        for start, end in reversed(spans):
-            found = self.node(node.item, start, end, None)
-            if found is None:
-                return None
-            children += found
-        tail = self.open(node.item, last)
-        return None if tail is None else children + tail
+        for state in sorted(candidates, reverse=True):  # as many complete iterations as can be
+            last = state[0]
+            spans = []
+            while state != (i, 0):
+                before = states[state][0]
+                spans.append((before[0], state[0]))
+                state = before
+            children: list | None = []
+            for start, end in reversed(spans):
+                found = self.node(node.item, start, end, None)
+                children = None if found is None or children is None else children + found
+            tail = None if children is None else self.open(node.item, last)
+            if tail is not None and children is not None:
+                return children + tail
+        return None
