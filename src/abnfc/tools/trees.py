@@ -172,8 +172,9 @@ class _Builder:
             return None if found is None else [found]
         if isinstance(node, ir.Alt):
             for item in node.items:
-                if search.nexts(item, i):
-                    return self.open(item, i)
+                children = self.open(item, i) if search.nexts(item, i) else None
+                if children is not None:
+                    return children
             return None
         if isinstance(node, ir.Seq):
             return self.open_sequence(node, 0, i)
