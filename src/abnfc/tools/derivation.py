@@ -15,7 +15,9 @@ iteration of an optional group are looked up with their end fixed: a right-recur
 (``list = item [ "," list ]``) then costs a constant per item instead of the quadratic sets
 ``ends`` would make.  Repetitions are searched breadth first over (offset, iterations), so a
 long ``*( UTF8-char )`` needs no deep recursion.  Iterations that match the empty string are
-only used to reach a repetition's minimum.  :mod:`.trees` builds derivation trees from the
+only used to reach a repetition's minimum.  ``ends`` asks only ``ends``; ``derives`` and
+``nexts`` ask ``ends`` and themselves: so no memoised answer rests on the approximation of a
+question still in progress in another memo.  :mod:`.trees` builds derivation trees from the
 answers.
 """
 from __future__ import annotations
