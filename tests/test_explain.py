@@ -387,10 +387,11 @@ def check_explanation(text: str, data: bytes, compiled=None) -> None:
 
 @pytest.mark.parametrize("seed", [*range(6), *(pytest.param(seed, marks=pytest.mark.slow) for seed in range(6, 80))])
 def test_random_grammars(seed):
-    from grammar_gen import mutations, random_recursive_grammar, random_regular_grammar, sample
+    from grammar_gen import mutations, random_linear_grammar, random_recursive_grammar, random_regular_grammar, sample
 
     rng = random.Random(seed)
-    for make, regular in ((random_regular_grammar, True), (random_recursive_grammar, False)):
+    for make, regular in ((random_regular_grammar, True), (random_linear_grammar, True),
+                          (random_recursive_grammar, False)):
         text = make(rng)
         try:
             grammar = abnfc.load_grammar(text=text)

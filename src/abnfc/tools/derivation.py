@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from ..errors import InvariantError, LimitError
 from ..frontend import ast, ir
 from ..frontend.ir import Origin
+from ..frontend.productive import productive_rules
 from ..frontend.resolve import ResolvedGrammar
 from .fixpoint import Fixpoint, Meter
 
@@ -98,6 +99,8 @@ class Search:
         self._nodes: dict[int, ir.Node] = {}
         self._alternatives: dict[str, tuple[ir.Node, ...]] = {}
         self._masks: dict[int, int] = {}  # terminal -> bit set of the bytes it reads
+        self._productive_rules = productive_rules(grammar.ir)
+        self._productive: dict[int, bool] = {}
         self.ambiguity: tuple[tuple[str, int, int], Choice] | None = None
 
     # -- the questions -----------------------------------------------------------------------
@@ -212,8 +215,8 @@ class Search:
         if isinstance(node, ir.Alt):
             return frozenset().union(*(self.nexts(item, i) for item in node.items))
         if isinstance(node, ir.Seq):
-            if extra >= len(node.items):
-                return NOTHING
+            if extra >= len(node.items) or not all(self.productive(rest) for rest in node.items[extra + 1:]):
+                return NOTHING  # what follows can never match: nothing here leads to a match
             item = node.items[extra]
             found = set(self.nexts(item, i))
             if extra + 1 < len(node.items):
@@ -233,6 +236,28 @@ class Search:
         if not node.items:
             return NOTHING
         return self._nexts.get((self._key(node), index, i))
+
+    def productive(self, node: ir.Node) -> bool:
+        """Whether ``node`` matches some string (rules recursing with no way out match none):
+        positions inside what cannot match are not expected, as the interpreter and the DFA
+        (trimmed) do not expect them."""
+        found = self._productive.get(id(node))
+        if found is None:
+            if isinstance(node, ir.Terminal):
+                found = bool(node.ranges)
+            elif isinstance(node, ir.Ref):
+                found = node.key in self._productive_rules
+            elif isinstance(node, ir.Seq):
+                found = all(self.productive(item) for item in node.items)
+            elif isinstance(node, ir.Alt):
+                found = any(self.productive(item) for item in node.items)
+            elif isinstance(node, ir.Repeat):
+                found = node.min == 0 or self.productive(node.item)
+            else:
+                raise InvariantError(f"unknown IR node {node!r}")
+            self._productive[id(node)] = found
+            self._nodes[id(node)] = node  # kept alive while its id is a key
+        return found
 
     # -- repetitions -------------------------------------------------------------------------
 
