@@ -184,7 +184,7 @@ def generate(grammar: Grammar, compiled: Compiled, languages: Sequence[str], pre
     options by language."""
     header = backends.Header(grammar.path, grammar.text, grammar.sha256,
                              compiled.resolved.start_name, command)
-    tables = backends.make_tables(automaton or compiled.minimal, header)
+    tables = backends.make_tables(automaton or compiled.minimal, header, compiled.dfa)
     name = prefix or default_prefix(grammar.path)
     files: dict[str, str] = {}
     for language in languages:

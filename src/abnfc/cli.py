@@ -233,7 +233,7 @@ def run_dfa(args) -> int:
         fields = dump.to_json(automaton).items()
         print("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in fields) + "\n}")
     else:
-        print(dump.text(automaton), end="")
+        print(dump.text(automaton, compiled.dfa), end="")
     return EXIT_OK
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..automata.dfa import Dfa
-from ..automata.dump import class_lines, state_note, table_lines
+from ..automata.dump import class_lines, notes_of, table_lines
 from ..charset import Ranges, class_map, normalize
 from ..errors import printable
 from ..version import __version__
@@ -79,13 +79,16 @@ class Tables:
         return printable(self.header.grammar_file)
 
 
-def make_tables(dfa: Dfa, header: Header) -> Tables:
-    states = tuple(State(s, row, s in dfa.accepting, state_note(dfa, s),
+def make_tables(dfa: Dfa, header: Header, exact: Dfa | None = None) -> Tables:
+    """The tables of ``dfa``; state notes come from the provenance of ``exact``, the DFA before
+    minimization that ``dfa`` was made from (``dfa`` itself when None)."""
+    notes = notes_of(dfa, exact)
+    states = tuple(State(s, row, s in dfa.accepting, notes[s],
                          _bytes_where(dfa, row, lambda t: t != dfa.dead),
                          _bytes_where(dfa, row, lambda t, s=s: t == s))
                    for s, row in enumerate(dfa.transitions))
     return Tables(header, dfa.classes, states, dfa.start, dfa.dead, class_map(dfa.classes),
-                  (*class_lines(dfa), "", *table_lines(dfa)))
+                  (*class_lines(dfa), "", *table_lines(dfa, notes)))
 
 
 def _bytes_where(dfa: Dfa, row: tuple[int, ...], keep) -> Ranges:
