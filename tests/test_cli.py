@@ -33,7 +33,7 @@ def test_generated_folder_is_up_to_date(workdir):
     assert run("compile", "grammars/utf8.abnf", "--out", "generated") == 0
     fresh = sorted(p.name for p in (workdir / "generated").iterdir())
     committed = sorted(p.name for p in (ROOT / "generated").iterdir())
-    assert fresh == committed == ["utf8.c", "utf8.h", "utf8.mjs", "utf8.py"]
+    assert fresh == committed == ["utf8.c", "utf8.h", "utf8.html", "utf8.mjs", "utf8.py"]
     for name in fresh:
         assert (workdir / "generated" / name).read_bytes() == (ROOT / "generated" / name).read_bytes(), \
             f"generated/{name} is stale: run abnfc compile grammars/utf8.abnf --out generated"

@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 
 from . import backends
-from .build import DEFAULT_LIMITS, Compiled, Grammar, Limits, from_text, generate, load, load_validators
+from .build import DEFAULT_LIMITS, Compiled, Grammar, Limits, compile_for, from_text, generate, load, load_validators
 from .errors import AbnfError
 from .frontend.resolve import resolve
 from .interpret import Verdict
@@ -49,8 +49,9 @@ def generate_files(grammar: GrammarLike, lang: str = "python", *, start: str | N
                    limits: Limits = DEFAULT_LIMITS) -> dict[str, str]:
     """The files ``abnfc compile`` would write for one language: file name -> text."""
     loaded = _grammar(grammar)
-    return generate(loaded, compile_grammar(loaded, start, limits), [lang], prefix,
-                    "abnfc (Python API)", options={lang: dict(options or {})})
+    resolved, compiled = compile_for(loaded, [lang], start, limits)
+    return generate(loaded, compiled, [lang], prefix, "abnfc (Python API)", options={lang: dict(options or {})},
+                    resolved=resolved)
 
 
 def load_validator(grammar: GrammarLike, lang: str = "python", *, start: str | None = None,

@@ -14,6 +14,7 @@ from ..automata.dump import class_lines, notes_of, table_lines
 from ..charset import Ranges, class_map, normalize
 from ..errors import printable
 from ..version import __version__
+from .facts import GrammarFacts
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class Tables:
     dead: int
     byte_class: bytes  # 256 entries: the class of each byte
     table_text: tuple[str, ...]  # the readable table, for comments and docstrings
+    # For backends that teach the grammar (``Backend.wants_facts``); None for the others.
+    facts: GrammarFacts | None = None
 
     @property
     def num_states(self) -> int:
@@ -69,6 +72,10 @@ class Tables:
     @property
     def num_classes(self) -> int:
         return len(self.classes)
+
+    @property
+    def has_automaton(self) -> bool:
+        return bool(self.states)
 
     @property
     def accepting(self) -> tuple[int, ...]:
@@ -89,6 +96,12 @@ def make_tables(dfa: Dfa, header: Header, exact: Dfa | None = None) -> Tables:
                    for s, row in enumerate(dfa.transitions))
     return Tables(header, dfa.classes, states, dfa.start, dfa.dead, class_map(dfa.classes),
                   (*class_lines(dfa), "", *table_lines(dfa, notes)))
+
+
+def grammar_only(header: Header, facts: GrammarFacts) -> Tables:
+    """Tables without an automaton, for a recursive grammar: only backends that do not need
+    one (``Backend.needs_automaton`` false) are given these."""
+    return Tables(header, (), (), -1, -1, b"", (), facts)
 
 
 def _bytes_where(dfa: Dfa, row: tuple[int, ...], keep) -> Ranges:
