@@ -144,7 +144,7 @@ def positions_text(origins, _=_english) -> str:
     groups = sorted(by_rule.items(), key=lambda item: min(_origin_key(o) for o in item[1]))
     texts = [_rule_group_text(rule, group, _) for rule, group in groups[:MAX_RULES]]
     if len(groups) > MAX_RULES:
-        texts.append(_("{count} more rules").format(count=len(groups) - MAX_RULES))
+        texts.append(_("other rules: {count}").format(count=len(groups) - MAX_RULES))
     return _list(texts, _)
 
 

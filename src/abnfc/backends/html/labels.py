@@ -9,7 +9,7 @@ from ...i18n import N_
 
 PAGE = (
     N_("{file}: a grammar book"),
-    N_("{rules} rules; the start rule is {start}."),
+    N_("Rules: {rules}; start rule: {start}."),
     N_("Contents"),
     N_("Try an input"),
     N_("Text (encoded as UTF-8)"),
@@ -48,9 +48,9 @@ PAGE = (
 )
 
 TESTER = (
-    N_("valid: all {count} bytes match {rule}"),
+    N_("valid: the input matches {rule} (length: {count})"),
     N_("invalid: byte {offset} ({byte}) is not allowed here"),
-    N_("incomplete: the input ends after {count} bytes, and {rule} needs more"),
+    N_("incomplete: the input ends at offset {count}, and {rule} needs more"),
     N_("Not hex: write bytes as pairs of hex digits, such as E2 82 AC"),
     N_("Expected at offset {offset}:"),
     N_("{bytes} ({rule} alternative {alternative}, element {element})"),

@@ -86,7 +86,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> HtmlPlan:
         lang=facts.locale.replace("_", "-"),
         t=page,
         title=escape(_("{file}: a grammar book").format(file=file)),
-        summary=escape(_("{rules} rules; the start rule is {start}.").format(
+        summary=escape(_("Rules: {rules}; start rule: {start}.").format(
             rules=sum(not rule.core for rule in facts.rules), start=tables.header.start_rule)),
         header_lines=tuple(comment_safe(line) for line in tables.header.lines),
         grammar=_grammar_html(facts),

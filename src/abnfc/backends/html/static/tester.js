@@ -39,13 +39,13 @@ function inputBytes() {
 function showVerdict(bytes, error, validator) {
   const verdict = document.getElementById("verdict");
   if (error === null) {
-    verdict.textContent = message("valid: all {count} bytes match {rule}", { count: bytes.length, rule: BOOK.start_rule });
+    verdict.textContent = message("valid: the input matches {rule} (length: {count})", { count: bytes.length, rule: BOOK.start_rule });
     verdict.className = "verdict valid";
   } else if (error < bytes.length) {
     verdict.textContent = message("invalid: byte {offset} ({byte}) is not allowed here", { offset: error, byte: "0x" + hex2(bytes[error]) });
     verdict.className = "verdict invalid";
   } else {
-    verdict.textContent = message("incomplete: the input ends after {count} bytes, and {rule} needs more", { count: bytes.length, rule: BOOK.start_rule });
+    verdict.textContent = message("incomplete: the input ends at offset {count}, and {rule} needs more", { count: bytes.length, rule: BOOK.start_rule });
     verdict.className = "verdict incomplete";
   }
   verdict.dataset.firstError = error === null ? "" : String(error);
