@@ -30,7 +30,7 @@ def grammar_facts(grammar: ast.Grammar, text: str, resolved: ResolvedGrammar, mi
     """``picture``: ``off``, ``auto`` (drawn when Graphviz is installed) or ``graphviz`` (drawn,
     or an error saying how to install Graphviz)."""
     _ = translator(locale)
-    keys = _shown_rules(grammar, resolved)
+    keys = shown_rules(grammar, resolved)
     refers = {key: tuple(dict.fromkeys(ref.key for ref in _references(resolved.rule(key).definition)
                                        if ref.key in resolved.rules)) for key in keys}
     used_by = {key: tuple(user for user in keys if key in refers[user]) for key in keys}
@@ -53,7 +53,7 @@ def _references(node: ast.Node) -> list[ast.RuleRef]:
     return [n for n in ast.walk(node) if isinstance(n, ast.RuleRef)]
 
 
-def _shown_rules(grammar: ast.Grammar, resolved: ResolvedGrammar) -> list[str]:
+def shown_rules(grammar: ast.Grammar, resolved: ResolvedGrammar) -> list[str]:
     """The grammar's own rules in order, then the core rules they use (directly or not)."""
     own = list(dict.fromkeys(rule.key for rule in grammar.rules))
     shown, queue = set(own), list(own)
