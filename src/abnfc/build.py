@@ -1,5 +1,8 @@
 """The driver: load -> parse -> resolve -> NFA -> DFA -> minimize -> tables -> backends -> write.
 
+A loaded grammar carries the grammars it imports and the encoding asked for, so every stage
+(and the header of generated files) sees the same choices.
+
 Each stage is one call returning frozen data.  Files are written atomically (temporary file in
 the target folder, then rename) and only when their content changed; check mode writes nothing
 and reports what is stale.  Every backend renders before anything is written, so a failure in
@@ -27,6 +30,7 @@ from .automata.dfa import Dfa
 from .automata.nfa import Nfa
 from .errors import AbnfError, InvariantError, LimitError, Source, Span
 from .frontend import ast
+from .frontend.encoding import ENCODINGS
 from .frontend.parse import parse
 from .frontend.resolve import ResolvedGrammar, resolve
 from .grammar_facts import grammar_facts
@@ -52,6 +56,8 @@ class Grammar:
     text: str
     sha256: str
     ast: ast.Grammar = field(repr=False)
+    imports: tuple[Grammar, ...] = ()  # grammars that supply the rules it lacks, searched in order
+    encoding: str | None = None  # "octets" or "utf-8"; None: chosen from the grammar
 
 
 @dataclass(frozen=True)
@@ -62,8 +68,21 @@ class Compiled:
     minimal: Dfa
 
 
-def load(path: str) -> Grammar:
-    """Read and parse a grammar file (UTF-8; a BOM is ignored); ``-`` reads standard input."""
+def load(path: str, imports: Sequence[str] = (), encoding: str | None = None) -> Grammar:
+    """Read and parse a grammar file (UTF-8; a BOM is ignored); ``-`` reads standard input.
+    ``imports`` are grammar files that supply the rules it lacks; ``encoding`` is what its
+    terminal values mean (default: chosen from the grammar)."""
+    return with_options(_load(path), [_load(name) for name in imports], encoding)
+
+
+def with_options(grammar: Grammar, imports: Sequence[Grammar] = (), encoding: str | None = None) -> Grammar:
+    """``grammar`` with imported grammars and an encoding."""
+    if encoding is not None and encoding not in ENCODINGS:
+        raise AbnfError.at(None, f"unknown encoding {encoding!r}; choose from {', '.join(ENCODINGS)}")
+    return replace(grammar, imports=tuple(imports), encoding=encoding)
+
+
+def _load(path: str) -> Grammar:
     if path == "-":
         shown, raw = "<stdin>", _read_limited(sys.stdin.buffer if sys.stdin else None, "<stdin>")
     else:
@@ -116,8 +135,13 @@ def display_path(path: str) -> str:
     return Path(path if relative.startswith("..") else relative).as_posix()
 
 
+def resolve_grammar(grammar: Grammar, start: str | None = None) -> ResolvedGrammar:
+    """The rule table and IR of ``grammar`` from ``start``, with its imports and encoding."""
+    return resolve(grammar.ast, start, imports=[g.ast for g in grammar.imports], encoding=grammar.encoding)
+
+
 def compile_grammar(grammar: Grammar, start: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Compiled:
-    resolved = resolve(grammar.ast, start)
+    resolved = resolve_grammar(grammar, start)
     thompson = nfa.build(resolved, limits.max_nfa_states)
     try:
         subsets = dfa.determinize(thompson, limits.max_dfa_states, limits.max_work)
@@ -180,7 +204,7 @@ def default_prefix(path: str) -> str:
 def compile_for(grammar: Grammar, languages: Sequence[str], start: str | None = None,
                 limits: Limits = DEFAULT_LIMITS) -> tuple[ResolvedGrammar, Compiled | None]:
     """Compile unless the grammar is recursive and no language needs an automaton (the book)."""
-    resolved = resolve(grammar.ast, start)
+    resolved = resolve_grammar(grammar, start)
     if not resolved.is_regular and not any(backends.get(lang).needs_automaton for lang in languages):
         return resolved, None
     compiled = compile_grammar(grammar, start, limits)
@@ -198,7 +222,9 @@ def generate(grammar: Grammar, compiled: Compiled | None, languages: Sequence[st
     resolved = compiled.resolved if compiled is not None else resolved
     if resolved is None:
         raise InvariantError("generate needs the compiled or at least the resolved grammar")
-    header = backends.Header(grammar.path, grammar.text, grammar.sha256, resolved.start_name, command)
+    header = backends.Header(grammar.path, grammar.text, grammar.sha256, resolved.start_name,
+                             command, encoding=resolved.encoding,
+                             imports=tuple((g.path, g.sha256) for g in grammar.imports))
     shown = automaton or (compiled.minimal if compiled else None)
     tables = backends.make_tables(shown, header, compiled.dfa) if compiled and shown else None
     name = prefix or default_prefix(grammar.path)
@@ -211,10 +237,8 @@ def generate(grammar: Grammar, compiled: Compiled | None, languages: Sequence[st
             facts = grammar_facts(grammar.ast, grammar.text, resolved, shown, compiled.dfa if compiled else None,
                                   chosen["locale"], chosen["picture"])
             given = replace(tables, facts=facts) if tables else backends.grammar_only(header, facts)
-        if given is None:
-            raise AbnfError.at(resolved.cycle.reference if resolved.cycle else None,
-                               f"rule '{resolved.start_name}' cannot be compiled to a DFA: its rules refer "
-                               f"to themselves ({resolved.cycle}); --lang {language} needs one")
+        if given is None:  # compile_for compiles whenever a language needs an automaton
+            raise InvariantError(f"--lang {language} needs an automaton, and none was compiled")
         files.update(backend.generate(given, chosen))
     return files
 

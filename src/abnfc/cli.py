@@ -22,10 +22,22 @@ import threading
 
 from . import backends
 from .automata import dump
-from .build import Limits, compile_for, compile_grammar, generate, load, prefix_problem, stale_files, write_files
+from .build import (
+    Grammar,
+    Limits,
+    compile_for,
+    compile_grammar,
+    generate,
+    load,
+    prefix_problem,
+    resolve_grammar,
+    stale_files,
+    write_files,
+)
 from .check import ENGINES, check_stream, choose_engine
-from .errors import AbnfError, summarize
-from .frontend.resolve import resolve
+from .errors import AbnfError, Diagnostic, summarize
+from .frontend.encoding import ENCODINGS, UTF8
+from .interpret import WorkLimitError
 from .pictures import dot, graphviz
 from .version import __version__
 
@@ -49,6 +61,13 @@ EXAMPLES = {
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # before the command started (building the parser imports backends)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str] | None) -> int:
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
     # argparse stops filling a nargs="*" positional at the first option, so input files given
@@ -164,12 +183,18 @@ def _option_dest(language: str, name: str) -> str:
     return f"{language}_{name}".replace("-", "_")
 
 
+def load_grammar(args) -> Grammar:
+    """The grammar named on the command line, with its --import files and --encoding."""
+    return load(args.grammar, args.imports, args.encoding)
+
+
 def run_compile(args) -> int:
-    grammar = load(args.grammar)
+    grammar = load_grammar(args)
     resolved, compiled = compile_for(grammar, args.lang, args.start, limits(args))
     print_diagnostics(resolved.warnings)
-    files = generate(grammar, compiled, args.lang, args.prefix, _regenerate_command(args, grammar.path),
-                     options=_backend_options(args), resolved=resolved)
+    command = _regenerate_command(args, grammar, resolved.encoding)
+    files = generate(grammar, compiled, args.lang, args.prefix, command, options=_backend_options(args),
+                     resolved=resolved)
     if args.check:
         stale = stale_files(files, args.out)
         for name in stale:
@@ -185,8 +210,12 @@ def run_compile(args) -> int:
     return EXIT_OK
 
 
-def _regenerate_command(args, grammar_path: str) -> str:
-    words = ["abnfc", "compile", grammar_path]
+def _regenerate_command(args, grammar: Grammar, encoding: str) -> str:
+    words = ["abnfc", "compile", grammar.path]
+    for imported in grammar.imports:
+        words += ["--import", imported.path]
+    if args.encoding or encoding == UTF8:  # the choice, even when made from the grammar
+        words += ["--encoding", encoding]
     if args.start:
         words += ["--start", args.start]
     if args.prefix:
@@ -207,7 +236,7 @@ def run_check(args) -> int:
         print("abnfc check: no input files, and standard input is a terminal; give files, or "
               "'-' to read standard input (run 'abnfc check --help')", file=sys.stderr)
         return EXIT_ERROR
-    engine = choose_engine(load(args.grammar), args.start, args.engine, limits(args))
+    engine = choose_engine(load_grammar(args), args.start, args.engine, limits(args))
     status = EXIT_OK
     for name in names:
         try:
@@ -222,6 +251,10 @@ def run_check(args) -> int:
             print(f"abnfc: cannot read {name}: {error.strerror}", file=sys.stderr)
             status = EXIT_ERROR
             continue
+        except WorkLimitError as error:  # this input is too much for the grammar; go on with the next
+            print(f"{'<stdin>' if name == '-' else name}: {error.diagnostics[0].format()}", file=sys.stderr)
+            status = EXIT_ERROR
+            continue
         if not outcome.matched:
             status = max(status, EXIT_MISMATCH)
         if not (outcome.matched and args.quiet):
@@ -230,7 +263,7 @@ def run_check(args) -> int:
 
 
 def run_dfa(args) -> int:
-    compiled = compile_grammar(load(args.grammar), args.start, limits(args))
+    compiled = compile_grammar(load_grammar(args), args.start, limits(args))
     automaton = compiled.minimal if args.minimal else compiled.dfa
     if args.format in ("dot", "svg"):
         drawing = dot.to_dot(automaton, dump.notes_of(automaton, compiled.dfa), compiled.resolved.start_name,
@@ -245,14 +278,39 @@ def run_dfa(args) -> int:
 
 
 def run_lint(args) -> int:
-    grammar = load(args.grammar)
-    resolved = resolve(grammar.ast, args.start)
+    grammar = load_grammar(args)
+    resolved = resolve_grammar(grammar, args.start)
     print_diagnostics(resolved.warnings)
-    kind = "regular: compiles to a DFA" if resolved.is_regular else \
-        f"recursive ({resolved.cycle}): needs the interpreter"
-    print(f"{grammar.path}: {plural(len(grammar.ast.rules), 'rule')}, start rule {resolved.start_name}, "
-          f"{plural(len(resolved.warnings), 'warning')}; {kind}")
+    print_diagnostics(resolved.notes + _import_notes(resolved.supplied))
+    imported = f" (and {len(resolved.supplied)} imported)" if resolved.supplied else ""
+    print(f"{grammar.path}: {plural(len(grammar.ast.rules), 'rule')}{imported}, start rule "
+          f"{resolved.start_name}, encoding {resolved.encoding}, "
+          f"{plural(len(resolved.warnings), 'warning')}; {_recursion_kind(resolved)}")
     return EXIT_OK
+
+
+def _import_notes(supplied: tuple[tuple[str, str], ...]) -> tuple[Diagnostic, ...]:
+    """One note per imported file, naming the rules it supplied."""
+    by_file: dict[str, list[str]] = {}
+    for rule, source in supplied:
+        by_file.setdefault(source, []).append(rule)
+    return tuple(Diagnostic(f"rules taken from {source}: {', '.join(rules)}", None, "note")
+                 for source, rules in by_file.items())
+
+
+def _recursion_kind(resolved) -> str:
+    """``regular: ...``, ``recursive, right-linear (list -> list), so regular: ...`` or
+    ``recursive, self-embedding (comment -> ccontent -> comment; ...): needs the interpreter``."""
+    if resolved.embedding is not None:
+        embedding = resolved.embedding
+        return f"recursive, self-embedding ({embedding.path}; {embedding.explain()}): needs the interpreter"
+    if not resolved.components:
+        return "regular: compiles to a DFA"
+    kinds: dict[str, list[str]] = {}
+    for component in resolved.components:
+        kinds.setdefault(component.kind, []).append(component.path)
+    shown = " and ".join(f"{kind} ({', '.join(paths)})" for kind, paths in sorted(kinds.items(), reverse=True))
+    return f"recursive, {shown}, so regular: compiles to a DFA"
 
 
 def add_limits(sub: argparse.ArgumentParser) -> None:
@@ -261,7 +319,8 @@ def add_limits(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--max-dfa-states", type=positive, default=Limits.max_dfa_states, metavar="N",
                      help="DFA size limit before minimization (default %(default)s)")
     sub.add_argument("--max-work", type=positive, default=Limits.max_work, metavar="N",
-                     help="subset construction budget in NFA states (default %(default)s)")
+                     help="the work any engine may do (default %(default)s): NFA states the subset "
+                     "construction touches, or the interpreter's steps beyond 100 a byte")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -281,6 +340,12 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--start", metavar="RULE", help="start rule (default: the first rule)")
         sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                          help="show Python tracebacks on errors")
+        sub.add_argument("--import", dest="imports", action="append", default=[], metavar="FILE",
+                         help="a grammar that supplies rules GRAMMAR uses but does not define "
+                              "(repeatable; searched in order)")
+        sub.add_argument("--encoding", choices=ENCODINGS, help="what terminal values mean: octets "
+                         "(bytes) or utf-8 (Unicode code points, matched as their UTF-8 encoding); "
+                         "default: utf-8 when a value the start rule reaches is above %%xFF")
         return sub
 
     sub = command("compile", run_compile, "generate validators from a grammar", EXAMPLES["compile"])

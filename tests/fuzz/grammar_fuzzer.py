@@ -6,8 +6,8 @@ syntax that favours the corners: empty and huge repeat counts, values above %xFF
 thousands of digits, reversed ranges, prose values, deep and unbalanced nesting, undefined,
 duplicate and recursive rules, ``=/`` without ``=``, comments, blank lines, CRLF, tabs,
 indentation, control and non-ASCII characters.  ``mutate`` applies random byte edits (insert,
-delete, replace, duplicate or drop a line, truncate) to a seed grammar, as byte-level fuzzers
-do.  Both take a ``random.Random``, so a seed reproduces a case exactly.
+delete, replace, duplicate or drop a line, truncate) to a seed grammar (grammars/ and the RFC
+corpus), as byte-level fuzzers do.  Both take a ``random.Random``, so a seed reproduces a case exactly.
 """
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ import random
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SEEDS = sorted((ROOT / "grammars").glob("*.abnf"))
+# The repository's grammars and the RFC corpus in tests/data (32 real RFC grammars).
+SEEDS = sorted((ROOT / "grammars").glob("**/*.abnf")) + sorted((ROOT / "tests" / "data" / "rfc-abnf").glob("*.abnf"))
 
 NAMES = ["a", "b", "rule", "Rule", "x-y", "ALPHA", "DIGIT", "CRLF", "OCTET", "r1", "r2", "r3", "token",
          "UTF8-tail", "comment", "undefined-one", "r2"]

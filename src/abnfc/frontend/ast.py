@@ -6,7 +6,8 @@ is iterative (:func:`to_text`), so no nesting depth can exhaust Python's recursi
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from ..errors import Source, Span
 
@@ -73,10 +74,13 @@ class Option:
 class RuleRef:
     name: str
     span: Span | None = field(default=None, compare=False, repr=False)
+    # The rule-table key this reference is bound to, when it is not the lower-cased name: a
+    # rule taken from an imported grammar refers to that grammar's rules (frontend.imports).
+    target: str | None = field(default=None, repr=False)
 
     @property
     def key(self) -> str:
-        return self.name.lower()
+        return self.target or self.name.lower()
 
     def __str__(self) -> str:
         return self.name
@@ -153,6 +157,11 @@ class Rule:
 class Grammar:
     rules: tuple[Rule, ...]
     source: Source | None = field(default=None, compare=False, repr=False)  # for messages
+
+    @property
+    def name(self) -> str:
+        """The file the grammar was read from, for messages."""
+        return self.source.name if self.source else "<grammar>"
 
     def __str__(self) -> str:
         return "".join(f"{rule}\n" for rule in self.rules)
@@ -244,3 +253,33 @@ def walk(node: Node):
         current = stack.pop()
         yield current
         stack.extend(reversed(children(current)))
+
+
+def rewrite(node: Node, change: Callable[[Node], Node]) -> Node:
+    """``node`` rebuilt bottom-up, each node passed to ``change`` once its children are rebuilt;
+    nodes whose children did not change are kept.  An explicit stack, as in :func:`walk`."""
+    built: list[Node] = []
+    stack: list[tuple[Node, bool]] = [(node, False)]
+    while stack:
+        current, ready = stack.pop()
+        kids = children(current)
+        if kids and not ready:
+            stack.append((current, True))
+            stack.extend((kid, False) for kid in reversed(kids))
+            continue
+        new_kids = tuple(built[len(built) - len(kids):]) if kids else ()
+        del built[len(built) - len(kids):]
+        if any(new is not old for new, old in zip(new_kids, kids, strict=True)):
+            current = _with_children(current, new_kids)
+        built.append(change(current))
+    return built[0]
+
+
+def _with_children(node: Node, kids: tuple[Node, ...]) -> Node:
+    if isinstance(node, Alternation):
+        return replace(node, alternatives=kids)
+    if isinstance(node, Concatenation):
+        return replace(node, items=kids)
+    if isinstance(node, (Repetition, Group, Option)):
+        return replace(node, element=kids[0])
+    return node

@@ -60,4 +60,5 @@ def language_from_args(args, path: str | None = None, start: str | None = None) 
     """The grammar ``path`` (default: the command's GRAMMAR) as a :class:`Language`."""
     return load_language(path if path is not None else args.grammar,
                          start if path is not None else args.start,
-                         limits_from_args(args), args.max_length, args.max_runs)
+                         limits_from_args(args), args.max_length, args.max_runs,
+                         getattr(args, "imports", ()), getattr(args, "encoding", None))

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..automata.dfa import Dfa
-from ..build import DEFAULT_LIMITS, Limits, compile_grammar, load
-from ..frontend.resolve import ResolvedGrammar, resolve
+from ..build import DEFAULT_LIMITS, Limits, compile_grammar, load, resolve_grammar
+from ..frontend.resolve import ResolvedGrammar
 from ..interpret import recognize
 from .bounded import DEFAULT_BUDGET, DEFAULT_MAX_LENGTH, BoundedLanguage, explore
 from .provenance import DfaProvenance, InterpreterProvenance, Provenance
@@ -65,10 +65,12 @@ class Language:
 
 
 def load_language(path: str, start: str | None = None, limits: Limits = DEFAULT_LIMITS,
-                  max_length: int = DEFAULT_MAX_LENGTH, budget: int = DEFAULT_BUDGET) -> Language:
-    """Load ``path`` (``-`` for standard input) as a :class:`Language`; AbnfError on bad input."""
-    grammar = load(path)
-    resolved = resolve(grammar.ast, start)
+                  max_length: int = DEFAULT_MAX_LENGTH, budget: int = DEFAULT_BUDGET,
+                  imports: Sequence[str] = (), encoding: str | None = None) -> Language:
+    """Load ``path`` (``-`` for standard input, with rules from ``imports`` and terminal values
+    meaning ``encoding``) as a :class:`Language`; AbnfError on bad input."""
+    grammar = load(path, imports, encoding)
+    resolved = resolve_grammar(grammar, start)
     if resolved.is_regular:
         compiled = compile_grammar(grammar, start, limits)
         return Language(grammar.path, resolved, compiled.minimal,

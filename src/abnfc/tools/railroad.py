@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 import sys
 
-from ..build import load, write_files
+from ..build import load, resolve_grammar, write_files
 from ..errors import AbnfError
-from ..frontend.resolve import resolve
 from ..grammar_facts import shown_rules
 from ..i18n import LOCALES, choose, translator
 from ..pictures.railroad import diagram_svg
@@ -34,8 +33,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    grammar = load(args.grammar)
-    resolved = resolve(grammar.ast, args.start)
+    grammar = load(args.grammar, args.imports, args.encoding)
+    resolved = resolve_grammar(grammar, args.start)
     try:
         translate = translator(choose(args.locale))
     except ValueError as error:
