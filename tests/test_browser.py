@@ -1,5 +1,6 @@
-"""The grammar book in a real browser (slow tier: about ten seconds): Debian's headless Chromium, driven by Playwright for Python
-with the system browser (``executable_path``; Playwright's own browser downloads are never used).
+"""The grammar book in a real browser (slow tier): Debian's headless Chromium, driven by
+Playwright for Python with the system browser (``executable_path``; Playwright's own browser
+downloads are never used).
 
 Loads books of utf8, uri, datetime and the recursive email grammar, types into the tester and
 checks what the page shows; runs every UTF-8 conformance vector of tests/data through the page's
@@ -148,7 +149,7 @@ def test_the_uri_book_tests_uris(open_book):
     type_text(page, "https://example.com/a?b#c")
     assert verdict(page)[1] == "verdict valid"
     type_text(page, "http://[::1/")
-    text, css, offset = verdict(page)
+    _, css, offset = verdict(page)
     assert css == "verdict invalid" and offset == "11"
     assert "%x5D" in page.locator("#expected").inner_text()  # the closing bracket of IP-literal
 

@@ -37,7 +37,7 @@ def grammar_facts(grammar: ast.Grammar, text: str, resolved: ResolvedGrammar, mi
     lines = tuple(line.removesuffix("\r") for line in text.split("\n"))
     rules = tuple(_rule_facts(grammar, resolved, key, lines, refers[key], used_by[key], _) for key in keys)
     facts = GrammarFacts(locale, resolved.start, rules, lines, _mentions(grammar, resolved),
-                         str(resolved.cycle) if resolved.cycle else "", diagram_style=railroad.CSS)
+                         resolved.embedding.path if resolved.embedding else "", diagram_style=railroad.CSS)
     if minimal is None:
         return facts
     notes = state_notes(minimal, exact)

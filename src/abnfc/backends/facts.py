@@ -56,7 +56,7 @@ class GrammarFacts:
     rules: tuple[RuleFacts, ...]  # the grammar's rules in order, then the core rules they use
     lines: tuple[str, ...]  # the grammar text, split at line feeds only (as the parser counts)
     mentions: tuple[Mention, ...]
-    recursion: str  # a cycle of references ("comment -> ccontent -> comment"), "" when regular
+    recursion: str  # the self-embedding cycle ("comment -> ccontent -> comment"), "" when regular
     notes: tuple[str, ...] = ()  # per DFA state, what it expects, in ``locale``
     positions: tuple[tuple[Position, ...], ...] = ()  # per DFA state, the terminals it reads next
     picture: str = ""  # the DFA drawn by Graphviz (SVG), when ``picture_status`` is drawn
