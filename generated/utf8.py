@@ -104,7 +104,16 @@ TRANSITIONS = (
 # input that leaves the state and comes back to it, so the re engine runs it in C.  Each is
 # derived from TRANSITIONS; the table loop below remains the reference.
 _SKIP = {
-    1: _re.compile(rb"(?:[\x00-\x7f]++|[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee-\xef][\x80-\xbf][\x80-\xbf]|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf][\x80-\xbf]|[\xf1-\xf3][\x80-\xbf][\x80-\xbf][\x80-\xbf]|\xf4[\x80-\x8f][\x80-\xbf][\x80-\xbf])*+").match,
+    1: _re.compile(rb"""(?:
+          [\x00-\x7f]++                                 # UTF8-1 alternative 1
+        | [\xc2-\xdf][\x80-\xbf]                        # UTF8-2 alternative 1
+        | \xe0[\xa0-\xbf][\x80-\xbf]                    # UTF8-3 alternative 1
+        | [\xe1-\xec\xee-\xef][\x80-\xbf][\x80-\xbf]    # UTF8-3 alternatives 2, 4
+        | \xed[\x80-\x9f][\x80-\xbf]                    # UTF8-3 alternative 3
+        | \xf0[\x90-\xbf][\x80-\xbf][\x80-\xbf]         # UTF8-4 alternative 1
+        | [\xf1-\xf3][\x80-\xbf][\x80-\xbf][\x80-\xbf]  # UTF8-4 alternative 2
+        | \xf4[\x80-\x8f][\x80-\xbf][\x80-\xbf]         # UTF8-4 alternative 3
+    )*+""", _re.VERBOSE).match,
 }
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..automata.dfa import Dfa
-from ..automata.dump import class_lines, notes_of, table_lines
+from ..automata.dump import class_lines, table_lines
+from ..automata.notes import note_text, state_notes
 from ..charset import Ranges, class_map, normalize
 from ..errors import printable
 from ..version import __version__
@@ -60,6 +61,9 @@ class State:
     note: str  # what the state stands for in grammar terms
     expects: Ranges  # the bytes that do not lead to the dead state
     self_loop: Ranges  # the bytes that lead back to this state
+    # The grammar positions the state reads next: (rule, alternative, reads), alternatives
+    # numbered from 1 as in the notes; from the provenance of the DFA before minimization.
+    readers: tuple[tuple[str, int, Ranges], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,10 +102,12 @@ class Tables:
 def make_tables(dfa: Dfa, header: Header, exact: Dfa | None = None) -> Tables:
     """The tables of ``dfa``; state notes come from the provenance of ``exact``, the DFA before
     minimization that ``dfa`` was made from (``dfa`` itself when None)."""
-    notes = notes_of(dfa, exact)
+    found = state_notes(dfa, exact)
+    notes = tuple(note_text(note) for note in found)
     states = tuple(State(s, row, s in dfa.accepting, notes[s],
                          _bytes_where(dfa, row, lambda t: t != dfa.dead),
-                         _bytes_where(dfa, row, lambda t, s=s: t == s))
+                         _bytes_where(dfa, row, lambda t, s=s: t == s),
+                         _readers(found[s].expects))
                    for s, row in enumerate(dfa.transitions))
     return Tables(header, dfa.classes, states, dfa.start, dfa.dead, class_map(dfa.classes),
                   (*class_lines(dfa), "", *table_lines(dfa, notes)))
@@ -111,6 +117,10 @@ def grammar_only(header: Header, facts: GrammarFacts) -> Tables:
     """Tables without an automaton, for a recursive grammar: only backends that do not need
     one (``Backend.needs_automaton`` false) are given these."""
     return Tables(header, (), (), -1, -1, b"", (), facts)
+
+
+def _readers(expects) -> tuple[tuple[str, int, Ranges], ...]:
+    return tuple(sorted({(o.rule, o.alternative + 1, o.reads) for o in expects}, key=lambda r: (r[2], r[0], r[1])))
 
 
 def _bytes_where(dfa: Dfa, row: tuple[int, ...], keep) -> Ranges:
