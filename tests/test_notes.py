@@ -3,13 +3,18 @@ from the provenance of the DFA before minimization (automata/notes.py)."""
 from __future__ import annotations
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, compile_text, files_for
 
 from abnfc import api
 from abnfc.automata.dump import notes_of
 from abnfc.automata.notes import state_notes
 
-UTF8 = api.compile_grammar(ROOT / "grammars" / "utf8.abnf")
+
+def grammar_text(name: str) -> str:
+    return (ROOT / "grammars" / f"{name}.abnf").read_text(encoding="utf-8")
+
+
+UTF8 = compile_text(grammar_text("utf8"))
 
 
 def state_after(dfa, data: bytes) -> int:
@@ -34,7 +39,7 @@ def test_utf8_notes_say_what_a_state_expects(prefix, note):
 
 
 def test_a_state_that_must_end_says_so():
-    compiled = api.compile_grammar(ROOT / "grammars" / "datetime.abnf")
+    compiled = compile_text(grammar_text("datetime"))
     final = state_after(compiled.minimal, b"1985-04-12T23:20:50Z")
     assert notes_of(compiled.minimal, compiled.dfa)[final] == (
         "accepting; after %x30-39 (DIGIT alternative 1, element 1) or %x5A / %x7A (time-offset "
@@ -45,7 +50,7 @@ def test_a_state_that_must_end_says_so():
 def test_notes_agree_with_the_automata(grammar):
     """Every position a minimal state's note expects is one of its origins, and reads a byte the
     state does not refuse; every position it comes after read a byte leading into it."""
-    compiled = api.compile_grammar(ROOT / "grammars" / f"{grammar}.abnf")
+    compiled = compile_text(grammar_text(grammar))
     minimal = compiled.minimal
     notes = state_notes(minimal, compiled.dfa)
     incoming: dict[int, set[int]] = {}
@@ -87,6 +92,6 @@ def test_the_python_skip_expression_reads_like_rfc_3629():
 
 
 def test_a_comment_names_a_few_rules_and_counts_the_rest():
-    text = api.generate_files(ROOT / "grammars" / "uri.abnf", "python", prefix="uri")["uri.py"]
+    text = files_for(grammar_text("uri"), "python", "uri")["uri.py"]
     assert "# sub-delims alternatives 1-11, unreserved alternatives 3-6, DIGIT alternative 1, " in text
     assert " more rules\n" in text
