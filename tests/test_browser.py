@@ -90,7 +90,8 @@ def verdict(page) -> tuple[str, str, str]:
 
 
 def step_rows(page) -> list[list[str]]:
-    return [[cell.inner_text() for cell in row.locator("td").all()] for row in page.locator("#steps tr").all()[1:]]
+    return page.evaluate("""() => [...document.querySelectorAll("#steps tr")].slice(1)
+        .map((row) => [...row.querySelectorAll("td")].map((cell) => cell.innerText))""")
 
 
 def test_utf8_text_is_checked_as_typed(open_book):
@@ -181,3 +182,15 @@ def test_a_german_book_speaks_german_while_one_types(open_book):
     text, css, _ = verdict(page)
     assert css == "verdict invalid" and text.startswith("ungültig")
     assert "UTF8-octets" in page.locator("#expected").inner_text() or page.locator("#expected li").count() > 0
+
+
+def test_a_long_input_shows_the_bytes_and_steps_before_its_error(open_book):
+    page = open_book("utf8")
+    type_hex(page, "41" * 5000 + "C0" + "41" * 100)
+    assert verdict(page)[:2] == ("invalid: byte 5000 (0xC0) is not allowed here", "verdict invalid")
+    shown = page.locator("#bytes span").all_inner_texts()
+    assert shown[0] == shown[-1] == "…" and len(shown) == 2 + 2000 + 1 + 16
+    assert page.locator("#bytes span.error").get_attribute("title") == "offset 5000"
+    rows = step_rows(page)
+    assert len(rows) == 500 and rows[0][0] == "4501" and rows[-1][:5] == ["5000", "0xC0", "4", "1", "0"]
+    assert page.locator("#steps caption").inner_text() == "steps 4502 to 5001 of 5001 are shown"

@@ -64,6 +64,6 @@ TESTER = (
     N_("state after"),
     N_("read by"),
     N_("no position of state {state} reads this byte"),
-    N_("the first {count} steps are shown"),
+    N_("steps {first} to {last} of {count} are shown"),
     N_("empty input"),
 )

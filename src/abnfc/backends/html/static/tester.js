@@ -3,6 +3,8 @@
 // each state expects in grammar terms (rule, alternative, element, bytes) and the page's words.
 
 const MAX_STEPS = 500;
+const MAX_BYTES = 2000;
+const BYTES_AFTER_ERROR = 16;
 const message = (text, values = {}) =>
   (BOOK.messages[text] ?? text).replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
 const hex2 = (byte) => byte.toString(16).toUpperCase().padStart(2, "0");
@@ -52,15 +54,21 @@ function showVerdict(bytes, error, validator) {
   verdict.dataset.state = String(validator.state);
 }
 
+// The bytes up to the first error (or the end) and a few after it; a long input shows its last
+// MAX_BYTES bytes before that point, so the page stays quick whatever is pasted.
 function showBytes(bytes, error) {
   const box = document.getElementById("bytes");
   box.replaceChildren();
   if (bytes.length === 0) box.append(element("em", message("empty input")));
-  bytes.forEach((byte, offset) => {
-    const cell = element("span", hex2(byte), offset === error ? "error" : error !== null && offset > error ? "after" : "");
+  const end = Math.min(bytes.length, (error ?? bytes.length) + 1 + BYTES_AFTER_ERROR);
+  const first = Math.max(0, (error ?? bytes.length) - MAX_BYTES);
+  if (first > 0) box.append(element("span", "…", "elided"));
+  for (let offset = first; offset < end; offset++) {
+    const cell = element("span", hex2(bytes[offset]), offset === error ? "error" : error !== null && offset > error ? "after" : "");
     cell.title = `${message("offset")} ${offset}`;
     box.append(cell);
-  });
+  }
+  if (end < bytes.length) box.append(element("span", "…", "elided"));
 }
 
 // At the first error: the byte ranges the state could read, each with the positions reading it.
@@ -92,9 +100,12 @@ function showSteps(bytes, error) {
   const head = element("tr");
   for (const name of ["offset", "byte", "class", "state before", "state after", "read by"]) head.append(element("th", message(name)));
   table.append(head);
-  const last = Math.min(error === null ? bytes.length - 1 : Math.min(error, bytes.length - 1), MAX_STEPS - 1);
+  // The steps up to the first error or the end of the input: the last MAX_STEPS of them.
+  const last = error === null ? bytes.length - 1 : Math.min(error, bytes.length - 1);
+  const first = Math.max(0, last - MAX_STEPS + 1);
   let state = START;
-  for (let offset = 0; offset <= last; offset++) {
+  for (let offset = 0; offset < first; offset++) state = TRANSITIONS[state][classOf[bytes[offset]]];
+  for (let offset = first; offset <= last; offset++) {
     const byte = bytes[offset];
     const cls = classOf[byte];
     const next = TRANSITIONS[state][cls];
@@ -112,7 +123,7 @@ function showSteps(bytes, error) {
     table.append(row);
     state = next;
   }
-  if (last + 1 < (error === null ? bytes.length : error + 1)) table.append(element("caption", message("the first {count} steps are shown", { count: MAX_STEPS })));
+  if (first > 0) table.append(element("caption", message("steps {first} to {last} of {count} are shown", { first: first + 1, last: last + 1, count: last + 1 })));
   box.append(table);
 }
 
