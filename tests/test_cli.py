@@ -33,7 +33,7 @@ def test_generated_folder_is_up_to_date(workdir):
     assert run("compile", "grammars/utf8.abnf", "--out", "generated") == 0
     fresh = sorted(p.name for p in (workdir / "generated").iterdir())
     committed = sorted(p.name for p in (ROOT / "generated").iterdir())
-    assert fresh == committed == ["utf8.c", "utf8.h", "utf8.mjs", "utf8.py"]
+    assert fresh == committed == ["utf8.c", "utf8.h", "utf8.html", "utf8.mjs", "utf8.py"]
     for name in fresh:
         assert (workdir / "generated" / name).read_bytes() == (ROOT / "generated" / name).read_bytes(), \
             f"generated/{name} is stale: run abnfc compile grammars/utf8.abnf --out generated"
@@ -43,9 +43,9 @@ def test_compile_writes_only_changed_files_and_check_reports_stale_ones(workdir,
     assert run("compile", "grammars/utf8.abnf", "--out", "out") == 0
     assert "wrote out/utf8.py" in capsys.readouterr().out
     assert run("compile", "grammars/utf8.abnf", "--out", "out") == 0
-    assert capsys.readouterr().out == "out: up to date, nothing written (4 files)\n"
+    assert capsys.readouterr().out == "out: up to date, nothing written (5 files)\n"
     assert run("compile", "grammars/utf8.abnf", "--out", "out", "--check") == 0
-    assert capsys.readouterr().out == "out: up to date (4 files)\n"
+    assert capsys.readouterr().out == "out: up to date (5 files)\n"
     (workdir / "out" / "utf8.h").write_text("edited by hand\n")
     (workdir / "out" / "utf8.py").unlink()
     before = sorted(p.name for p in (workdir / "out").iterdir())

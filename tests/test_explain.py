@@ -407,3 +407,20 @@ def test_random_grammars(seed):
                     check_explanation(text, case, compiled)
                 except abnfc.AbnfError as error:  # a work limit on a highly ambiguous grammar is fine
                     assert "gave up" in str(error), (text, case)
+
+
+def test_the_explanation_speaks_the_learners_language(capsys, tmp_path, monkeypatch):
+    """--locale (or the environment) translates explain's sentences; grammar text, rule names and
+    bytes stay as written, and the carets still point at the grammar's columns."""
+    status, out = run(capsys, tmp_path, UTF8, b"ab\xed\xa0\x80", "--locale", "de")
+    assert status == 1
+    assert "UTF8-3 (Alternative 3 von 4)  Byte 2, unvollständig" in out
+    assert ":3: Byte 0xA0 ist hier nicht erlaubt" in out
+    assert "grammars/utf8.abnf:10:20: UTF8-3 (Alternative 3) erwartet %x80-9F nach %xED\n" \
+           "                %xED %x80-9F UTF8-tail / %xEE-EF 2( UTF8-tail )\n" \
+           "                     ^~~~~~~" in out
+    monkeypatch.setenv("LANGUAGE", "ja_JP:de")
+    status, out = run(capsys, tmp_path, UTF8, "aä".encode())
+    assert status == 0 and "UTF8-char（選択肢 2/4）  バイト 1-2  \"ä\"" in out
+    status, out = run(capsys, tmp_path, UTF8, b"a", "--locale", "tlh")
+    assert status == 2 and "no translation for locale 'tlh'" in out and "Traceback" not in out

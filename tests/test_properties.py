@@ -467,5 +467,5 @@ def test_generation_does_not_depend_on_the_hash_seed(tmp_path):
                            capture_output=True)
             outputs.append({p.name: p.read_bytes() for p in (folder / "out").iterdir()
                             if p.name.startswith(f"g{index}.")})
-        assert sorted(outputs[0]) == [f"g{index}.c", f"g{index}.h", f"g{index}.mjs", f"g{index}.py"]
+        assert sorted(outputs[0]) == [f"g{index}.c", f"g{index}.h", f"g{index}.html", f"g{index}.mjs", f"g{index}.py"]
         assert outputs[0] == outputs[1], f"output depends on PYTHONHASHSEED for:\n{text}"

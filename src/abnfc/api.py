@@ -22,6 +22,7 @@ from .build import (
     Compiled,
     Grammar,
     Limits,
+    compile_for,
     from_text,
     generate,
     load,
@@ -65,8 +66,9 @@ def generate_files(grammar: GrammarLike, lang: str = "python", *, start: str | N
                    limits: Limits = DEFAULT_LIMITS) -> dict[str, str]:
     """The files ``abnfc compile`` would write for one language: file name -> text."""
     loaded = _grammar(grammar)
-    return generate(loaded, compile_grammar(loaded, start, limits), [lang], prefix,
-                    "abnfc (Python API)", options={lang: dict(options or {})})
+    resolved, compiled = compile_for(loaded, [lang], start, limits)
+    return generate(loaded, compiled, [lang], prefix, "abnfc (Python API)", options={lang: dict(options or {})},
+                    resolved=resolved)
 
 
 def load_validator(grammar: GrammarLike, lang: str = "python", *, start: str | None = None,

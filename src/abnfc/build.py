@@ -28,11 +28,12 @@ from . import backends
 from .automata import dfa, minimize, nfa
 from .automata.dfa import Dfa
 from .automata.nfa import Nfa
-from .errors import AbnfError, LimitError, Source, Span
+from .errors import AbnfError, InvariantError, LimitError, Source, Span
 from .frontend import ast
 from .frontend.encoding import ENCODINGS
 from .frontend.parse import parse
 from .frontend.resolve import ResolvedGrammar, resolve
+from .grammar_facts import grammar_facts
 
 MAX_GRAMMAR_BYTES = 16 << 20  # a grammar file larger than this is surely not a grammar
 
@@ -200,21 +201,45 @@ def default_prefix(path: str) -> str:
 
 # -- generating and writing ---------------------------------------------------------------------
 
-def generate(grammar: Grammar, compiled: Compiled, languages: Sequence[str], prefix: str | None,
+def compile_for(grammar: Grammar, languages: Sequence[str], start: str | None = None,
+                limits: Limits = DEFAULT_LIMITS) -> tuple[ResolvedGrammar, Compiled | None]:
+    """Compile unless the grammar is recursive and no language needs an automaton (the book)."""
+    resolved = resolve_grammar(grammar, start)
+    if not resolved.is_regular and not any(backends.get(lang).needs_automaton for lang in languages):
+        return resolved, None
+    compiled = compile_grammar(grammar, start, limits)
+    return compiled.resolved, compiled
+
+
+def generate(grammar: Grammar, compiled: Compiled | None, languages: Sequence[str], prefix: str | None,
              command: str, automaton: Dfa | None = None,
-             options: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, str]:
+             options: Mapping[str, Mapping[str, str]] | None = None,
+             resolved: ResolvedGrammar | None = None) -> dict[str, str]:
     """File name -> content for every requested language, from the minimal DFA unless
     ``automaton`` names another DFA of the same grammar.  ``options`` holds each backend's
-    options by language."""
-    header = backends.Header(grammar.path, grammar.text, grammar.sha256, compiled.resolved.start_name,
-                             command, encoding=compiled.resolved.encoding,
+    options by language.  ``compiled`` is None for a recursive grammar (then ``resolved`` is
+    given), which only backends that need no automaton accept."""
+    resolved = compiled.resolved if compiled is not None else resolved
+    if resolved is None:
+        raise InvariantError("generate needs the compiled or at least the resolved grammar")
+    header = backends.Header(grammar.path, grammar.text, grammar.sha256, resolved.start_name,
+                             command, encoding=resolved.encoding,
                              imports=tuple((g.path, g.sha256) for g in grammar.imports))
-    tables = backends.make_tables(automaton or compiled.minimal, header)
+    shown = automaton or (compiled.minimal if compiled else None)
+    tables = backends.make_tables(shown, header, compiled.dfa) if compiled and shown else None
     name = prefix or default_prefix(grammar.path)
     files: dict[str, str] = {}
     for language in languages:
-        chosen = {"prefix": name, **(options or {}).get(language, {})}
-        files.update(backends.get(language).generate(tables, chosen))
+        backend = backends.get(language)
+        chosen = {**backend.defaults(), "prefix": name, **(options or {}).get(language, {})}
+        given = tables
+        if backend.wants_facts:
+            facts = grammar_facts(grammar.ast, grammar.text, resolved, shown, compiled.dfa if compiled else None,
+                                  chosen["locale"], chosen["picture"])
+            given = replace(tables, facts=facts) if tables else backends.grammar_only(header, facts)
+        if given is None:  # compile_for compiles whenever a language needs an automaton
+            raise InvariantError(f"--lang {language} needs an automaton, and none was compiled")
+        files.update(backend.generate(given, chosen))
     return files
 
 

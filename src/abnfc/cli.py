@@ -25,6 +25,7 @@ from .automata import dump
 from .build import (
     Grammar,
     Limits,
+    compile_for,
     compile_grammar,
     generate,
     load,
@@ -37,6 +38,7 @@ from .check import ENGINES, check_stream, choose_engine
 from .errors import AbnfError, Diagnostic, summarize
 from .frontend.encoding import ENCODINGS, UTF8
 from .interpret import WorkLimitError
+from .pictures import dot, graphviz
 from .version import __version__
 
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
@@ -44,7 +46,7 @@ EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
 
 # Further commands: modules with HELP, EXAMPLE, add_arguments(parser) and run(args) -> int.
 TOOLS: tuple[str, ...] = ("abnfc.tools.vectors", "abnfc.tools.crosscheck", "abnfc.tools.diff",
-                           "abnfc.tools.explain")
+                          "abnfc.tools.explain", "abnfc.tools.railroad")
 
 EXAMPLES = {
     "compile": "example:\n  abnfc compile grammars/utf8.abnf --out generated\n"
@@ -52,7 +54,8 @@ EXAMPLES = {
     "check": "examples:\n  abnfc check grammars/utf8.abnf README.md\n"
              "  printf 'caf\\xc3\\xa9' | abnfc check grammars/utf8.abnf -\n"
              "  abnfc check grammars/email.abnf --engine interpreter addresses.txt",
-    "dfa": "example:\n  abnfc dfa grammars/utf8.abnf --format json",
+    "dfa": "examples:\n  abnfc dfa grammars/utf8.abnf --format json\n"
+           "  abnfc dfa grammars/utf8.abnf --format svg > utf8-dfa.svg   # needs Graphviz",
     "lint": "examples:\n  abnfc lint grammars/uri.abnf\n  printf 'r = \"a\" r / \"b\"\\n' | abnfc lint -",
 }
 
@@ -187,10 +190,11 @@ def load_grammar(args) -> Grammar:
 
 def run_compile(args) -> int:
     grammar = load_grammar(args)
-    compiled = compile_grammar(grammar, args.start, limits(args))
-    print_diagnostics(compiled.resolved.warnings)
-    command = _regenerate_command(args, grammar, compiled.resolved.encoding)
-    files = generate(grammar, compiled, args.lang, args.prefix, command, options=_backend_options(args))
+    resolved, compiled = compile_for(grammar, args.lang, args.start, limits(args))
+    print_diagnostics(resolved.warnings)
+    command = _regenerate_command(args, grammar, resolved.encoding)
+    files = generate(grammar, compiled, args.lang, args.prefix, command, options=_backend_options(args),
+                     resolved=resolved)
     if args.check:
         stale = stale_files(files, args.out)
         for name in stale:
@@ -261,11 +265,15 @@ def run_check(args) -> int:
 def run_dfa(args) -> int:
     compiled = compile_grammar(load_grammar(args), args.start, limits(args))
     automaton = compiled.minimal if args.minimal else compiled.dfa
-    if args.format == "json":
+    if args.format in ("dot", "svg"):
+        drawing = dot.to_dot(automaton, dump.notes_of(automaton, compiled.dfa), compiled.resolved.start_name,
+                             args.show_dead)
+        print(graphviz.render_svg(drawing) if args.format == "svg" else drawing, end="")
+    elif args.format == "json":
         fields = dump.to_json(automaton).items()
         print("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in fields) + "\n}")
     else:
-        print(dump.text(automaton), end="")
+        print(dump.text(automaton, compiled.dfa), end="")
     return EXIT_OK
 
 
@@ -351,7 +359,7 @@ def _parser() -> argparse.ArgumentParser:
                      "stale or missing file")
     for language in backends.names():
         for option in backends.get(language).options:
-            sub.add_argument(f"--{language}-{option.name}", dest=_option_dest(language, option.name),
+            sub.add_argument(f"--{language}-{option.name}", *option.aliases, dest=_option_dest(language, option.name),
                              choices=option.choices, default=option.default, help=option.help)
     add_limits(sub)
 
@@ -364,7 +372,10 @@ def _parser() -> argparse.ArgumentParser:
     add_limits(sub)
 
     sub = command("dfa", run_dfa, "print a grammar's minimal DFA", EXAMPLES["dfa"])
-    sub.add_argument("--format", choices=("text", "json"), default="text")
+    sub.add_argument("--format", choices=("text", "json", "dot", "svg"), default="text",
+                     help="text (default), json, dot (Graphviz DOT) or svg (drawn by Graphviz's dot)")
+    sub.add_argument("--show-dead", action="store_true", help="dot and svg: draw the dead state "
+                     "and the edges into it")
     sub.add_argument("--no-minimize", dest="minimal", action="store_false",
                      help="print the DFA from subset construction, before minimization")
     add_limits(sub)

@@ -1,51 +1,49 @@
-"""A DFA as a readable table and as JSON, shared by ``abnfc dfa`` and the backends."""
+"""A DFA as a readable table and as JSON, shared by ``abnfc dfa`` and the backends.
+
+Each state's note says what it expects in grammar terms (:mod:`.notes`), from the provenance of
+``exact``, the DFA before minimization, when the caller has it.
+"""
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from ..charset import format_hex
 from .dfa import Dfa
+from .notes import note_text, state_notes
 
 
-def state_note(dfa: Dfa, state: int) -> str:
-    """What a state stands for: dead/start/accepting and the rules it is inside."""
-    tags = []
-    if state == dfa.dead:
-        tags.append("dead")
-    if state == dfa.start:
-        tags.append("start")
-    if state in dfa.accepting:
-        tags.append("accepting")
-    if dfa.origins and dfa.origins[state]:
-        rules = sorted({origin.rule for origin in dfa.origins[state]})
-        tags.append("reads " + ", ".join(rules))
-    return "; ".join(tags)
+def notes_of(dfa: Dfa, exact: Dfa | None = None) -> tuple[str, ...]:
+    """The note of every state: dead/start/accepting and what it expects (``after %xE0: expects
+    %xA0-BF (UTF8-3 alternative 1, element 2)``)."""
+    return tuple(note_text(note) for note in state_notes(dfa, exact))
 
 
 def class_lines(dfa: Dfa) -> list[str]:
     return [f"class {index:>3}: {format_hex(ranges)}" for index, ranges in enumerate(dfa.classes)]
 
 
-def table_lines(dfa: Dfa) -> list[str]:
-    """One row per state, one column per byte class; ``*`` marks accepting states."""
+def table_lines(dfa: Dfa, notes: Sequence[str]) -> list[str]:
+    """One row per state, one column per byte class, then its note; ``*`` marks accepting states."""
     width = max(2, len(str(dfa.num_states - 1)))
     header = " " * (width + 3) + " ".join(f"{c:>{width}}" for c in range(dfa.num_classes))
     lines = ["states x classes (next state):", header]
     for state, row in enumerate(dfa.transitions):
         mark = "*" if state in dfa.accepting else " "
         cells = " ".join(f"{t:>{width}}" for t in row)
-        lines.append(f"{mark}{state:>{width}}: {cells}   ; {state_note(dfa, state)}")
+        lines.append(f"{mark}{state:>{width}}: {cells}   ; {notes[state]}")
     return lines
 
 
 MAX_LISTED_ACCEPTING = 16  # beyond this the summary gives a count; the table marks each one
 
 
-def text(dfa: Dfa) -> str:
+def text(dfa: Dfa, exact: Dfa | None = None) -> str:
     accepting = sorted(dfa.accepting)
     listed = (f"accepting {accepting}" if len(accepting) <= MAX_LISTED_ACCEPTING
               else f"{len(accepting)} accepting states (marked *)")
     summary = (f"{dfa.num_states} states (dead state {dfa.dead} included), {dfa.num_classes} byte "
                f"classes, start {dfa.start}, {listed}")
-    return "\n".join([summary, "", *class_lines(dfa), "", *table_lines(dfa)]) + "\n"
+    return "\n".join([summary, "", *class_lines(dfa), "", *table_lines(dfa, notes_of(dfa, exact))]) + "\n"
 
 
 def to_json(dfa: Dfa) -> dict:

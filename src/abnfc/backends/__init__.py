@@ -18,15 +18,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from .tables import Header, Tables, make_tables
+from .tables import Header, Tables, grammar_only, make_tables
 
 # name -> module defining BACKEND; the order is the default order of ``--lang``.
 _REGISTRY = {
     "python": "abnfc.backends.python",
     "c": "abnfc.backends.c",
     "js": "abnfc.backends.js",
+    "html": "abnfc.backends.html",
 }
-DEFAULT_LANGUAGES = ("python", "c", "js")  # what ``abnfc compile`` writes without --lang
+DEFAULT_LANGUAGES = ("python", "c", "js", "html")  # what ``abnfc compile`` writes without --lang
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class BackendOption:
     choices: tuple[str, ...]
     default: str
     help: str
+    aliases: tuple[str, ...] = ()  # further command-line flags, such as --locale
 
 
 class Validator(Protocol):
@@ -61,6 +63,10 @@ class Backend:
     # built in ``folder``.  Loading several at once lets a backend build them in one go.
     runners: Callable[[Sequence[Mapping[str, str]], Path], list[Any]]  # each a Validator
     options: tuple[BackendOption, ...] = field(default=())
+    # A backend that teaches the grammar is given ``Tables.facts`` (built with its options
+    # ``locale`` and ``picture``) and, when it needs no automaton, recursive grammars too.
+    wants_facts: bool = False
+    needs_automaton: bool = True
 
     def defaults(self) -> dict[str, str]:
         return {option.name: option.default for option in self.options}
@@ -98,6 +104,7 @@ __all__ = [
     "Validator",
     "first_errors",
     "get",
+    "grammar_only",
     "make_tables",
     "names",
 ]

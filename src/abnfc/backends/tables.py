@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..automata.dfa import Dfa
-from ..automata.dump import class_lines, state_note, table_lines
+from ..automata.dump import class_lines, table_lines
+from ..automata.notes import note_text, state_notes
 from ..charset import Ranges, class_map, normalize
 from ..errors import printable
 from ..version import __version__
+from .facts import GrammarFacts
 
 ENCODING_LINES = {
     "octets": "Encoding: octets (each terminal value of the grammar is one byte).",
@@ -59,6 +61,9 @@ class State:
     note: str  # what the state stands for in grammar terms
     expects: Ranges  # the bytes that do not lead to the dead state
     self_loop: Ranges  # the bytes that lead back to this state
+    # The grammar positions the state reads next: (rule, alternative, reads), alternatives
+    # numbered from 1 as in the notes; from the provenance of the DFA before minimization.
+    readers: tuple[tuple[str, int, Ranges], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,8 @@ class Tables:
     dead: int
     byte_class: bytes  # 256 entries: the class of each byte
     table_text: tuple[str, ...]  # the readable table, for comments and docstrings
+    # For backends that teach the grammar (``Backend.wants_facts``); None for the others.
+    facts: GrammarFacts | None = None
 
     @property
     def num_states(self) -> int:
@@ -80,6 +87,10 @@ class Tables:
         return len(self.classes)
 
     @property
+    def has_automaton(self) -> bool:
+        return bool(self.states)
+
+    @property
     def accepting(self) -> tuple[int, ...]:
         return tuple(state.index for state in self.states if state.accepting)
 
@@ -88,13 +99,28 @@ class Tables:
         return printable(self.header.grammar_file)
 
 
-def make_tables(dfa: Dfa, header: Header) -> Tables:
-    states = tuple(State(s, row, s in dfa.accepting, state_note(dfa, s),
+def make_tables(dfa: Dfa, header: Header, exact: Dfa | None = None) -> Tables:
+    """The tables of ``dfa``; state notes come from the provenance of ``exact``, the DFA before
+    minimization that ``dfa`` was made from (``dfa`` itself when None)."""
+    found = state_notes(dfa, exact)
+    notes = tuple(note_text(note) for note in found)
+    states = tuple(State(s, row, s in dfa.accepting, notes[s],
                          _bytes_where(dfa, row, lambda t: t != dfa.dead),
-                         _bytes_where(dfa, row, lambda t, s=s: t == s))
+                         _bytes_where(dfa, row, lambda t, s=s: t == s),
+                         _readers(found[s].expects))
                    for s, row in enumerate(dfa.transitions))
     return Tables(header, dfa.classes, states, dfa.start, dfa.dead, class_map(dfa.classes),
-                  (*class_lines(dfa), "", *table_lines(dfa)))
+                  (*class_lines(dfa), "", *table_lines(dfa, notes)))
+
+
+def grammar_only(header: Header, facts: GrammarFacts) -> Tables:
+    """Tables without an automaton, for a recursive grammar: only backends that do not need
+    one (``Backend.needs_automaton`` false) are given these."""
+    return Tables(header, (), (), -1, -1, b"", (), facts)
+
+
+def _readers(expects) -> tuple[tuple[str, int, Ranges], ...]:
+    return tuple(sorted({(o.rule, o.alternative + 1, o.reads) for o in expects}, key=lambda r: (r[2], r[0], r[1])))
 
 
 def _bytes_where(dfa: Dfa, row: tuple[int, ...], keep) -> Ranges:

@@ -27,22 +27,23 @@ from ..check import InterpreterEngine, Outcome, check_bytes
 from ..errors import AbnfError, InvariantError
 from ..frontend.ir import Origin
 from ..frontend.resolve import ResolvedGrammar
+from ..i18n import ENGLISH, LOCALES, Translate, choose, translator
 from . import trees
 from .common import limits_from_args, nonnegative, positive
 from .derivation import Ambiguity, Derivation, Leaf, Search, SearchLimitError
 
+_translate: Translate = translator(ENGLISH)  # the language of this run, set by run() from --locale
+
 
 def _(message: str) -> str:
-    """The message translated into the user's language.
-
-    Replaced by the project's gettext translator (abnfc.i18n) when translations land; every
-    user-facing sentence of explain goes through it, as ``_("... {name} ...").format(...)``.
-    """
-    return message
+    """``message`` in the user's language (:mod:`abnfc.i18n`); every sentence explain prints goes
+    through it, as ``_("... {name} ...").format(...)``.  Option help stays English, as for every
+    command."""
+    return _translate(message)
 
 
 NAME = "explain"
-HELP = _("show how a grammar derives an input, or where and why it rejects it")
+HELP = ("show how a grammar derives an input, or where and why it rejects it")
 EXAMPLE = ("examples:\n  printf 'a\\xc3\\xa4' | abnfc explain grammars/utf8.abnf -\n"
            "  printf 'abc\\xed\\xa0\\x80' | abnfc explain grammars/utf8.abnf - --steps\n"
            "  abnfc explain grammars/uri.abnf link.txt --format json")
@@ -55,19 +56,23 @@ RECURSION_LIMIT = 1_000_000
 
 def add_arguments(parser) -> None:
     parser.add_argument("input", nargs="?", default="-", metavar="FILE",
-                        help=_("the input to explain; - (the default) for standard input"))
+                        help=("the input to explain; - (the default) for standard input"))
     parser.add_argument("--steps", action="store_true",
-                        help=_("also show the automaton's steps, one line per byte (regular grammars)"))
+                        help=("also show the automaton's steps, one line per byte (regular grammars)"))
     parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--locale", metavar="LOCALE",
+                        help=f"the language of the explanation ({', '.join(LOCALES)}; default: from "
+                        "LANGUAGE, LC_ALL, LC_MESSAGES or LANG); grammar text, rule names and bytes "
+                        "stay as written")
     parser.add_argument("--max-nodes", type=nonnegative, default=DEFAULT_MAX_NODES, metavar="N",
-                        help=_("tree lines shown before the middle of a long tree is left out "
+                        help=("tree lines shown before the middle of a long tree is left out "
                                "(default %(default)s; 0: all)"))
     parser.add_argument("--max-nfa-states", type=positive, default=Limits.max_nfa_states, metavar="N",
-                        help=_("NFA size limit for --steps (default %(default)s)"))
+                        help=("NFA size limit for --steps (default %(default)s)"))
     parser.add_argument("--max-dfa-states", type=positive, default=Limits.max_dfa_states, metavar="N",
-                        help=_("DFA size limit for --steps (default %(default)s)"))
+                        help=("DFA size limit for --steps (default %(default)s)"))
     parser.add_argument("--max-work", type=positive, default=Limits.max_work, metavar="N",
-                        help=_("steps the interpreter, the tree search and the DFA construction may "
+                        help=("steps the interpreter, the tree search and the DFA construction may "
                                "each take (default %(default)s)"))
 
 
@@ -110,6 +115,18 @@ class Explanation:
 
 
 def run(args) -> int:
+    global _translate
+    try:
+        _translate = translator(choose(args.locale))
+    except ValueError as error:
+        raise AbnfError.at(None, str(error)) from None
+    try:
+        return _explain(args)
+    finally:
+        _translate = translator(ENGLISH)
+
+
+def _explain(args) -> int:
     from . import explain_json, explain_text  # they use _ and the records above
 
     if args.grammar == "-" and args.input == "-":

@@ -1,0 +1,208 @@
+"""What each DFA state expects, in grammar terms, from the provenance of the DFA before minimization.
+
+A state of the DFA from subset construction is exactly the set of grammar positions (terminals
+about to be read) an input can be at, and the terminals that read the byte leading into it are
+those of its predecessor whose bytes hold that byte.  Minimization merges states reached through
+different positions, so its origins are unions that pair nothing with nothing.  The notes of a
+minimal state are therefore gathered from the states before minimization that it stands for,
+found by walking both automata in step from their start states (they accept the same language
+and the minimal DFA is a quotient of the other, so each state maps to exactly one minimal state).
+
+A note reads ``after %xE0: expects %xA0-BF (UTF8-3 alternative 1, element 2)``; the words are
+translatable (:mod:`abnfc.i18n`), the grammar's names and bytes are not.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from ..charset import format_abnf, normalize
+from ..errors import InvariantError
+from ..frontend.ir import Origin
+from .dfa import Dfa
+
+MAX_LISTED = 3  # positions listed one by one; beyond this, grouped by rule
+MAX_RULES = 6  # rules named in a group; beyond this, a count
+MAX_PATHS = 2  # (after, expects) pairs kept apart in one note; beyond this, their union
+
+
+def _english(message: str) -> str:
+    return message
+
+
+@dataclass(frozen=True)
+class Path:
+    """Some inputs reach the state after one of ``after`` read their last byte, and expect one of
+    ``expects`` next (empty: the input must end here)."""
+
+    after: frozenset[Origin]
+    expects: frozenset[Origin]
+
+
+@dataclass(frozen=True)
+class StateNote:
+    dead: bool
+    start: bool
+    accepting: bool
+    paths: tuple[Path, ...]  # sorted; one per distinct ``expects``
+
+    @property
+    def expects(self) -> frozenset[Origin]:
+        return frozenset(o for path in self.paths for o in path.expects)
+
+    @property
+    def after(self) -> frozenset[Origin]:
+        return frozenset(o for path in self.paths for o in path.after)
+
+
+def state_notes(dfa: Dfa, exact: Dfa | None = None) -> tuple[StateNote, ...]:
+    """A note for every state of ``dfa``, from the provenance of ``exact`` (the DFA before
+    minimization that ``dfa`` was made from; ``dfa`` itself when None)."""
+    exact = exact or dfa
+    members = _members(dfa, exact)
+    readers = _readers(exact)
+    notes = []
+    for state in range(dfa.num_states):
+        by_expects: dict[frozenset[Origin], set[Origin]] = defaultdict(set)
+        for member in members[state]:
+            expects = exact.origins[member] if exact.origins else frozenset()
+            by_expects[expects] |= readers[member]
+        paths = tuple(sorted((Path(frozenset(after), expects) for expects, after in by_expects.items()
+                              if state != dfa.dead), key=_path_key))
+        notes.append(StateNote(state == dfa.dead, state == dfa.start, state in dfa.accepting, paths))
+    return tuple(notes)
+
+
+def _members(dfa: Dfa, exact: Dfa) -> list[list[int]]:
+    """For each state of ``dfa``, the states of ``exact`` it stands for (product walk)."""
+    found: dict[int, int] = {exact.start: dfa.start}
+    queue = [exact.start]
+    first_bytes = [ranges[0][0] for ranges in exact.classes]
+    for state in queue:  # grows while iterating
+        mine = found[state]
+        for cls, target in enumerate(exact.transitions[state]):
+            image = dfa.transitions[mine][dfa.byte_class[first_bytes[cls]]]
+            if target not in found:
+                found[target] = image
+                queue.append(target)
+            elif found[target] != image:
+                raise InvariantError("the DFA is not a quotient of the DFA its notes come from")
+    members: list[list[int]] = [[] for _ in range(dfa.num_states)]
+    for state, image in sorted(found.items()):
+        members[image].append(state)
+    return members
+
+
+def _readers(exact: Dfa) -> list[set[Origin]]:
+    """For each state, the terminals that read the byte of some transition into it."""
+    readers: list[set[Origin]] = [set() for _ in range(exact.num_states)]
+    if not exact.origins:
+        return readers
+    classes_of: dict[tuple, list[int]] = {}
+    for state, origins in enumerate(exact.origins):
+        row = exact.transitions[state]
+        for origin in origins:
+            if origin.reads not in classes_of:
+                classes_of[origin.reads] = _classes_within(exact, origin.reads)
+            for cls in classes_of[origin.reads]:
+                if row[cls] != exact.dead:
+                    readers[row[cls]].add(origin)
+    return readers
+
+
+def _classes_within(dfa: Dfa, ranges) -> list[int]:
+    """The classes that hold some byte of ``ranges``."""
+    return [cls for cls, class_ranges in enumerate(dfa.classes)
+            if any(lo <= r_hi and r_lo <= hi for lo, hi in ranges for r_lo, r_hi in class_ranges)]
+
+
+def _origin_key(origin: Origin):
+    return (origin.reads, origin.rule, origin.alternative, origin.element)
+
+
+def _path_key(path: Path):
+    return (sorted(map(_origin_key, path.expects)), sorted(map(_origin_key, path.after)))
+
+
+# -- text ---------------------------------------------------------------------------------------
+
+def position_text(origin: Origin, _=_english) -> str:
+    """``%xA0-BF (UTF8-3 alternative 1, element 2)``."""
+    return _("{bytes} ({rule} alternative {alternative}, element {element})").format(
+        bytes=format_abnf(origin.reads), rule=origin.rule, alternative=origin.alternative + 1,
+        element=origin.element + 1)
+
+
+def positions_text(origins, _=_english) -> str:
+    """A few positions one by one; more grouped by rule, with the bytes each rule reads."""
+    found = sorted(set(origins), key=_origin_key)
+    if len(found) <= MAX_LISTED:
+        return _list([position_text(o, _) for o in found], _)
+    by_rule: dict[str, list[Origin]] = defaultdict(list)
+    for origin in found:
+        by_rule[origin.rule].append(origin)
+    groups = sorted(by_rule.items(), key=lambda item: min(_origin_key(o) for o in item[1]))
+    texts = [_rule_group_text(rule, group, _) for rule, group in groups[:MAX_RULES]]
+    if len(groups) > MAX_RULES:
+        texts.append(_("other rules: {count}").format(count=len(groups) - MAX_RULES))
+    return _list(texts, _)
+
+
+def _rule_group_text(rule: str, origins: list[Origin], _) -> str:
+    alternatives = sorted({o.alternative + 1 for o in origins})
+    numbers = _numbers_text(alternatives)
+    template = _("{bytes} ({rule} alternative {alternatives})") if len(alternatives) == 1 else \
+        _("{bytes} ({rule} alternatives {alternatives})")
+    return template.format(bytes=format_abnf(normalize(r for o in origins for r in o.reads)), rule=rule,
+                           alternatives=numbers)
+
+
+def _numbers_text(numbers: list[int]) -> str:
+    """``1-4, 6``."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][1] + 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    return ", ".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in runs)
+
+
+def _list(texts: list[str], _) -> str:
+    if len(texts) <= 1:
+        return "".join(texts)
+    return _("{items} or {last}").format(items=", ".join(texts[:-1]), last=texts[-1])
+
+
+def _path_text(path: Path, note: StateNote, _) -> str:
+    expects = positions_text(path.expects, _) if path.expects else _("the end of the input")
+    if note.start or not path.after:
+        return _("expects {expected}").format(expected=expects)
+    after = _after_text(path, _)
+    return _("after {read}: expects {expected}").format(read=after, expected=expects)
+
+
+def _after_text(path: Path, _) -> str:
+    """The bytes alone when the one terminal before is in the same alternative as the one after
+    (``after %xE0: expects %xA0-BF (UTF8-3 alternative 1, element 2)``)."""
+    if len(path.after) == 1 and len(path.expects) == 1:
+        (before,), (next_one,) = path.after, path.expects
+        if (before.rule, before.alternative) == (next_one.rule, next_one.alternative):
+            return format_abnf(before.reads)
+    return positions_text(path.after, _)
+
+
+def note_text(note: StateNote, _=_english) -> str:
+    """``start; accepting; expects ...`` or ``after ...: expects ...``; ``dead`` for the dead state."""
+    tags = []
+    if note.dead:
+        tags.append(_("dead"))
+    if note.start:
+        tags.append(_("start"))
+    if note.accepting:
+        tags.append(_("accepting"))
+    paths = note.paths
+    if len(paths) > MAX_PATHS:
+        paths = (Path(note.after, note.expects),)
+    tags += [_path_text(path, note, _) for path in paths]
+    return "; ".join(tags)

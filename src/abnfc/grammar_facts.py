@@ -1,0 +1,101 @@
+"""The facts a teaching backend needs about a grammar, as neutral data (:mod:`abnfc.backends.facts`).
+
+From the front end: each rule as written, the places its name appears in the grammar text (from
+the parser's spans), the rules it refers to and those that refer to it, and its railroad
+diagram.  From the automata: what each state of the minimal DFA expects, from the exact
+provenance of the DFA before minimization (:mod:`abnfc.automata.notes`), in the book's language,
+and the DFA drawn by Graphviz when asked for and installed.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .automata.dfa import Dfa
+from .automata.notes import note_text, state_notes
+from .backends.facts import PICTURE_DRAWN, PICTURE_NO_GRAPHVIZ, PICTURE_OFF, GrammarFacts, Mention, Position, RuleFacts
+from .frontend import ast
+from .frontend.resolve import ResolvedGrammar
+from .i18n import translator
+from .pictures import dot, graphviz, railroad
+
+ANCHOR_PREFIX = "rule-"  # the HTML id of a rule's section is ANCHOR_PREFIX + its key
+
+
+def anchor(key: str) -> str:
+    return "#" + ANCHOR_PREFIX + key
+
+
+def grammar_facts(grammar: ast.Grammar, text: str, resolved: ResolvedGrammar, minimal: Dfa | None,
+                  exact: Dfa | None, locale: str, picture: str) -> GrammarFacts:
+    """``picture``: ``off``, ``auto`` (drawn when Graphviz is installed) or ``graphviz`` (drawn,
+    or an error saying how to install Graphviz)."""
+    _ = translator(locale)
+    keys = shown_rules(grammar, resolved)
+    refers = {key: tuple(dict.fromkeys(ref.key for ref in _references(resolved.rule(key).definition)
+                                       if ref.key in resolved.rules)) for key in keys}
+    used_by = {key: tuple(user for user in keys if key in refers[user]) for key in keys}
+    lines = tuple(line.removesuffix("\r") for line in text.split("\n"))
+    rules = tuple(_rule_facts(grammar, resolved, key, lines, refers[key], used_by[key], _) for key in keys)
+    facts = GrammarFacts(locale, resolved.start, rules, lines, _mentions(grammar, resolved),
+                         resolved.embedding.path if resolved.embedding else "", diagram_style=railroad.CSS)
+    if minimal is None:
+        return facts
+    notes = state_notes(minimal, exact)
+    positions = tuple(tuple(Position(o.rule, o.alternative + 1, o.element + 1, o.reads)
+                            for o in sorted(note.expects, key=lambda o: (o.reads, o.rule, o.alternative, o.element)))
+                      for note in notes)
+    texts = tuple(note_text(note, _) for note in notes)
+    drawing, status = _picture(minimal, texts, resolved.start_name, picture)
+    return replace(facts, notes=texts, positions=positions, picture=drawing, picture_status=status)
+
+
+def _references(node: ast.Node) -> list[ast.RuleRef]:
+    return [n for n in ast.walk(node) if isinstance(n, ast.RuleRef)]
+
+
+def shown_rules(grammar: ast.Grammar, resolved: ResolvedGrammar) -> list[str]:
+    """The grammar's own rules in order, then the core rules they use (directly or not)."""
+    own = list(dict.fromkeys(rule.key for rule in grammar.rules))
+    shown, queue = set(own), list(own)
+    for key in queue:  # grows while iterating
+        for ref in _references(resolved.rule(key).definition):
+            if ref.key in resolved.rules and ref.key not in shown:
+                shown.add(ref.key)
+                queue.append(ref.key)
+    core = sorted((key for key in shown if key not in own), key=lambda key: resolved.rule(key).name)
+    return own + core
+
+
+def _rule_facts(grammar: ast.Grammar, resolved: ResolvedGrammar, key: str, lines: tuple[str, ...],
+                refers: tuple[str, ...], used_by: tuple[str, ...], _) -> RuleFacts:
+    rule = resolved.rule(key)
+    written = [r for r in grammar.rules if r.key == key and r.span is not None]
+    if written:
+        text = "\n".join("\n".join(lines[r.span.line - 1: r.span.end_line]) for r in written if r.span)
+        line = written[0].span.line if written[0].span else 0
+    else:
+        text, line = f"{rule.name} = {rule.definition}", 0
+    diagram = railroad.diagram_svg(rule.name, rule.definition, anchor, _)
+    return RuleFacts(key, rule.name, line, not written, text, refers, used_by, diagram)
+
+
+def _mentions(grammar: ast.Grammar, resolved: ResolvedGrammar) -> tuple[Mention, ...]:
+    found = []
+    for rule in grammar.rules:
+        if rule.name_span is not None:
+            found.append(_mention(rule.name_span, rule.key, True))
+        for ref in _references(rule.definition):
+            if ref.span is not None and ref.key in resolved.rules:
+                found.append(_mention(ref.span, ref.key, False))
+    return tuple(sorted(found, key=lambda m: (m.line, m.start)))
+
+
+def _mention(span, key: str, defines: bool) -> Mention:
+    return Mention(span.line - 1, span.column - 1, span.end_column - 1, key, defines)
+
+
+def _picture(minimal: Dfa, notes: tuple[str, ...], name: str, picture: str) -> tuple[str, str]:
+    if picture == "off" or (picture == "auto" and not graphviz.available()):
+        return "", PICTURE_OFF if picture == "off" else PICTURE_NO_GRAPHVIZ
+    svg = graphviz.render_svg(dot.to_dot(minimal, notes, name))
+    return svg[svg.index("<svg"):], PICTURE_DRAWN

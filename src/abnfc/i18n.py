@@ -1,0 +1,91 @@
+"""Translations of what abnfc tells people: GNU gettext catalogs, managed with Babel.
+
+The English text in the source is the message id (marked ``_("...")`` or ``N_("...")``); the
+catalogs ``abnfc/locale/<locale>/LC_MESSAGES/abnfc.po`` translate it, and their compiled
+``abnfc.mo`` files are committed next to them, so a fresh clone needs no build step and the
+running program needs nothing beyond the standard library's :mod:`gettext`.  Babel (the test
+extra) extracts the messages and compiles the catalogs; a test checks that every message has a
+translation in every catalog and that each ``.mo`` holds exactly its ``.po``.
+
+The locale comes from an explicit choice (``--locale``) or, for text printed to a terminal, from
+the environment in gettext's order: ``LANGUAGE`` (a colon-separated list), ``LC_ALL``,
+``LC_MESSAGES``, ``LANG``.  Generated files never look at the environment, so they are the same
+on every machine.  Grammar text, rule names and byte values are never translated.
+"""
+from __future__ import annotations
+
+import gettext
+import os
+from collections.abc import Callable, Iterable, Mapping
+from functools import cache
+from pathlib import Path
+
+DOMAIN = "abnfc"
+ENGLISH = "en"
+LOCALES = (ENGLISH, "de", "zh_CN", "ja")  # English is the source text; the others have catalogs
+LOCALE_NAMES = {ENGLISH: "English", "de": "Deutsch", "zh_CN": "中文", "ja": "日本語"}
+LOCALE_DIR = Path(__file__).parent / "locale"
+ENVIRONMENT_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+Translate = Callable[[str], str]
+
+
+def N_(message: str) -> str:  # the conventional name, which Babel extracts
+    """Marks ``message`` for translation where it is defined; it is translated where shown."""
+    return message
+
+
+def supported(name: str) -> str | None:
+    """The catalog for a locale name such as ``de``, ``de_AT.UTF-8``, ``zh-Hans`` or ``ja_JP``;
+    None when abnfc has none.  Every Chinese locale gets the (simplified) ``zh_CN`` catalog."""
+    base = name.split(".")[0].split("@")[0].replace("-", "_")
+    if not base or base in ("C", "POSIX"):
+        return ENGLISH if base else None
+    language = base.split("_")[0].lower()
+    if language == "zh":
+        return "zh_CN"
+    return language if language in LOCALES else None
+
+
+def from_environment(environ: Mapping[str, str] | None = None) -> str:
+    """The locale the environment asks for, in gettext's order; English when none is supported."""
+    environ = os.environ if environ is None else environ
+    for variable in ENVIRONMENT_VARIABLES:
+        value = environ.get(variable, "")
+        if not value:
+            continue
+        for name in value.split(":") if variable == "LANGUAGE" else [value]:
+            found = supported(name)
+            if found:
+                return found
+        if variable != "LANGUAGE":
+            return ENGLISH  # the first variable that is set decides, as in gettext
+    return ENGLISH
+
+
+def choose(explicit: str | None, environ: Mapping[str, str] | None = None) -> str:
+    """``--locale`` when given (ValueError when abnfc has no such catalog), else the environment."""
+    if explicit:
+        found = supported(explicit)
+        if found is None:
+            raise ValueError(f"no translation for locale {explicit!r}; choose from {', '.join(LOCALES)}")
+        return found
+    return from_environment(environ)
+
+
+@cache
+def translation(locale: str) -> gettext.NullTranslations:
+    """The catalog of ``locale`` (one of :data:`LOCALES`); English is the messages themselves."""
+    if locale == ENGLISH:
+        return gettext.NullTranslations()
+    return gettext.translation(DOMAIN, str(LOCALE_DIR), languages=[locale])
+
+
+def translator(locale: str) -> Translate:
+    return translation(locale).gettext
+
+
+def translate_all(locale: str, messages: Iterable[str]) -> dict[str, str]:
+    """Message -> translation, for pages that translate at run time (the book's tester)."""
+    _ = translator(locale)
+    return {message: _(message) for message in messages}

@@ -1,0 +1,60 @@
+"""``abnfc railroad``: a railroad (syntax) diagram of every rule, as SVG files that link to each
+other (:mod:`abnfc.pictures.railroad`).
+
+With ``--out DIR`` it writes ``<rule>.svg`` for every rule of the grammar and the core rules they
+use (or the ``--rule`` ones), each written atomically and only when it changed; without it, it
+prints the one diagram ``--rule`` names.  Labels (``2 times``) are in the language of
+``--locale`` or of the environment (LANGUAGE, LC_ALL, LC_MESSAGES, LANG).
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from ..build import load, resolve_grammar, write_files
+from ..errors import AbnfError
+from ..grammar_facts import shown_rules
+from ..i18n import LOCALES, choose, translator
+from ..pictures.railroad import diagram_svg
+
+NAME = "railroad"
+HELP = "draw a railroad (syntax) diagram of every rule, as SVG"
+EXAMPLE = ("examples:\n  abnfc railroad grammars/utf8.abnf --out diagrams      # UTF8-octets.svg, UTF8-char.svg, ...\n"
+           "  abnfc railroad grammars/uri.abnf --rule IPv4address > ipv4.svg")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--rule", action="append", default=[], metavar="RULE",
+                        help="draw this rule (repeatable; default: every rule and the core rules they use)")
+    parser.add_argument("--out", metavar="DIR", help="write <rule>.svg files into DIR; without it, print "
+                        "the diagram of the one --rule")
+    parser.add_argument("--locale", metavar="LOCALE", help=f"language of the labels: {', '.join(LOCALES)} "
+                        "(default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)")
+
+
+def run(args) -> int:
+    grammar = load(args.grammar, args.imports, args.encoding)
+    resolved = resolve_grammar(grammar, args.start)
+    try:
+        translate = translator(choose(args.locale))
+    except ValueError as error:
+        raise AbnfError.at(None, str(error)) from None
+    keys = [key.lower() for key in args.rule] or shown_rules(grammar.ast, resolved)
+    unknown = [name for name in args.rule if name.lower() not in resolved.rules]
+    if unknown:
+        raise AbnfError.at(None, f"{grammar.path} has no rule {', '.join(repr(n) for n in unknown)}")
+    if args.out is None and len(keys) != 1:
+        raise AbnfError.at(None, "give --out DIR to write the diagram of every rule, or one --rule to print "
+                                 "its diagram")
+    files = {f"{resolved.rule(key).name}.svg": diagram_svg(
+        resolved.rule(key).name, resolved.rule(key).definition,
+        lambda target: f"{resolved.rule(target).name}.svg", translate, standalone=True) + "\n" for key in keys}
+    if args.out is None:
+        sys.stdout.write(next(iter(files.values())))
+        return 0
+    written = write_files(files, args.out)
+    for name in written:
+        print(f"wrote {os.path.join(args.out, name)}")
+    if not written:
+        print(f"{args.out}: up to date, nothing written ({len(files)} files)")
+    return 0
