@@ -203,13 +203,17 @@ def test_render_names_and_determinism():
     for line in plan.table_lines:  # the readable table
         assert line.rstrip() in source
     includes = set(re.findall(r"#include <([^>]+)>", header + source))
-    assert includes <= {"stdint.h", "stddef.h", "stdbool.h", "string.h"}
+    assert includes <= {"stdint.h", "stddef.h", "stdbool.h", "string.h", "immintrin.h"}
+    assert re.search(r"#if !defined\(UTF8_NO_SIMD\) && \(defined\(__x86_64__\) \|\| defined\(__i386__\)\)[^\n]*\n"
+                     r"#define UTF8_X86_ 1\n#define UTF8_TARGET_ [^\n]*\n#include <immintrin.h>", source)
     assert "malloc" not in source
-    # shift strategy: a 256-entry row table written with class names, 16 to a line
-    assert plan.strategy == "shift" and plan.ascii_state is not None
+    # pairs strategy: a 256-entry row table written with class names, 16 to a line, and the pairs
+    assert plan.strategy == "pairs" and [s.state for s in plan.skip_sets] == [1]
     assert "static const uint64_t utf8_rows[256] = {" in source
     assert "    /* F0-FF */  UTF8_C9, UTF8_C10, UTF8_C10, UTF8_C10, UTF8_C11,  UTF8_C4," in source
     assert "#define UTF8_C8  UINT64_C(0x0000000000000780) /* class 8: ED */" in source
+    assert "static const uint8_t utf8_pairs[65536] = {" in source
+    assert f"static const uint64_t utf8_pair_rows[{len(plan.pair_rows)}] = {{" in source
     # every private macro is undefined at the end, so unity builds of several grammars work
     defined = set(re.findall(r"^#define (\w+)", source, re.M))
     undefined = set(re.findall(r"^#undef (\w+)", source, re.M))
@@ -217,7 +221,7 @@ def test_render_names_and_determinism():
     assert set(re.findall(r"^#define (\w+)", header, re.M)) == {"UTF8_H_INCLUDED", "UTF8_NUM_STATES",
                                                                   "UTF8_MAX_RANGES"}
     assert "start rule UTF8-octets" in source
-    assert "utf8_ascii_block_" in source
+    assert "utf8_low_block_" in source and "utf8_skip_simd_" in source
 
 
 def test_comment_safe():
@@ -367,6 +371,13 @@ GRAMMARS = {
                   [b"a" * 30, b"\xf8" + b"\x80" * 10, b"x", b"\xf8\xbf"]),
     # shift strategy, and the start is not an ASCII state
     "pairs": ('r = *("ab" / %x80-FF)\n', b"abAx\x80\xff", [b"ab", b"AB", b"\x80", b"\xff" * 3, b"a"]),
+    # a self-loop set shufti cannot hold (9 distinct rows of low nibbles): truffle
+    "truffle": ('r = *( %x00-01 / %x11-12 / %x22-23 / %x33-34 / %x44-45 / %x55-56 / %x66-67 / %x77-78 / %x88-89 /'
+                ' %x99-9A ) "!"\n', b"\x00\x01\x11\x12\x9a!\x02\x80",
+                [b"\x00\x11\x22\x33\x44\x55\x66\x77\x88\x99" * 4, b"\x01\x9a", b"!"]),
+    # three self-loop sets, one of them tested with words as well
+    "multi": ('r = *%x00-7F "|" *( %x41-5A / %x61-7A ) "|" *%x00-FF\n', b"a|Z\x80\xff",
+              [b"x" * 40, b"|", b"AbC" * 25, b"\x80\xff" * 30]),
     # more than 256 states: 16-bit state numbers
     "wide": ('r = 300"a" [ "b" ]\n', b"aAb", [b"a" * 50, b"a" * 7, b"b"]),
     # grammar text that could end or nest a C comment, or splice lines, if copied as it is
@@ -388,12 +399,17 @@ def grammar_build(request, tmp_path_factory):
 
 
 def test_grammar_strategies():
-    strategies = {name: make_plan(text, name)[1] for name, (text, _, _) in GRAMMARS.items()}
-    assert strategies["letters"].strategy == "table" and strategies["letters"].ascii_state is None
-    assert strategies["counted"].strategy == "table" and strategies["counted"].ascii_state is None
-    assert strategies["long_tail"].strategy == "table" and strategies["long_tail"].ascii_state is not None
-    assert strategies["pairs"].strategy == "shift" and strategies["pairs"].ascii_state is None
-    assert strategies["wide"].state_type == "uint16_t"
+    plans = {name: make_plan(text, name)[1] for name, (text, _, _) in GRAMMARS.items()}
+    kinds = {name: [(s.kind, s.accelerated) for s in plan.skip_sets] for name, plan in plans.items()}
+    assert plans["letters"].strategy == "table" and kinds["letters"] == []
+    assert plans["counted"].strategy == "table" and kinds["counted"] == []
+    assert plans["long_tail"].strategy == "table" and kinds["long_tail"] == [("high", True)]
+    assert plans["pairs"].strategy == "pairs" and kinds["pairs"] == [("shufti", True)]
+    assert plans["truffle"].strategy == "pairs" and kinds["truffle"] == [("truffle", True)]
+    assert plans["multi"].strategy == "pairs" and kinds["multi"] == [("shufti", True), ("shufti", False),
+                                                                      ("high", True)]
+    assert plans["multi"].words_use_table and not plans["pairs"].words_use_table
+    assert plans["wide"].state_type == "uint16_t"  # 303 states of 3 classes, premultiplied
 
 
 @pytest.mark.parametrize("compiler", COMPILERS)
