@@ -65,7 +65,7 @@ class SkipC:
 @dataclass(frozen=True)
 class PairMacro:
     name: str
-    lines: tuple[str, ...]  # 256 pair numbers, one per first byte
+    lines: tuple[str, ...]  # 256 pair numbers, one per first byte, as string literals of \x escapes
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ class CPlan:
     byte_lines: tuple[ByteLine, ...]  # per byte: its row macro (shift, pairs) or class (table)
     row_macros: tuple[RowMacro, ...]  # shift and pairs
     pair_rows: tuple[RowMacro, ...]  # pairs: one row per pair function
-    pair_macros: tuple[PairMacro, ...]  # pairs: the pair numbers for each class of second byte
+    pair_macros: tuple[PairMacro, ...]  # pairs: the pair numbers for each class of second byte, as strings
     pair_lines: tuple[ByteLine, ...]  # pairs: per second byte, its pair macro
     state_type: str  # table: the narrowest type holding a state as held
     next_header: str
@@ -121,6 +121,9 @@ class CPlan:
     portable_skip: bool  # some can
     uses_shufti: bool
     uses_truffle: bool
+    nibble_cells: str  # 32 bytes 0F
+    bit_cells: str  # truffle: 1 << (i & 7) for each of 32 bytes
+    top_cells: str  # truffle: 32 bytes 80
     single_skip: SkipC | None  # the only set, tested without a branch on the state
     skip_table: bool  # the per-state table of sets is used (several sets, or acceleration)
     words_use_table: bool  # ... by the portable code too
@@ -202,6 +205,9 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
         portable_skip=any(s.kind == "high" for s in skips),
         uses_shufti=any(s.kind == "shufti" for s in skips),
         uses_truffle=any(s.kind == "truffle" for s in skips),
+        nibble_cells=hex_cells([0x0F] * 32),
+        bit_cells=hex_cells([1 << (i & 7) for i in range(32)]),
+        top_cells=hex_cells([0x80] * 32),
         single_skip=skips[0] if len(skips) == 1 else None,
         skip_table=len(skips) > 1 or any(s.accelerated for s in skips),
         words_use_table=len(skips) > 1 and any(s.kind == "high" for s in skips),
@@ -268,8 +274,9 @@ def _pairs(tables: Tables, speed: Speed, macro: str):
     names = [f"{macro}_PAIRS_C{c}" for c in range(tables.num_classes)]
     macros = []
     for second in range(tables.num_classes):
-        numbers = cells((pairs.of_classes[tables.byte_class[first]][second] for first in range(256)), 3)
-        macros.append(PairMacro(names[second], chunks(numbers, 32)))
+        numbers = [pairs.of_classes[tables.byte_class[first]][second] for first in range(256)]
+        macros.append(PairMacro(names[second], tuple('"' + "".join(f"\\x{n:02X}" for n in numbers[i:i + 32]) + '"'
+                                                     for i in range(0, 256, 32))))
     lines = byte_lines([names[c] for c in tables.byte_class])
     return rows, tuple(macros), lines
 
