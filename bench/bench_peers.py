@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import random
 import shutil
 import statistics
 import subprocess
@@ -42,10 +41,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PEERS = ROOT / "bench" / "peers"
 sys.path.insert(0, str(ROOT / "src"))
 
+import corpora  # noqa: E402  (bench/corpora.py)
+
 import abnfc  # noqa: E402
 from abnfc.backends.c.plan import STRATEGIES  # noqa: E402
-
-import corpora  # noqa: E402  (bench/corpora.py)
 
 UTF8 = ROOT / "grammars" / "utf8.abnf"
 URI = ROOT / "grammars" / "uri.abnf"
@@ -202,13 +201,13 @@ def python_codec(data: bytes) -> bool:
     return True
 
 
-def generated_python():
-    folder = Path(tempfile.mkdtemp(prefix="abnfc-bench-py-"))
-    (folder / "utf8_generated.py").write_text(abnfc.generate_files(UTF8, "python", prefix="utf8_generated")
-                                              ["utf8_generated.py"], encoding="utf-8")
-    sys.path.insert(0, str(folder))
-    import utf8_generated  # type: ignore[import-not-found]
-    return utf8_generated.is_valid
+def generated_python(idioms: str):
+    """The generated Python module's is_valid, with built-in idioms (auto) or without (off)."""
+    name = f"utf8_generated_{idioms}"
+    text = abnfc.generate_files(UTF8, "python", prefix=name, options={"idioms": idioms})[f"{name}.py"]
+    namespace: dict = {"__name__": name}
+    exec(compile(text, f"{name}.py", "exec"), namespace)  # our own generated module
+    return namespace["is_valid"]
 
 
 def run_utf8(contenders: Contenders, folder: Path, data: dict[str, bytes], rounds: int, passes: int,
@@ -218,16 +217,20 @@ def run_utf8(contenders: Contenders, folder: Path, data: dict[str, bytes], round
     for name, blob in data.items():
         (folder / name).write_bytes(blob)
         buffers[name] = (ctypes.c_ubyte * (len(blob) + 64)).from_buffer_copy(blob + b"\0" * 64)  # padding for re2c
-    python_valid = generated_python()
+    python_contenders = [("Python bytes.decode", python_codec),
+                         ("generated Python is_valid", generated_python("auto")),
+                         ("generated Python, idioms off", generated_python("off"))]
     times: dict[tuple[str, str], list[float]] = {}
     for _ in range(rounds):
         for name, blob in data.items():
-            runs = [(label, lambda s=symbol: contenders.time(s, buffers[name], len(blob), passes))
+            buffer = buffers[name]
+            size = len(blob)
+            runs = [(label, lambda s=symbol, b=buffer, n=size: contenders.time(s, b, n, passes))
                     for label, symbol in contenders.utf8()]
-            runs += [("Python bytes.decode", lambda: time_python(python_codec, blob, passes)),
-                     ("generated Python is_valid", lambda: time_python(python_valid, blob, passes))]
+            runs += [(label, lambda f=function, b=blob: time_python(f, b, passes))
+                     for label, function in python_contenders]
             if node:
-                runs.append(("simdutf (Node buffer.isUtf8)", lambda: node.time(folder / name, passes)))
+                runs.append(("simdutf (Node buffer.isUtf8)", lambda n=name: node.time(folder / n, passes)))
             for label, run in runs:
                 seconds, verdict = run()
                 if verdict != 1:
@@ -288,7 +291,7 @@ def main() -> int:
     if args.setup:
         return setup()
     if args.smoke:
-        import smoke  # noqa: PLC0415  (bench/smoke.py)
+        import smoke
         return smoke.main()
     size = args.size << 20
     data = corpora.utf8_corpora(size)

@@ -78,7 +78,8 @@ def _uri(rng: random.Random) -> str:
         lambda: "[2001:db8::" + f"{rng.randrange(65536):x}" + "]",
         lambda: "[v1.fe80::" + word().replace("%", "") + "]",
     ])()
-    authority = ("user:pw@" if rng.random() < 0.1 else "") + host + (f":{rng.randrange(65536)}" if rng.random() < 0.3 else "")
+    port = f":{rng.randrange(65536)}" if rng.random() < 0.3 else ""
+    authority = ("user:pw@" if rng.random() < 0.1 else "") + host + port
     path = "".join("/" + word() for _ in range(rng.randrange(0, 6)))
     query = ("?" + "&".join(f"{word()}={word()}" for _ in range(rng.randrange(1, 4)))) if rng.random() < 0.4 else ""
     fragment = ("#" + word()) if rng.random() < 0.15 else ""

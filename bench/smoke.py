@@ -12,9 +12,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import abnfc
 import corpora
 from bench_peers import URI, Contenders, Node, generated_python, python_codec
+
+import abnfc
 
 SIZE = 1 << 16
 
@@ -38,7 +39,7 @@ def main() -> int:
         folder = Path(tmp)
         contenders = Contenders(folder)
         node = Node() if shutil.which("node") else None
-        python_valid = generated_python()
+        python_valid = generated_python("auto")
         for index, data in enumerate(inputs()):
             want = int(python_codec(data))
             buffer = (ctypes.c_ubyte * (len(data) + 64)).from_buffer_copy(data + b"\0" * 64)
@@ -58,13 +59,15 @@ def main() -> int:
         symbols = ["uri_auto_valid", *contenders.uri_peers]
         for line in lines:
             buffer = (ctypes.c_ubyte * (len(line) + 1)).from_buffer_copy(line + b"\n")
-            verdicts = {symbol: getattr(contenders.lib, symbol)(buffer, ctypes.c_size_t(len(line))) for symbol in symbols}
+            verdicts = {symbol: getattr(contenders.lib, symbol)(buffer, ctypes.c_size_t(len(line)))
+                        for symbol in symbols}
             if set(verdicts.values()) != {int(dfa.matches(line))}:
                 failures.append(f"URI {line!r}: {verdicts}, DFA {dfa.matches(line)}")
     for note in contenders.notes:
         print(f"note: {note}")
-    print(f"UTF-8 contenders: {', '.join(label for label, _ in contenders.utf8())}, Python's codec, the generated "
-          f"Python{', simdutf' if node else ''}; URI: {', '.join(symbols)}")
+    names = ", ".join(label for label, _ in contenders.utf8())
+    print(f"UTF-8 contenders: {names}, Python's codec, the generated Python{', simdutf' if node else ''}; "
+          f"URI: {', '.join(symbols)}")
     for failure in failures[:20]:
         print(f"FAIL {failure}")
     print(f"{len(failures)} disagreements")

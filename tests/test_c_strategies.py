@@ -17,14 +17,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import compile_text, files_for
+from conftest_c import CLANG, HARNESS_DIR, SANITIZE, build, generate, needs_gcc, run_records, write_records
+from test_c import GRAMMARS, UTF8_TEXT, load_vectors, utf8_first_error
 
 from abnfc.backends import Header, make_tables
 from abnfc.backends.c import analysis, runner
 from abnfc.backends.c.plan import STRATEGIES
 from abnfc.build import load_validators
-from conftest import compile_text, files_for
-from conftest_c import CLANG, HARNESS_DIR, SANITIZE, build, generate, needs_gcc, run_records, write_records
-from test_c import GRAMMARS, UTF8_TEXT, load_vectors, utf8_first_error
 
 pytestmark = needs_gcc
 FORCED = ["pairs", "shift", "table"]
@@ -64,12 +64,13 @@ def test_shufti_and_truffle_tables_hold_exactly_their_set():
         members = {b for b in range(256) if rng.random() < rng.choice([0.05, 0.3, 0.7])}
         if rng.random() < 0.3:  # few distinct rows: shufti can hold it
             rows = [rng.randrange(1 << 16) for _ in range(rng.randrange(1, 9))]
-            row_of = [rng.choice(rows + [0]) for _ in range(16)]
+            row_of = [rng.choice([*rows, 0]) for _ in range(16)]
             members = {h << 4 | n for h in range(16) for n in range(16) if row_of[h] >> n & 1}
         truffle = analysis._truffle(members)
         assert {b for b in range(256) if truffle_member(*truffle, b)} == members
         shufti = analysis._shufti(members)
-        distinct_rows = len({frozenset(n for n in range(16) if h << 4 | n in members) for h in range(16)} - {frozenset()})
+        nibble_rows = {frozenset(n for n in range(16) if h << 4 | n in members) for h in range(16)}
+        distinct_rows = len(nibble_rows - {frozenset()})
         assert (shufti is None) == (distinct_rows > 8)
         if shufti:
             shufti_seen += 1
@@ -264,8 +265,8 @@ def test_grammars_with_forced_segments(strategy, simd, longest, monkeypatch):
     chosen = []
     for index, (name, text, alphabet) in enumerate(_grammars()):
         dfa = compile_text(text).minimal
-        if strategy != "table" and dfa.num_states > 10 or strategy == "pairs" and analysis.pair_functions(
-                tables_of(text)[1]) is None:
+        if (strategy != "table" and dfa.num_states > 10) or (strategy == "pairs" and analysis.pair_functions(
+                tables_of(text)[1]) is None):
             continue
         chosen.append((name, text, alphabet, dfa, 2 + index % 7, 1 + index % 3))
     flags = [flag for index, (*_, segments, minimum) in enumerate(chosen)
@@ -293,9 +294,9 @@ def test_random_grammars_with_forced_segments(strategy, monkeypatch):
     import test_properties as properties
 
     batch = [g for g in properties._batch()
-             if strategy == "table" or g.compiled.minimal.num_states <= 10 and (
+             if strategy == "table" or (g.compiled.minimal.num_states <= 10 and (
                  strategy == "shift" or analysis.pair_functions(make_tables(
-                     g.compiled.minimal, Header("g.abnf", g.text, "0" * 64, "r", "t"))) is not None)]
+                     g.compiled.minimal, Header("g.abnf", g.text, "0" * 64, "r", "t"))) is not None))]
     flags = [flag for index in range(len(batch)) for flag in (f"-DG{index}_SEGMENTS=3", f"-DG{index}_MIN_SEGMENT=2")]
     monkeypatch.setattr(runner, "CFLAGS", [*runner.CFLAGS, *flags])
     file_sets = [files_for(g.text, "c", f"g{index}", limits=properties.LIMITS, options={"strategy": strategy})

@@ -42,6 +42,17 @@ class Header:
         return tuple(printable(line) for line in self.grammar_text.splitlines())
 
 
+@dataclass(frozen=True, order=True)
+class Reading:
+    """A grammar position a state reads at: a terminal of alternative ``alternative`` (0-based)
+    of ``rule``, element ``element``, reading ``ranges``.  From the automaton's provenance."""
+
+    rule: str
+    alternative: int
+    element: int
+    ranges: Ranges
+
+
 @dataclass(frozen=True)
 class State:
     index: int
@@ -50,6 +61,7 @@ class State:
     note: str  # what the state stands for in grammar terms
     expects: Ranges  # the bytes that do not lead to the dead state
     self_loop: Ranges  # the bytes that lead back to this state
+    reads: tuple[Reading, ...] = ()  # the grammar positions the state reads at, sorted
 
 
 @dataclass(frozen=True)
@@ -61,6 +73,9 @@ class Tables:
     dead: int
     byte_class: bytes  # 256 entries: the class of each byte
     table_text: tuple[str, ...]  # the readable table, for comments and docstrings
+    # per rule, how many alternatives have a terminal some state reads (a lower bound on the
+    # rule's alternatives: enough to say "alternative 2" only where a rule has several)
+    alternatives: tuple[tuple[str, int], ...] = ()
 
     @property
     def num_states(self) -> int:
@@ -82,10 +97,20 @@ class Tables:
 def make_tables(dfa: Dfa, header: Header) -> Tables:
     states = tuple(State(s, row, s in dfa.accepting, state_note(dfa, s),
                          _bytes_where(dfa, row, lambda t: t != dfa.dead),
-                         _bytes_where(dfa, row, lambda t, s=s: t == s))
+                         _bytes_where(dfa, row, lambda t, s=s: t == s), _readings(dfa, s))
                    for s, row in enumerate(dfa.transitions))
+    seen: dict[str, int] = {}
+    for state in states:
+        for reading in state.reads:
+            seen[reading.rule] = max(seen.get(reading.rule, 0), reading.alternative + 1)
     return Tables(header, dfa.classes, states, dfa.start, dfa.dead, class_map(dfa.classes),
-                  (*class_lines(dfa), "", *table_lines(dfa)))
+                  (*class_lines(dfa), "", *table_lines(dfa)), tuple(sorted(seen.items())))
+
+
+def _readings(dfa: Dfa, state: int) -> tuple[Reading, ...]:
+    if not dfa.origins:
+        return ()
+    return tuple(sorted({Reading(o.rule, o.alternative, o.element, o.reads) for o in dfa.origins[state]}))
 
 
 def _bytes_where(dfa: Dfa, row: tuple[int, ...], keep) -> Ranges:

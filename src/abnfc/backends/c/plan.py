@@ -31,8 +31,7 @@ from ...charset import format_hex
 from ...errors import AbnfError, InvariantError, printable
 from ..tables import Tables
 from .analysis import Speed, analyse
-from .literals import (ByteLine, Row, RowMacro, byte_lines, cells, chunks, comment_safe, hex64,
-                       hex_cells, uint_type)
+from .literals import ByteLine, Row, RowMacro, byte_lines, cells, chunks, comment_safe, hex64, hex_cells, uint_type
 
 SHIFT_BITS = 6
 MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a uint64 row
@@ -197,8 +196,8 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
         chains=tuple(range(MAX_SEGMENTS)),
         sync_type=sync_type,
         no_sync=f"{largest + 1}u",
-        sync_lines=byte_lines([str(largest + 1) if speed.sync[c] is None else str(speed.sync[c] * unit)
-                               for c in tables.byte_class]),
+        sync_lines=byte_lines([str(largest + 1 if target is None else target * unit)
+                               for target in (speed.sync[c] for c in tables.byte_class)]),
         skip_sets=skips,
         skip_of_state=", ".join(cells(_skip_numbers(tables, skips))),
         word_sets=tuple(s for s in skips if s.kind == "high"),
