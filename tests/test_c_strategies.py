@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import random
 import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -309,3 +310,19 @@ def test_random_grammars_with_forced_segments(strategy, monkeypatch):
             assert properties._in_pieces(validator.Validator(), data) == want, (grammar.text, data)
     assert len(batch) >= 10
 
+
+
+# --- the peer benchmark, on small inputs ----------------------------------------------------
+
+@pytest.mark.slow
+def test_peer_benchmark_smoke():
+    """bench/bench_peers.py --smoke: every contender (those whose tools are installed) is built
+    and run on small valid and spoiled inputs, and all give Python's codec's verdicts; the URI
+    validators agree with each other and with the DFA."""
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    result = subprocess.run([sys.executable, str(bench / "bench_peers.py"), "--smoke"], capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert result.stdout.rstrip().endswith("0 disagreements")
+    for name in ("utf8_is_valid (pairs, default)", "utf8_is_valid (shift)", "utf8_is_valid (table)", "table DFA"):
+        assert name in result.stdout
