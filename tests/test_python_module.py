@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import random
+from pathlib import Path
 
 import pytest
 from conftest import ROOT, compile_text, decodes, files_for, import_file, python_module, utf8_vectors
@@ -48,8 +49,9 @@ def test_conformance_vectors(utf8_module):
         assert utf8_module.is_valid(data) == valid, note
 
 
-def _agreement_for_first_byte(first: int) -> list[bytes]:
-    module = import_file(ROOT / "generated" / "utf8.py")
+def _agreement_for_first_byte(job: tuple[str, int]) -> list[bytes]:
+    path, first = job
+    module = import_file(Path(path))
     wrong = []
     for second in range(256):
         prefix = bytes((first, second))
@@ -61,12 +63,32 @@ def _agreement_for_first_byte(first: int) -> list[bytes]:
 
 
 @pytest.mark.slow
-def test_exhaustive_agreement_with_python_decode_up_to_three_bytes(utf8_module):
+def test_exhaustive_agreement_with_python_decode_up_to_three_bytes(tmp_path):
+    """The automaton of the generated module (built without the codec, --python-idioms off)
+    against Python's codec on every string of up to 3 bytes."""
+    [(name, text)] = files_for((ROOT / "grammars" / "utf8.abnf").read_text(), "python", "utf8_plain",
+                               options={"idioms": "off"}).items()
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    plain = import_file(path)
+    assert "_utf_8_decode" not in text
     short = [b""] + [bytes((a,)) for a in range(256)] + [bytes((a, b)) for a in range(256) for b in range(256)]
-    assert [s for s in short if utf8_module.is_valid(s) != decodes(s)] == []
+    assert [s for s in short if plain.is_valid(s) != decodes(s)] == []
     with multiprocessing.get_context("fork").Pool(2) as pool:
-        wrong = [w for part in pool.map(_agreement_for_first_byte, range(256)) for w in part]
+        wrong = [w for part in pool.map(_agreement_for_first_byte, [(str(path), b) for b in range(256)]) for w in part]
     assert wrong == []
+
+
+def test_first_errors_with_the_codec_on_every_string_up_to_two_bytes(utf8_module, tmp_path):
+    """generated/utf8.py asks the codec, then its automaton for the offset: the same first
+    errors as the automaton alone."""
+    [(name, text)] = files_for((ROOT / "grammars" / "utf8.abnf").read_text(), "python", "utf8_plain",
+                               options={"idioms": "off"}).items()
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    plain = import_file(tmp_path / name)
+    short = [b""] + [bytes((a,)) for a in range(256)] + [bytes((a, b)) for a in range(256) for b in range(256)]
+    short += [b"ab" + s + b"\xe4\xbd" for s in short[:300]]
+    assert [s for s in short if utf8_module.first_error(s) != plain.first_error(s)] == []
 
 
 def _random_inputs(count: int, seed: int = 7) -> list[bytes]:
