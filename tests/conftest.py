@@ -22,30 +22,45 @@ UTF8_GRAMMAR = ROOT / "grammars" / "utf8.abnf"
 LANGUAGES = backends.names()
 
 
+# How a grammar text is read: its encoding (None: chosen from the grammar) and the grammar files
+# it imports (paths relative to the repository).
+Setup = tuple[str | None, tuple[str, ...]]
+PLAIN: Setup = (None, ())
+
+
 @functools.lru_cache(maxsize=None)
-def grammar_from_text(text: str, name: str = "g.abnf") -> Grammar:
-    return abnfc.load_grammar(text=text, name=name)
+def grammar_from_text(text: str, name: str = "g.abnf", setup: Setup = PLAIN) -> Grammar:
+    encoding, imports = setup
+    return abnfc.load_grammar(text=text, name=name, encoding=encoding,
+                              imports=[ROOT / path for path in imports])
+
+
+def compile_text(text: str, start: str | None = None, limits: Limits = Limits(), setup: Setup = PLAIN) -> Compiled:
+    """Each grammar is compiled once per test run, however many tests use it (the arguments are
+    passed on positionally, so the cache sees one key however they were given)."""
+    return _compile_text(text, start, limits, setup)
 
 
 @functools.lru_cache(maxsize=4096)
-def compile_text(text: str, start: str | None = None, limits: Limits = Limits()) -> Compiled:
-    """Each grammar is compiled once per test run, however many tests use it."""
-    return abnfc.compile_grammar(grammar_from_text(text), start, limits)
+def _compile_text(text: str, start: str | None, limits: Limits, setup: Setup) -> Compiled:
+    return abnfc.compile_grammar(grammar_from_text(text, setup=setup), start, limits)
 
 
 def files_for(text: str, language: str, prefix: str = "g", start: str | None = None,
-              limits: Limits = Limits(), options: dict | None = None) -> dict[str, str]:
-    return generate(grammar_from_text(text), compile_text(text, start, limits), [language], prefix,
-                    "test", options={language: options or {}})
+              limits: Limits = Limits(), options: dict | None = None, setup: Setup = PLAIN) -> dict[str, str]:
+    return generate(grammar_from_text(text, setup=setup), compile_text(text, start, limits, setup), [language],
+                    prefix, "test", options={language: options or {}})
 
 
 def validators(texts: list[str], language: str, limits: Limits = Limits(),
-               starts: list[str | None] | None = None) -> list[backends.Validator]:
+               starts: list[str | None] | None = None, setups: list[Setup] | None = None
+               ) -> list[backends.Validator]:
     """One validator per grammar text (and start rule), all built in one go (one compiler run
     for C, one Node.js process for JavaScript)."""
     starts = starts or [None] * len(texts)
-    file_sets = [files_for(text, language, f"g{index}", start, limits)
-                 for index, (text, start) in enumerate(zip(texts, starts, strict=True))]
+    setups = setups or [PLAIN] * len(texts)
+    file_sets = [files_for(text, language, f"g{index}", start, limits, setup=setup)
+                 for index, (text, start, setup) in enumerate(zip(texts, starts, setups, strict=True))]
     return load_validators(file_sets, language)
 
 

@@ -18,6 +18,11 @@ rare features are switched on by the *highest* choice, so a shrunk grammar is a 
     Rules may reference any rule, themselves included, with left, right, middle and indirect
     recursion and nullable rules; meant for the interpreter and the reference matcher.
 
+``linear_grammar(choose)``
+    Like ``regular_grammar``, but the rules come in sets whose members refer to each other
+    only last in a rule (a right-linear set) or only first (a left-linear set), through
+    alternatives, options and groups, so the grammar is recursive and still compiles to a DFA.
+
 ``sample(grammar, rng)`` and ``mutations(data, rng)``
     A random string of the grammar's language (``rng`` needs only ``randrange``), and strings
     one edit away from one.
@@ -68,8 +73,17 @@ def recursive_grammar(choose: Choose) -> str:
     return _Writer(choose, recursive=True).grammar()
 
 
+def linear_grammar(choose: Choose) -> str:
+    """ABNF text of a random grammar whose recursion is right- or left-linear only."""
+    return _Writer(choose, recursive=False, linear=True).grammar()
+
+
 def random_regular_grammar(rng: random.Random) -> str:
     return regular_grammar(rng.randrange)
+
+
+def random_linear_grammar(rng: random.Random) -> str:
+    return linear_grammar(rng.randrange)
 
 
 def random_recursive_grammar(rng: random.Random) -> str:
@@ -77,11 +91,13 @@ def random_recursive_grammar(rng: random.Random) -> str:
 
 
 class _Writer:
-    def __init__(self, choose: Choose, recursive: bool):
+    def __init__(self, choose: Choose, recursive: bool, linear: bool = False):
         self.choose = choose
         self.recursive = recursive
+        self.linear = linear
         self.names: list[str] = []
         self.refs: list[str] = []  # rules the rule being written may reference
+        self.sets: list[tuple[str, list[str]]] = []  # linear: (kind, names) of each recursive set
         self.core = _SMALL_CORE if recursive else _CORE
 
     def c(self, n: int) -> int:
@@ -102,8 +118,13 @@ class _Writer:
         self.names = [f"{stem}{i}" for i in range(count)]
         lines: list[str] = []
         extra: list[tuple[str, str]] = []  # (the rule's = line, an =/ line for it)
+        if self.linear:
+            self.sets = self.linear_sets()
         for index, name in enumerate(self.names):
             self.refs = self.names if self.recursive else self.names[index + 1:]
+            if self.linear:  # no reference back into the rule's own set but the linear ones
+                kind, members = next((kind, members) for kind, members in self.sets if name in members)
+                self.refs = self.names[self.names.index(members[-1]) + 1:]
             lines.append(f"{name} = {self.definition(index)}")
             for _ in range(1 + self.c(2) if self.rare(3) else 0):
                 extra.append((lines[-1], f"{self.spelling(name)} =/ {self.alternation(self.depth())}"))
@@ -119,7 +140,32 @@ class _Writer:
     def definition(self, index: int) -> str:
         if self.recursive and self.c(3):
             return self.recursive_template(self.names[index])
+        if self.linear and self.c(4):
+            kind, members = next((kind, members) for kind, members in self.sets if self.names[index] in members)
+            return self.linear_template(kind, members)
         return self.alternation(self.depth())
+
+    def linear_sets(self) -> list[tuple[str, list[str]]]:
+        """Consecutive runs of rules, each a right- or left-linear set."""
+        sets: list[tuple[str, list[str]]] = []
+        for name in self.names:
+            if not sets or self.c(3) == 0:
+                sets.append(("right" if self.c(2) == 0 else "left", [name]))
+            else:
+                sets[-1][1].append(name)
+        return sets
+
+    def linear_template(self, kind: str, members: list[str]) -> str:
+        """A definition referring to ``members`` only last (right) or only first (left)."""
+        x, y = self.concatenation(1), self.concatenation(1)
+        m = self.spelling(self.pick(members))
+        if kind == "right":
+            forms = [f"{x} {m} / {y}", f"{x} [ {y} {m} ]", f"{y} / {x} ( {m} / {y} )",
+                     f'{x} {m} / ""', f"{x} / {m}", f"{x} {m} / {y} {self.spelling(self.pick(members))}"]
+        else:
+            forms = [f"{m} {x} / {y}", f"[ {m} ] {x}", f"{y} / ( {m} / {y} ) {x}",
+                     f'{m} {x} / ""', f"{x} / {m}", f"{m} {x} / {self.spelling(self.pick(members))} {y}"]
+        return self.pick(forms)
 
     def depth(self) -> int:
         return self.c(3)

@@ -147,7 +147,7 @@ def test_lint(workdir, capsys):
     assert run("lint", "grammars/w.abnf") == 0
     captured = capsys.readouterr()
     assert "grammars/w.abnf:2:1: warning: rule 'unused' is never used" in captured.err
-    assert "2 rules, start rule r, 1 warning; regular" in captured.out
+    assert "2 rules, start rule r, encoding octets, 1 warning; regular" in captured.out
     assert run("lint", "grammars/w.abnf", "--start", "nosuch") == 2
     assert "error: start rule 'nosuch' is not defined" in capsys.readouterr().err
 
@@ -334,7 +334,7 @@ def test_c_strategy_can_be_chosen(workdir, capsys):
 def test_lint_reads_standard_input(workdir):
     result = _abnfc("lint", "-", cwd=workdir, input='r = "a" r / "b"\n')
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("<stdin>: 1 rule, start rule r, 0 warnings; recursive")
+    assert result.stdout.startswith("<stdin>: 1 rule, start rule r, encoding octets, 0 warnings; recursive")
 
 
 def test_check_without_files_on_a_terminal_prints_usage(workdir):

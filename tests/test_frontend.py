@@ -107,11 +107,11 @@ def test_rules_whose_recursion_has_no_way_out_are_reported():
 
 def test_errors_are_collected_and_sorted_with_caret_lines():
     with pytest.raises(AbnfError) as caught:
-        resolve(parse('r = fo %x100\nfoo = %x50-40\n', "bad.abnf"))
+        resolve(parse('r = fo %x100 foo\nfoo = %x50-40\n', "bad.abnf"), encoding="octets")
     text = str(caught.value)
     lines = text.splitlines()
     assert lines[0] == "bad.abnf:1:5: error: undefined rule 'fo'; did you mean 'foo'?"
-    assert lines[1:3] == ["  r = fo %x100", "      ^~"]
+    assert lines[1:3] == ["  r = fo %x100 foo", "      ^~"]
     assert "bad.abnf:1:8: error: terminal value %x100 is above %xFF" in text
     assert "bad.abnf:2:7: error: range %x50-40 is empty" in text
 

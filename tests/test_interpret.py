@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from abnfc.frontend import ast
-from abnfc.interpret import Expectation, Recognizer, Verdict, recognize
+from abnfc.errors import LimitError
+from abnfc.interpret import Expectation, Recognizer, Verdict, WorkLimitError, recognize
 from abnfc.frontend.parse import parse
 from abnfc.frontend.resolve import resolve
 
@@ -346,6 +347,12 @@ CHUNK_CASES = [
     (grammar('e = e "+" t / t\nt = "x" / "(" e ")"\n'), b"(x+x)+x+("),
     (grammar('top = "x" r\nr = s "a" r / "b"\ns = "(" s ")" / ""\n'), b"x(())a()ab"),
     (grammar('r = 2*5("ab" / "a")\n'), b"abaabab"),
+    # Tail calls through the stack (skipped), pops put off until a byte needs them, ambiguity.
+    (grammar('r = "(" r ")" r / ""\n'), b"()(())()("),
+    (grammar('r = *( "(" r ")" / "x" )\n'), b"(x(xx)x)x)"),
+    (grammar('r = r r / "a"\n'), b"aaaab"),
+    (grammar('r = "(" r [")"] / "x"\n'), b"((x)x"),
+    (grammar('list = item [ "," list ]\nitem = 1*ALPHA\n'), b"ab,c,,d"),
 ]
 
 
@@ -407,6 +414,82 @@ def test_cache_compaction_with_deep_stack():
         for start in range(0, len(text), 7):
             small.feed(text[start:start + 7])
         assert small.verdict() == recognize(g, text) == verdict
+
+
+# --- linear time on recursion, and the work limit -------------------------------------------
+# Steps on the stack are counted exactly, so these bound the work without timing anything.
+
+
+def test_right_recursion_needs_no_stack():
+    # Tail references are loops in the program: no recursive call is left at all.
+    for text in ['list = item [ "," list ]\nitem = 1*ALPHA\n', 'r = "a" r / "a"\n',
+                 'a = "x" b / ""\nb = "y" a\n']:
+        assert Recognizer(grammar(text))._run.program.regular, text
+    recognizer = Recognizer(grammar('list = item [ "," list ]\nitem = 1*ALPHA\n'))
+    recognizer.feed(b"abc," * 50_000 + b"z")
+    assert recognizer.verdict().matched and recognizer.work == 0
+
+
+@pytest.mark.parametrize("text, unit", [
+    ('r = "(" r ")" r / ""\n', b"()(())"),  # right recursion through the stack: tail calls
+    ('r = "(" r ")" r / ""\n', b"(()())"),
+    ('r = r "a" / "a"\n', b"a"),  # left recursion
+    ('e = e "+" t / t\nt = "x" / "(" e ")"\n', b"x+(x+x)+"),
+    ('r = *( "(" r ")" / "x" )\n', b"(x(xx)((x)))"),  # nesting
+])
+def test_work_per_byte_is_bounded_on_linear_recursion(text, unit):
+    g = grammar(text)
+    works = []
+    for count in (300, 3_000):
+        data = unit * count + (b"x" if text.startswith("e") else b"")
+        recognizer = Recognizer(g)
+        recognizer.feed(data)
+        assert recognizer.verdict().matched
+        works.append(recognizer.work / len(data))
+    assert works[1] <= 4 and works[1] <= works[0] * 1.01, works
+
+
+def test_tail_calls_leave_no_chain_on_the_stack():
+    # Each "()" completes r and tail-calls the next r: skipped callers become garbage, so what
+    # the configuration can return through stays small however long the input.
+    from abnfc.interpret.gss import reachable_nodes
+
+    recognizer = Recognizer(grammar('r = "(" r ")" r / ""\n'))
+    recognizer.feed(b"()" * 5_000 + b"((")
+    assert len(reachable_nodes(recognizer._run.config)) <= 4
+
+
+def test_ambiguous_grammar_stops_at_the_work_limit():
+    g = grammar('r = *( r / "a" )\n')
+    small = Recognizer(g, max_work=20_000)
+    with pytest.raises(WorkLimitError) as caught:
+        small.feed(b"a" * 1000)
+    error = caught.value
+    assert isinstance(error, LimitError) and 0 < error.offset < 1000 and error.limit == 20_000
+    assert error.steps > 20_000 + 100 * error.offset
+    message = str(error)
+    assert f"offset {error.offset}" in message and "20000" in message and "--max-work" in message
+    with pytest.raises(WorkLimitError):  # a recogniser that gave up stays so
+        small.feed(b"a")
+    with pytest.raises(WorkLimitError):
+        small.verdict()
+    # The same input under a higher limit: the work grows faster than the input.
+    works = []
+    for size in (40, 80):
+        recognizer = Recognizer(g, max_work=10**9)
+        recognizer.feed(b"a" * size)
+        assert recognizer.verdict().matched
+        works.append(recognizer.work)
+    assert works[1] > 4 * works[0], works
+    assert recognize(g, b"a" * 40, max_work=10**9).matched
+
+
+def test_work_limit_is_checked_across_chunks():
+    recognizer = Recognizer(grammar('r = r r / "a"\n'), max_work=5_000)
+    with pytest.raises(WorkLimitError) as caught:
+        for _ in range(1000):
+            recognizer.feed(b"a")
+    assert caught.value.offset == recognizer._run.pos
 
 
 # --- random grammars against the reference matcher ------------------------------------------

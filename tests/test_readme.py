@@ -3,8 +3,9 @@
 Code blocks whose info string names a file (```python api.py) are written to that file; console
 blocks (```console) hold ``$ command`` lines, each followed by its expected output (stdout and
 stderr together).  A line ``...`` in an expected output stands for any number of lines, and
-``...`` inside a line for any text.  Everything runs in a copy of the repository's grammars/ and
-generated/ with this environment's abnfc, python3, cc and node first on PATH.
+``...`` inside a line for any text.  Everything runs in a copy of the repository's grammars/,
+generated/ and examples/ with this environment's abnfc, python3, cc and node first on PATH.  A
+console block marked ```console slow runs only in the full tier (``-m slow``).
 """
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def matches(expected: str, output: str) -> bool:
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory) -> tuple[Path, dict]:
     folder = tmp_path_factory.mktemp("readme")
-    for name in ("grammars", "generated"):
+    for name in ("grammars", "generated", "examples"):
         shutil.copytree(ROOT / name, folder / name)
     shutil.copy(README, folder / "README.md")
     for block in blocks():
@@ -84,8 +85,8 @@ def test_every_code_block_is_run():
     assert sum(block.language == "console" for block in found) >= 5
 
 
-CONSOLE = [pytest.param(pair, id=pair[0][:60]) for block in blocks() if block.language == "console"
-           for pair in commands(block)]
+CONSOLE = [pytest.param(pair, id=pair[0][:60], marks=[pytest.mark.slow] if block.name == "slow" else [])
+           for block in blocks() if block.language == "console" for pair in commands(block)]
 
 
 @pytest.mark.parametrize("example", CONSOLE)

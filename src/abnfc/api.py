@@ -5,6 +5,7 @@
     utf8 = abnfc.load_validator(grammar, lang="c")           # python, c or js
     utf8.is_valid(b"\\xc3\\xa4"), utf8.first_error(b"\\xc0\\x80"), utf8.Validator()
     abnfc.recognize("grammars/email.abnf", b"a@b.c")          # the interpreter: any grammar
+    iri = abnfc.load_grammar("grammars/iri.abnf", imports=["grammars/uri.abnf"])  # rules from uri.abnf
 
 Wherever a grammar is expected, a path (``str`` or :class:`os.PathLike`) to an ``.abnf`` file
 or a :class:`Grammar` from :func:`load_grammar` will do.  Errors in the grammar raise
@@ -13,12 +14,22 @@ or a :class:`Grammar` from :func:`load_grammar` will do.  Errors in the grammar 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from . import backends
-from .build import DEFAULT_LIMITS, Compiled, Grammar, Limits, from_text, generate, load, load_validators
+from .build import (
+    DEFAULT_LIMITS,
+    Compiled,
+    Grammar,
+    Limits,
+    from_text,
+    generate,
+    load,
+    load_validators,
+    resolve_grammar,
+    with_options,
+)
 from .errors import AbnfError
-from .frontend.resolve import resolve
 from .interpret import Verdict
 from .interpret import recognize as _recognize
 
@@ -26,11 +37,16 @@ GrammarLike = str | os.PathLike | Grammar
 
 
 def load_grammar(path: str | os.PathLike | None = None, *, text: str | None = None,
-                 name: str = "<grammar>") -> Grammar:
-    """Parse a grammar file, or grammar ``text`` reported under ``name``."""
+                 name: str = "<grammar>", imports: Sequence[GrammarLike] = (),
+                 encoding: str | None = None) -> Grammar:
+    """Parse a grammar file, or grammar ``text`` reported under ``name``.  ``imports`` (paths or
+    grammars) supply the rules it lacks, searched in order; ``encoding`` ("octets" or "utf-8")
+    says what its terminal values mean (default: utf-8 when a value the start rule reaches is
+    above %xFF, else octets)."""
     if (path is None) == (text is None):
         raise TypeError("give either a path or text=")
-    return load(os.fspath(path)) if path is not None else from_text(text or "", name)
+    loaded = load(os.fspath(path)) if path is not None else from_text(text or "", name)
+    return with_options(loaded, [_grammar(g) for g in imports], encoding)
 
 
 def _grammar(grammar: GrammarLike) -> Grammar:
@@ -62,9 +78,10 @@ def load_validator(grammar: GrammarLike, lang: str = "python", *, start: str | N
     return load_validators([files], lang)[0]
 
 
-def recognize(grammar: GrammarLike, data, start: str | None = None) -> Verdict:
-    """Match all of ``data`` against the grammar with the interpreter (any grammar)."""
-    return _recognize(resolve(_grammar(grammar).ast, start), data)
+def recognize(grammar: GrammarLike, data, start: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Verdict:
+    """Match all of ``data`` against the grammar with the interpreter (any grammar).  Raises a
+    LimitError once it takes more than ``limits.max_work`` steps beyond 100 a byte."""
+    return _recognize(resolve_grammar(_grammar(grammar), start), data, max_work=limits.max_work)
 
 
 __all__ = [

@@ -1,5 +1,8 @@
 """The driver: load -> parse -> resolve -> NFA -> DFA -> minimize -> tables -> backends -> write.
 
+A loaded grammar carries the grammars it imports and the encoding asked for, so every stage
+(and the header of generated files) sees the same choices.
+
 Each stage is one call returning frozen data.  Files are written atomically (temporary file in
 the target folder, then rename) and only when their content changed; check mode writes nothing
 and reports what is stale.  Every backend renders before anything is written, so a failure in
@@ -7,23 +10,27 @@ any stage writes nothing.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import keyword
 import os
 import re
+import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import backends
 from .automata import dfa, minimize, nfa
 from .automata.dfa import Dfa
 from .automata.nfa import Nfa
-from .errors import AbnfError, Source, Span
+from .errors import AbnfError, LimitError, Source, Span
 from .frontend import ast
+from .frontend.encoding import ENCODINGS
 from .frontend.parse import parse
 from .frontend.resolve import ResolvedGrammar, resolve
 
@@ -48,6 +55,8 @@ class Grammar:
     text: str
     sha256: str
     ast: ast.Grammar = field(repr=False)
+    imports: tuple[Grammar, ...] = ()  # grammars that supply the rules it lacks, searched in order
+    encoding: str | None = None  # "octets" or "utf-8"; None: chosen from the grammar
 
 
 @dataclass(frozen=True)
@@ -58,8 +67,21 @@ class Compiled:
     minimal: Dfa
 
 
-def load(path: str) -> Grammar:
-    """Read and parse a grammar file (UTF-8; a BOM is ignored); ``-`` reads standard input."""
+def load(path: str, imports: Sequence[str] = (), encoding: str | None = None) -> Grammar:
+    """Read and parse a grammar file (UTF-8; a BOM is ignored); ``-`` reads standard input.
+    ``imports`` are grammar files that supply the rules it lacks; ``encoding`` is what its
+    terminal values mean (default: chosen from the grammar)."""
+    return with_options(_load(path), [_load(name) for name in imports], encoding)
+
+
+def with_options(grammar: Grammar, imports: Sequence[Grammar] = (), encoding: str | None = None) -> Grammar:
+    """``grammar`` with imported grammars and an encoding."""
+    if encoding is not None and encoding not in ENCODINGS:
+        raise AbnfError.at(None, f"unknown encoding {encoding!r}; choose from {', '.join(ENCODINGS)}")
+    return replace(grammar, imports=tuple(imports), encoding=encoding)
+
+
+def _load(path: str) -> Grammar:
     if path == "-":
         shown, raw = "<stdin>", _read_limited(sys.stdin.buffer if sys.stdin else None, "<stdin>")
     else:
@@ -112,11 +134,20 @@ def display_path(path: str) -> str:
     return Path(path if relative.startswith("..") else relative).as_posix()
 
 
+def resolve_grammar(grammar: Grammar, start: str | None = None) -> ResolvedGrammar:
+    """The rule table and IR of ``grammar`` from ``start``, with its imports and encoding."""
+    return resolve(grammar.ast, start, imports=[g.ast for g in grammar.imports], encoding=grammar.encoding)
+
+
 def compile_grammar(grammar: Grammar, start: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Compiled:
-    resolved = resolve(grammar.ast, start)
+    resolved = resolve_grammar(grammar, start)
     thompson = nfa.build(resolved, limits.max_nfa_states)
-    subsets = dfa.determinize(thompson, limits.max_dfa_states, limits.max_work)
-    return Compiled(resolved, thompson, subsets, minimize.minimize(subsets))
+    try:
+        subsets = dfa.determinize(thompson, limits.max_dfa_states, limits.max_work)
+        minimal = minimize.minimize(subsets, limits.max_work)
+    except LimitError as error:  # say which grammar and start rule the automaton was for
+        raise error.located(resolved.rule(resolved.start).span) from None
+    return Compiled(resolved, thompson, subsets, minimal)
 
 
 # -- names of generated files and identifiers ---------------------------------------------------
@@ -175,8 +206,9 @@ def generate(grammar: Grammar, compiled: Compiled, languages: Sequence[str], pre
     """File name -> content for every requested language, from the minimal DFA unless
     ``automaton`` names another DFA of the same grammar.  ``options`` holds each backend's
     options by language."""
-    header = backends.Header(grammar.path, grammar.text, grammar.sha256,
-                             compiled.resolved.start_name, command)
+    header = backends.Header(grammar.path, grammar.text, grammar.sha256, compiled.resolved.start_name,
+                             command, encoding=compiled.resolved.encoding,
+                             imports=tuple((g.path, g.sha256) for g in grammar.imports))
     tables = backends.make_tables(automaton or compiled.minimal, header)
     name = prefix or default_prefix(grammar.path)
     files: dict[str, str] = {}
@@ -228,16 +260,38 @@ def _reason(error: OSError) -> str:
     return error.strerror or str(error)
 
 
+_DEFERRED_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
 def _write_atomically(target: Path, content: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    """Write to a temporary file in the target's folder, then rename it over the target.
+
+    Termination signals are held back meanwhile (they arrive once the file is in place), so an
+    interrupted ``compile`` leaves each file either as it was or complete, and no temporary file;
+    only SIGKILL, which cannot be held back, may leave a temporary ``.<name>.*.tmp`` behind.
+    """
+    with _signals_deferred():
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(content)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, target)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals are delivered to the main thread only
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED_SIGNALS)
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(content)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def load_validators(file_sets: Sequence[Mapping[str, str]], language: str) -> list[backends.Validator]:

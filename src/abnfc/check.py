@@ -11,6 +11,10 @@ The DFA engine runs the automaton from the subset construction, not the minimal 
 its states is exactly the set of grammar positions the input so far can be at, as the
 interpreter's threads are, so both engines name the same rules.  Minimization merges states
 reached through different rules and would name rules the input never reached.
+
+For a grammar in utf-8 mode, an error at a character boundary where a code point above U+007F
+could follow is reported in code points (``expected U+0020-007E / U+00A0-D7FF``): the lead
+bytes each rule expected, narrowed to the code points that rule's own terminals can read.
 """
 from __future__ import annotations
 
@@ -18,11 +22,13 @@ import io
 from dataclasses import dataclass
 from typing import BinaryIO, Protocol
 
-from .build import Compiled, Grammar, Limits, compile_grammar, generate, load_validators
+from .build import Compiled, Grammar, Limits, compile_grammar, generate, load_validators, resolve_grammar
 from .charset import Ranges, format_abnf, normalize
-from .errors import AbnfError, LimitError
-from .frontend.resolve import ResolvedGrammar, resolve
-from .interpret import Recognizer
+from .errors import AbnfError, LimitError, printable
+from .frontend.encoding import UTF8, code_points
+from .frontend.resolve import ResolvedGrammar
+from .frontend.utf8ranges import format_code_points, intersect, led_by
+from .interpret import DEFAULT_MAX_WORK, Recognizer
 
 CHUNK_SIZE = 1 << 20
 CONTEXT = 8  # bytes shown on each side of an error
@@ -49,6 +55,7 @@ class Outcome:
     expected: Expected
     context_start: int
     context: bytes
+    code_points: Expected = ()  # ``expected`` as code points per rule, when that is clearer
 
     @property
     def expected_bytes(self) -> Ranges:
@@ -64,16 +71,34 @@ class Outcome:
         if self.offset == self.size:
             what = "unexpected end of input"
         else:
-            what = f"unexpected byte 0x{self.context[self.offset - self.context_start]:02X}"
-        expected = f"; expected {format_abnf(self.expected_bytes)}" if self.expected else ""
+            what = self._unexpected()
+        if self.code_points:
+            shown, describe = self.code_points, format_code_points
+        else:
+            shown, describe = self.expected, format_abnf
+        everything = normalize(r for ranges, _ in shown for r in ranges)
+        expected = f"; expected {describe(everything)}" if shown else ""
         return "\n".join([f"{self.name}: invalid at offset {self.offset}: {what}{expected}",
-                          f"  {self._hexdump()}", *self._rule_lines()])
+                          f"  {self._hexdump()}", *self._rule_lines(shown, describe)])
 
-    def _rule_lines(self) -> list[str]:
-        lines = [f"  rule {rule} expects {format_abnf(ranges)}"
-                 for ranges, rule in self.expected[:MAX_RULES_SHOWN]]
-        if len(self.expected) > MAX_RULES_SHOWN:
-            lines.append(f"  and {len(self.expected) - MAX_RULES_SHOWN} more rules")
+    def _unexpected(self) -> str:
+        at = self.offset - self.context_start if self.offset is not None else 0
+        if self.code_points:
+            for length in range(1, 5):
+                try:
+                    char = self.context[at: at + length].decode("utf-8")
+                except UnicodeDecodeError:
+                    continue
+                if len(char) == 1:
+                    shown = f" {printable(repr(char))}" if char.isprintable() else ""
+                    return f"unexpected U+{ord(char):04X}{shown}"
+        return f"unexpected byte 0x{self.context[at]:02X}"
+
+    @staticmethod
+    def _rule_lines(shown: Expected, describe) -> list[str]:
+        lines = [f"  rule {rule} expects {describe(ranges)}" for ranges, rule in shown[:MAX_RULES_SHOWN]]
+        if len(shown) > MAX_RULES_SHOWN:
+            lines.append(f"  and {len(shown) - MAX_RULES_SHOWN} more rules")
         return lines
 
     def _hexdump(self) -> str:
@@ -93,6 +118,7 @@ class Session(Protocol):
 
 class Engine(Protocol):
     name: str
+    resolved: ResolvedGrammar
 
     def session(self) -> Session: ...
 
@@ -106,6 +132,7 @@ class DfaEngine:
         files = generate(grammar, compiled, ["python"], "validator", "abnfc check", automaton=compiled.dfa)
         [self.module] = load_validators([files], "python")
         self.origins = compiled.dfa.origins
+        self.resolved = compiled.resolved
 
     def session(self) -> Session:
         return _DfaSession(self.module.Validator(), self.origins)
@@ -129,11 +156,12 @@ class _DfaSession:
 class InterpreterEngine:
     name = "interpreter"
 
-    def __init__(self, resolved: ResolvedGrammar):
+    def __init__(self, resolved: ResolvedGrammar, max_work: int = DEFAULT_MAX_WORK):
         self.resolved = resolved
+        self.max_work = max_work  # the interpreter's work limit (--max-work)
 
     def session(self) -> Session:
-        return _InterpreterSession(Recognizer(self.resolved))
+        return _InterpreterSession(Recognizer(self.resolved, max_work=self.max_work))
 
 
 class _InterpreterSession:
@@ -151,16 +179,16 @@ class _InterpreterSession:
 def choose_engine(grammar: Grammar, start: str | None, engine: str, limits: Limits) -> Engine:
     """``auto``: the DFA when the grammar is regular and fits the limits, else the interpreter."""
     if engine == "interpreter":
-        return InterpreterEngine(resolve(grammar.ast, start))
+        return InterpreterEngine(resolve_grammar(grammar, start), limits.max_work)
     if engine == "dfa":
         return DfaEngine(grammar, compile_grammar(grammar, start, limits))
-    resolved = resolve(grammar.ast, start)
+    resolved = resolve_grammar(grammar, start)
     if not resolved.is_regular:
-        return InterpreterEngine(resolved)
+        return InterpreterEngine(resolved, limits.max_work)
     try:
         return DfaEngine(grammar, compile_grammar(grammar, start, limits))
     except LimitError:
-        return InterpreterEngine(resolved)
+        return InterpreterEngine(resolved, limits.max_work)
 
 
 def check_stream(engine: Engine, stream: BinaryIO, name: str) -> Outcome:
@@ -183,7 +211,30 @@ def check_stream(engine: Engine, stream: BinaryIO, name: str) -> Outcome:
         return Outcome(name, size, None, (), 0, b"")
     low = max(offset - CONTEXT, window_start)
     context = window[low - window_start: offset + CONTEXT + 1 - window_start]
-    return Outcome(name, size, offset, expected, low, context)
+    return Outcome(name, size, offset, expected, low, context, expected_code_points(engine.resolved, expected))
+
+
+CONTINUATION_BYTES = ((0x80, 0xBF),)
+SCALAR_VALUES = ((0, 0xD7FF), (0xE000, 0x10FFFF))  # every code point but the surrogates
+
+
+def expected_code_points(resolved: ResolvedGrammar, expected: Expected) -> Expected:
+    """``expected`` as code points per rule, when the grammar reads code points, the input is
+    at a character boundary (no rule expects a continuation byte) and some expected code point
+    is not ASCII; otherwise empty (the bytes say it better)."""
+    if resolved.encoding != UTF8 or not expected:
+        return ()
+    if any(intersect(ranges, CONTINUATION_BYTES) for ranges, _ in expected):
+        return ()
+    readable: dict[str, list[tuple[int, int]]] = {}
+    for key in resolved.reachable:
+        rule = resolved.rules[key]
+        readable.setdefault(rule.name, []).extend(code_points(rule.definition))
+    found = tuple((intersect(intersect(led_by(ranges), SCALAR_VALUES), normalize(readable.get(rule, ()))), rule)
+                  for ranges, rule in expected)
+    if any(not ranges for ranges, _ in found) or all(ranges[-1][1] < 0x80 for ranges, _ in found):
+        return ()
+    return found
 
 
 def check_bytes(engine: Engine, data: bytes, name: str = "<data>") -> Outcome:

@@ -2,33 +2,48 @@
 
 Exit status: 0 success; 1 an input does not match, or ``compile --check`` found stale files;
 2 a usage error, an error in the grammar, or a problem with a file the user named; 3 an internal
-error (a bug in abnfc); 130 interrupted (Ctrl-C); 141 the reader of the output went away
-(``abnfc dfa ... | head``), as for programs killed by SIGPIPE.  Errors are printed as
+error (a bug in abnfc); 130 interrupted (Ctrl-C), 143 terminated (SIGTERM), 129 hung up (SIGHUP),
+each after cleaning up; 141 the reader of the output went away (``abnfc dfa ... | head``), as for
+programs killed by SIGPIPE.  Errors are printed as
 ``file:line:col: message`` with the source line and a caret; Python tracebacks only with
 ``--debug``.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
 import shlex
+import signal
 import sys
+import threading
 
 from . import backends
 from .automata import dump
-from .build import Limits, compile_grammar, generate, load, prefix_problem, stale_files, write_files
+from .build import (
+    Grammar,
+    Limits,
+    compile_grammar,
+    generate,
+    load,
+    prefix_problem,
+    resolve_grammar,
+    stale_files,
+    write_files,
+)
 from .check import ENGINES, check_stream, choose_engine
-from .errors import AbnfError
-from .frontend.resolve import resolve
+from .errors import AbnfError, Diagnostic, summarize
+from .frontend.encoding import ENCODINGS, UTF8
+from .interpret import WorkLimitError
 from .version import __version__
 
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
 
 # Further commands: modules with HELP, EXAMPLE, add_arguments(parser) and run(args) -> int.
-TOOLS: tuple[str, ...] = ()
+TOOLS: tuple[str, ...] = ("abnfc.tools.vectors", "abnfc.tools.crosscheck", "abnfc.tools.diff")
 
 EXAMPLES = {
     "compile": "example:\n  abnfc compile grammars/utf8.abnf --out generated\n"
@@ -42,6 +57,13 @@ EXAMPLES = {
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # before the command started (building the parser imports backends)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str] | None) -> int:
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
     # argparse stops filling a nargs="*" positional at the first option, so input files given
@@ -54,6 +76,33 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help(sys.stderr)
         return EXIT_ERROR
+    with _terminate_as_interrupt():
+        return _run(args)
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM (and SIGHUP) stop the command as Ctrl-C does, so that it cleans up after itself."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    def interrupt(signum, frame):
+        raise _Terminated(signum)
+    previous = {number: signal.signal(number, interrupt) for number in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+class _Terminated(BaseException):
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.status = 128 + signum
+
+
+def _run(args) -> int:
     try:
         return args.run(args)
     except AbnfError as error:
@@ -63,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except _Terminated as terminated:
+        return terminated.status
     except BrokenPipeError:
         # The reader went away (abnfc dfa ... | head): stop quietly, as cat and grep do, and
         # keep Python from complaining again when it flushes stdout at exit.
@@ -77,8 +128,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def print_diagnostics(diagnostics) -> None:
-    for diagnostic in diagnostics:
-        print(diagnostic.format(), file=sys.stderr)
+    for text in summarize(diagnostics):
+        print(text, file=sys.stderr)
 
 
 def plural(count: int, noun: str) -> str:
@@ -128,12 +179,17 @@ def _option_dest(language: str, name: str) -> str:
     return f"{language}_{name}".replace("-", "_")
 
 
+def load_grammar(args) -> Grammar:
+    """The grammar named on the command line, with its --import files and --encoding."""
+    return load(args.grammar, args.imports, args.encoding)
+
+
 def run_compile(args) -> int:
-    grammar = load(args.grammar)
+    grammar = load_grammar(args)
     compiled = compile_grammar(grammar, args.start, limits(args))
     print_diagnostics(compiled.resolved.warnings)
-    files = generate(grammar, compiled, args.lang, args.prefix, _regenerate_command(args, grammar.path),
-                     options=_backend_options(args))
+    command = _regenerate_command(args, grammar, compiled.resolved.encoding)
+    files = generate(grammar, compiled, args.lang, args.prefix, command, options=_backend_options(args))
     if args.check:
         stale = stale_files(files, args.out)
         for name in stale:
@@ -149,8 +205,12 @@ def run_compile(args) -> int:
     return EXIT_OK
 
 
-def _regenerate_command(args, grammar_path: str) -> str:
-    words = ["abnfc", "compile", grammar_path]
+def _regenerate_command(args, grammar: Grammar, encoding: str) -> str:
+    words = ["abnfc", "compile", grammar.path]
+    for imported in grammar.imports:
+        words += ["--import", imported.path]
+    if args.encoding or encoding == UTF8:  # the choice, even when made from the grammar
+        words += ["--encoding", encoding]
     if args.start:
         words += ["--start", args.start]
     if args.prefix:
@@ -171,7 +231,7 @@ def run_check(args) -> int:
         print("abnfc check: no input files, and standard input is a terminal; give files, or "
               "'-' to read standard input (run 'abnfc check --help')", file=sys.stderr)
         return EXIT_ERROR
-    engine = choose_engine(load(args.grammar), args.start, args.engine, limits(args))
+    engine = choose_engine(load_grammar(args), args.start, args.engine, limits(args))
     status = EXIT_OK
     for name in names:
         try:
@@ -186,6 +246,10 @@ def run_check(args) -> int:
             print(f"abnfc: cannot read {name}: {error.strerror}", file=sys.stderr)
             status = EXIT_ERROR
             continue
+        except WorkLimitError as error:  # this input is too much for the grammar; go on with the next
+            print(f"{'<stdin>' if name == '-' else name}: {error.diagnostics[0].format()}", file=sys.stderr)
+            status = EXIT_ERROR
+            continue
         if not outcome.matched:
             status = max(status, EXIT_MISMATCH)
         if not (outcome.matched and args.quiet):
@@ -194,7 +258,7 @@ def run_check(args) -> int:
 
 
 def run_dfa(args) -> int:
-    compiled = compile_grammar(load(args.grammar), args.start, limits(args))
+    compiled = compile_grammar(load_grammar(args), args.start, limits(args))
     automaton = compiled.minimal if args.minimal else compiled.dfa
     if args.format == "json":
         fields = dump.to_json(automaton).items()
@@ -205,14 +269,39 @@ def run_dfa(args) -> int:
 
 
 def run_lint(args) -> int:
-    grammar = load(args.grammar)
-    resolved = resolve(grammar.ast, args.start)
+    grammar = load_grammar(args)
+    resolved = resolve_grammar(grammar, args.start)
     print_diagnostics(resolved.warnings)
-    kind = "regular: compiles to a DFA" if resolved.is_regular else \
-        f"recursive ({resolved.cycle}): needs the interpreter"
-    print(f"{grammar.path}: {plural(len(grammar.ast.rules), 'rule')}, start rule {resolved.start_name}, "
-          f"{plural(len(resolved.warnings), 'warning')}; {kind}")
+    print_diagnostics(resolved.notes + _import_notes(resolved.supplied))
+    imported = f" (and {len(resolved.supplied)} imported)" if resolved.supplied else ""
+    print(f"{grammar.path}: {plural(len(grammar.ast.rules), 'rule')}{imported}, start rule "
+          f"{resolved.start_name}, encoding {resolved.encoding}, "
+          f"{plural(len(resolved.warnings), 'warning')}; {_recursion_kind(resolved)}")
     return EXIT_OK
+
+
+def _import_notes(supplied: tuple[tuple[str, str], ...]) -> tuple[Diagnostic, ...]:
+    """One note per imported file, naming the rules it supplied."""
+    by_file: dict[str, list[str]] = {}
+    for rule, source in supplied:
+        by_file.setdefault(source, []).append(rule)
+    return tuple(Diagnostic(f"rules taken from {source}: {', '.join(rules)}", None, "note")
+                 for source, rules in by_file.items())
+
+
+def _recursion_kind(resolved) -> str:
+    """``regular: ...``, ``recursive, right-linear (list -> list), so regular: ...`` or
+    ``recursive, self-embedding (comment -> ccontent -> comment; ...): needs the interpreter``."""
+    if resolved.embedding is not None:
+        embedding = resolved.embedding
+        return f"recursive, self-embedding ({embedding.path}; {embedding.explain()}): needs the interpreter"
+    if not resolved.components:
+        return "regular: compiles to a DFA"
+    kinds: dict[str, list[str]] = {}
+    for component in resolved.components:
+        kinds.setdefault(component.kind, []).append(component.path)
+    shown = " and ".join(f"{kind} ({', '.join(paths)})" for kind, paths in sorted(kinds.items(), reverse=True))
+    return f"recursive, {shown}, so regular: compiles to a DFA"
 
 
 def add_limits(sub: argparse.ArgumentParser) -> None:
@@ -221,7 +310,8 @@ def add_limits(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--max-dfa-states", type=positive, default=Limits.max_dfa_states, metavar="N",
                      help="DFA size limit before minimization (default %(default)s)")
     sub.add_argument("--max-work", type=positive, default=Limits.max_work, metavar="N",
-                     help="subset construction budget in NFA states (default %(default)s)")
+                     help="the work any engine may do (default %(default)s): NFA states the subset "
+                     "construction touches, or the interpreter's steps beyond 100 a byte")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -241,6 +331,12 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--start", metavar="RULE", help="start rule (default: the first rule)")
         sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                          help="show Python tracebacks on errors")
+        sub.add_argument("--import", dest="imports", action="append", default=[], metavar="FILE",
+                         help="a grammar that supplies rules GRAMMAR uses but does not define "
+                              "(repeatable; searched in order)")
+        sub.add_argument("--encoding", choices=ENCODINGS, help="what terminal values mean: octets "
+                         "(bytes) or utf-8 (Unicode code points, matched as their UTF-8 encoding); "
+                         "default: utf-8 when a value the start rule reaches is above %%xFF")
         return sub
 
     sub = command("compile", run_compile, "generate validators from a grammar", EXAMPLES["compile"])

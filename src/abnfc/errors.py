@@ -2,12 +2,19 @@
 
 Every user-facing problem (a malformed grammar, a limit exceeded, an input that cannot be read)
 becomes a :class:`Diagnostic`.  Formatting follows the compiler convention of gcc and clang: the
-location, the message, the offending source line and a caret under the span.
+location, the message, the offending source line and a caret under the span.  A long line is
+quoted as a window around the span, and many diagnostics of one kind are summarised
+(:func:`summarize`), so that a megabyte of generated grammar cannot flood the terminal.
 """
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
+
+QUOTED_COLUMNS = 100  # the most of a source line a diagnostic quotes
+SHOWN_PER_KIND = 10  # diagnostics of one kind shown before the rest are counted
 
 
 @dataclass(frozen=True)
@@ -17,10 +24,15 @@ class Source:
     name: str
     text: str
 
-    def line_text(self, line: int) -> str:
+    @cached_property
+    def lines(self) -> list[str]:
         # Only LF (and CRLF) end a line, as for the parser; splitlines() would also split on
-        # form feeds and other separators and so count lines differently.
-        lines = self.text.split("\n")
+        # form feeds and other separators and so count lines differently.  Split once: a grammar
+        # with thousands of errors would otherwise split its text for each of them.
+        return self.text.split("\n")
+
+    def line_text(self, line: int) -> str:
+        lines = self.lines
         return lines[line - 1].removesuffix("\r") if 0 < line <= len(lines) else ""
 
 
@@ -48,6 +60,7 @@ class Diagnostic:
     span: Span | None = None
     severity: str = "error"
     notes: tuple[str, ...] = ()
+    kind: str = ""  # what sort of problem, for summaries ("undefined rule"); "" for one-offs
 
     def format(self) -> str:
         where = f"{self.span.location()}: " if self.span else ""
@@ -62,12 +75,42 @@ def _caret_lines(span: Span) -> list[str]:
     text = span.source.line_text(span.line)
     if not text and span.column <= 1:
         return []
-    shown = [printable(ch) for ch in text]
-    prefix = "".join(_blank(ch, shown_ch) for ch, shown_ch in zip(text, shown[: span.column - 1], strict=False))
-    prefix += " " * max(0, span.column - 1 - len(text))
-    last = span.end_column if span.end_line == span.line else len(text) + 1
-    width = max(1, sum(_width(ch) for ch in shown[span.column - 1: last - 1]))
-    return ["  " + "".join(shown), "  " + prefix + "^" + "~" * (width - 1)]
+    first, last = span.column - 1, span.end_column - 1 if span.end_line == span.line else len(text)
+    begin, end = _window(len(text), first)
+    shown = [printable(ch) for ch in text[begin:end]]
+    lead, tail = ("... " if begin else ""), (" ..." if end < len(text) else "")
+    prefix = " " * len(lead) + "".join(
+        _blank(ch, shown_ch) for ch, shown_ch in zip(text[begin:], shown[: first - begin], strict=False))
+    prefix += " " * max(0, first - len(text))
+    width = max(1, sum(_width(ch) for ch in shown[first - begin: max(first, last) - begin]))
+    return ["  " + lead + "".join(shown) + tail, "  " + prefix + "^" + "~" * (width - 1)]
+
+
+def _window(length: int, column: int) -> tuple[int, int]:
+    """The part of a line of ``length`` characters to quote for a span starting at ``column``."""
+    if length <= QUOTED_COLUMNS:
+        return 0, length
+    begin = min(max(0, column - QUOTED_COLUMNS // 3), max(0, length - QUOTED_COLUMNS))
+    return begin, begin + QUOTED_COLUMNS
+
+
+def summarize(diagnostics: Iterable[Diagnostic], shown: int = SHOWN_PER_KIND) -> list[str]:
+    """Formatted diagnostics, with those beyond the first ``shown`` of each kind counted in a
+    closing line per kind instead of printed."""
+    lines: list[str] = []
+    counts: dict[tuple[str, str], int] = {}
+    names: dict[tuple[str, str], str] = {}
+    for diagnostic in diagnostics:
+        key = (diagnostic.severity, diagnostic.kind)
+        counts[key] = counts.get(key, 0) + 1
+        names[key] = diagnostic.kind
+        if not diagnostic.kind or counts[key] <= shown:
+            lines.append(diagnostic.format())
+    for (severity, kind), count in counts.items():
+        if kind and count > shown:
+            plural = "s" if count - shown != 1 else ""
+            lines.append(f"note: and {count - shown:,} more {severity}{plural} like these ({names[severity, kind]})")
+    return lines
 
 
 def _blank(ch: str, shown: str) -> str:
@@ -95,7 +138,10 @@ class AbnfError(Exception):
         if isinstance(diagnostics, Diagnostic):
             diagnostics = [diagnostics]
         self.diagnostics = tuple(diagnostics)
-        super().__init__("\n".join(d.format() for d in self.diagnostics))
+        super().__init__(self.diagnostics[0].message if self.diagnostics else "")
+
+    def __str__(self) -> str:
+        return "\n".join(summarize(self.diagnostics))
 
     @classmethod
     def at(cls, span: Span | None, message: str, *notes: str) -> AbnfError:
@@ -104,6 +150,11 @@ class AbnfError(Exception):
 
 class LimitError(AbnfError):
     """A grammar is too large for a configured limit."""
+
+    def located(self, span: Span | None) -> LimitError:
+        """The same error, pointing at ``span`` where it had no location."""
+        return LimitError([d if d.span else Diagnostic(d.message, span, d.severity, d.notes, d.kind)
+                           for d in self.diagnostics])
 
 
 class InvariantError(Exception):

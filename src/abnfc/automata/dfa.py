@@ -3,8 +3,11 @@
 Rabin and Scott (1959), "Finite automata and their decision problems": each DFA state is the
 epsilon closure of a set of NFA states.  The alphabet is the partition of 0..255 cut at every
 range boundary of the NFA (:mod:`abnfc.charset`), so a state has one transition per class, not
-per byte.  The construction stops with an error as soon as it passes ``max_states`` DFA states or
-``max_work`` NFA states summed over all subsets, so exponential blow-ups fail fast.
+per byte.  A subset's transitions are gathered from the sparse (class, target) moves of its NFA
+states, so their cost is that of the edges followed, not subset size times classes.  The
+construction stops with an error as soon as it passes ``max_states`` DFA states or ``max_work``
+steps (NFA states, edges and closure members visited), so exponential blow-ups fail fast: both
+the time and the memory of the construction are proportional to the steps taken.
 """
 from __future__ import annotations
 
@@ -74,31 +77,31 @@ class Dfa:
 
 def determinize(nfa: Nfa, max_states: int = DEFAULT_MAX_DFA_STATES,
                 max_work: int = DEFAULT_MAX_WORK) -> Dfa:
+    meter = _Meter(max_work)
     classes = contiguous_classes(ranges for edges in nfa.edges for ranges, _ in edges)
-    moves = _moves_by_class(nfa, classes)
-    closure = _Closure(nfa)
+    moves = _moves_by_class(nfa, classes, meter)
+    closure = _Closure(nfa, meter)
     dead_set: frozenset[int] = frozenset()
     start_set = closure.of([nfa.start])
     index = {dead_set: 0, start_set: len({dead_set, start_set}) - 1}
     subsets = list(index)
     transitions: list[tuple[int, ...]] = []
-    work = 0
     for subset in subsets:  # grows while iterating: breadth-first
-        work += len(subset)
-        if work > max_work:
-            raise LimitError.at(None, f"subset construction touched more than {max_work} NFA "
-                                "states; the grammar's DFA is too large (raise --max-work)")
-        row = []
-        for cls in range(len(classes)):
-            targets = {t for s in subset for t in moves[s][cls]} if subset else ()
-            following = closure.of(targets) if targets else dead_set
+        targets: dict[int, list[int]] = {}
+        for state in subset:
+            meter.spend(1 + len(moves[state]))
+            for cls, target in moves[state]:
+                targets.setdefault(cls, []).append(target)
+        row = [0] * len(classes)
+        for cls, reached in targets.items():
+            following = closure.of(reached)
             if following not in index:
                 if len(index) >= max_states:
                     raise LimitError.at(None, f"the DFA needs more than {max_states} states; "
                                         "raise the limit with --max-dfa-states if this is intended")
                 index[following] = len(index)
                 subsets.append(following)
-            row.append(index[following])
+            row[cls] = index[following]
         transitions.append(tuple(row))
     accepting = frozenset(i for i, subset in enumerate(subsets) if nfa.accept in subset)
     origins = tuple(frozenset(origin for s in subset if (origin := nfa.origins[s]) is not None)
@@ -106,47 +109,64 @@ def determinize(nfa: Nfa, max_states: int = DEFAULT_MAX_DFA_STATES,
     return Dfa(classes, tuple(transitions), index[start_set], accepting, 0, origins)
 
 
-def _moves_by_class(nfa: Nfa, classes: tuple[Ranges, ...]) -> list[list[tuple[int, ...]]]:
-    """``moves[s][c]``: NFA states reached from ``s`` on any byte of class ``c``."""
+class _Meter:
+    """Counts the construction's steps (NFA states and edges visited, closure states merged):
+    what its time and memory grow with, so the limit bounds both."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.spent = 0
+
+    def spend(self, steps: int) -> None:
+        self.spent += steps
+        if self.spent > self.limit:
+            raise LimitError.at(None, f"the subset construction took more than {self.limit:,} steps "
+                                "(NFA states, edges and closures visited); the grammar's DFA is too "
+                                "large to build quickly; raise the limit with --max-work if this "
+                                "is intended")
+
+
+def _moves_by_class(nfa: Nfa, classes: tuple[Ranges, ...], meter: _Meter) -> list[tuple[tuple[int, int], ...]]:
+    """``moves[s]``: the (byte class, NFA state) pairs of ``s``'s transitions, one per class a
+    transition covers; sparse, since most states read one byte or one range."""
     byte_class = class_map(classes)
     moves = []
     for edges in nfa.edges:
-        per_class: list[list[int]] = [[] for _ in classes]
-        for ranges, target in edges:
-            for lo, hi in ranges:
-                for cls in range(byte_class[lo], byte_class[hi] + 1):
-                    per_class[cls].append(target)
-        moves.append([tuple(targets) for targets in per_class])
+        pairs = [(cls, target) for ranges, target in edges for lo, hi in ranges
+                 for cls in range(byte_class[lo], byte_class[hi] + 1)]
+        meter.spend(1 + len(pairs))
+        moves.append(tuple(pairs))
     return moves
 
 
 class _Closure:
-    """Epsilon closures, memoized per NFA state.
+    """Epsilon closures of sets of NFA states, by one depth-first search over the whole set.
 
-    Only states that read a byte, and the accepting state, are kept: the others do not change
-    what a subset does, and dropping them merges subsets that differ only in them.
+    Closing the states one at a time (even memoised) costs the sum of their closures, which
+    overlap heavily when many alternatives lead to the same place (``256( %x00 / ... / %xFF )``);
+    one search with a shared visited set costs the size of their union.  Only states that read
+    a byte, and the accepting state, are kept: the others do not change what a subset does, and
+    dropping them merges subsets that differ only in them.
     """
 
-    def __init__(self, nfa: Nfa):
-        self.nfa = nfa
-        self.cache: dict[int, frozenset[int]] = {}
+    def __init__(self, nfa: Nfa, meter: _Meter):
+        self.epsilon = nfa.epsilon
+        self.meter = meter
         self.important = [bool(edges) for edges in nfa.edges]
         self.important[nfa.accept] = True
 
-    def single(self, state: int) -> frozenset[int]:
-        found = self.cache.get(state)
-        if found is None:
-            seen, stack = {state}, [state]
-            while stack:
-                for target in self.nfa.epsilon[stack.pop()]:
-                    if target not in seen:
-                        seen.add(target)
-                        stack.append(target)
-            found = self.cache[state] = frozenset(s for s in seen if self.important[s])
-        return found
-
     def of(self, states) -> frozenset[int]:
-        result: set[int] = set()
-        for state in states:
-            result |= self.single(state)
-        return frozenset(result)
+        seen = set(states)
+        stack = list(seen)
+        steps = len(stack)
+        epsilon = self.epsilon
+        while stack:
+            targets = epsilon[stack.pop()]
+            steps += len(targets)
+            for target in targets:
+                if target not in seen:
+                    seen.add(target)
+                    stack.append(target)
+        self.meter.spend(steps)
+        important = self.important
+        return frozenset(state for state in seen if important[state])

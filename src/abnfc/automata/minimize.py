@@ -13,16 +13,32 @@ from __future__ import annotations
 from collections import defaultdict, deque
 
 from ..charset import Ranges, normalize
+from ..errors import LimitError
 from ..frontend.ir import Origin
-from .dfa import Dfa
+from .dfa import DEFAULT_MAX_WORK, Dfa
 
 
-def minimize(dfa: Dfa) -> Dfa:
-    """The canonical minimal DFA accepting the same language as ``dfa``."""
+def minimize(dfa: Dfa, max_work: int = DEFAULT_MAX_WORK) -> Dfa:
+    """The canonical minimal DFA accepting the same language as ``dfa``; raises LimitError when
+    that takes more than ``max_work`` steps (transitions visited)."""
+    meter = _Meter(max_work)
     reachable = _reachable(dfa)
-    block_of = _hopcroft(dfa, reachable)
+    block_of = _hopcroft(dfa, reachable, meter)
     quotient = _quotient(dfa, reachable, block_of)
     return canonical(_merge_classes(quotient))
+
+
+class _Meter:
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.spent = 0
+
+    def spend(self, steps: int) -> None:
+        self.spent += steps
+        if self.spent > self.limit:
+            raise LimitError.at(None, f"minimizing the DFA took more than {self.limit:,} steps "
+                                "(transitions visited); raise the limit with --max-work if this "
+                                "is intended")
 
 
 def _reachable(dfa: Dfa) -> list[int]:
@@ -35,23 +51,33 @@ def _reachable(dfa: Dfa) -> list[int]:
     return sorted(seen)
 
 
-def _hopcroft(dfa: Dfa, states: list[int]) -> dict[int, int]:
-    """Block number of each state in the coarsest partition compatible with acceptance."""
-    inverse: list[dict[int, list[int]]] = [defaultdict(list) for _ in dfa.classes]
+def _hopcroft(dfa: Dfa, states: list[int], meter: _Meter) -> dict[int, int]:
+    """Block number of each state in the coarsest partition compatible with acceptance.
+
+    A splitter's predecessors are gathered from the incoming transitions of its states, so a
+    splitter costs its in-degree, not its size times the number of classes.
+    """
+    incoming: dict[int, list[tuple[int, int]]] = defaultdict(list)  # target -> (class, source)
     for state in states:
         for cls, target in enumerate(dfa.transitions[state]):
-            inverse[cls][target].append(state)
+            incoming[target].append((cls, state))
+    meter.spend(len(states) * (1 + dfa.num_classes))
     accepting = {s for s in states if s in dfa.accepting}
     blocks = [block for block in (accepting, set(states) - accepting) if block]
     block_of = {s: index for index, block in enumerate(blocks) for s in block}
     pending = set(range(len(blocks)))
     while pending:
         splitter = tuple(blocks[pending.pop()])
-        for cls in range(len(dfa.classes)):
+        by_class: dict[int, list[int]] = defaultdict(list)
+        for target in splitter:
+            edges = incoming.get(target, ())
+            meter.spend(1 + len(edges))
+            for cls, source in edges:
+                by_class[cls].append(source)
+        for cls in sorted(by_class):
             predecessors: dict[int, list[int]] = defaultdict(list)
-            for target in splitter:
-                for source in inverse[cls].get(target, ()):
-                    predecessors[block_of[source]].append(source)
+            for source in by_class[cls]:
+                predecessors[block_of[source]].append(source)
             for block, members in predecessors.items():
                 if len(members) < len(blocks[block]):
                     _split(blocks, block_of, block, members, pending)

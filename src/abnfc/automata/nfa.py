@@ -9,6 +9,16 @@ an error instead of filling memory.  Finally the start rule's block is copied in
 and placeholders are filled with copies of their rules, using a work list: nothing recurses
 through rule references, so chains of thousands of rules cannot overflow the stack.
 
+Recursion that keeps the language regular (right- or left-linear sets of rules, classified by
+:mod:`abnfc.frontend.recursion`) is built as one block per set and entry rule, holding every rule
+of the set once, as in the construction of Mohri and Nederhof (2001) for strongly regular
+grammars.  In a right-linear set a reference to a rule of the set is a tail call: it becomes a
+jump to that rule's start, and every rule's end leads to the block's exit.  A left-linear set is
+the mirror image: the block's start leads to every rule's start, a reference at the start of a
+rule is resumed from the end of the rule it names, and the entry rule's end is the exit.
+Recursion with no way out leaves states from which the accepting state cannot be reached; their
+transitions are cut (the automaton is *trimmed*).
+
 Provenance: the state before each byte transition records the terminal's
 :class:`~abnfc.frontend.ir.Origin` -- the rule, the index of the top-level alternative and of
 the element within it, the bytes read and the terminal's span.
@@ -22,6 +32,7 @@ from ..charset import Ranges
 from ..errors import AbnfError, InvariantError, LimitError, Span
 from ..frontend import ir
 from ..frontend.ir import Origin
+from ..frontend.recursion import RIGHT_LINEAR, Component
 from ..frontend.resolve import ResolvedGrammar
 
 DEFAULT_MAX_NFA_STATES = 200_000
@@ -56,6 +67,11 @@ class _Builder:
         self.edges: list[list[tuple[Ranges, int]]] = []
         self.origins: list[Origin | None] = []
         self.calls: dict[int, str] = {}  # placeholder entry state -> rule; its exit is entry + 1
+        # Within a block of recursive rules: the entry state of a tail call -> the rule it jumps
+        # to (right-linear), and the exit state of a head reference -> the rule whose end it
+        # resumes from (left-linear).
+        self.jumps: dict[int, str] = {}
+        self.resumes: dict[int, str] = {}
 
     def new(self) -> int:
         self.epsilon.append([])
@@ -77,8 +93,10 @@ class _Builder:
             self.epsilon.append([t + offset for t in other.epsilon[state]])
             self.edges.append([(ranges, t + offset) for ranges, t in other.edges[state]])
             self.origins.append(other.origins[state])
-            if state in other.calls:
-                self.calls[state + offset] = other.calls[state]
+            for links, own in ((other.calls, self.calls), (other.jumps, self.jumps),
+                               (other.resumes, self.resumes)):
+                if state in links:
+                    own[state + offset] = links[state]
         return offset
 
 
@@ -94,23 +112,71 @@ class _Fragment:
 
 
 def build(grammar: ResolvedGrammar, max_states: int = DEFAULT_MAX_NFA_STATES) -> Nfa:
-    """The Thompson NFA of ``grammar``'s start rule; the grammar must be regular."""
-    if grammar.cycle:
-        raise AbnfError.at(grammar.cycle.reference,
-                           f"rule '{grammar.start_name}' cannot be compiled to a DFA: its rules "
-                           f"refer to themselves ({grammar.cycle}); use the interpreter "
-                           "(abnfc check --engine interpreter)")
+    """The Thompson NFA of ``grammar``'s start rule; the grammar must be regular (recursion, if
+    any, right- or left-linear)."""
+    embedding = grammar.embedding
+    if embedding is not None:
+        raise AbnfError.at(embedding.reference.span,
+                           f"rule '{grammar.start_name}' cannot be compiled to a DFA: its recursion "
+                           f"is self-embedding ({embedding.path}; {embedding.explain()}); use the "
+                           "interpreter (abnfc check --engine interpreter)")
     blocks: dict[str, tuple[_Builder, _Fragment]] = {}
     expanded: dict[str, int] = {}
-    for key in _dependency_order(grammar):
-        builder = _Builder(max_states)
-        blocks[key] = (builder, _RuleBuilder(grammar, key, builder).build())
+    for key, builder, fragment in _blocks(grammar, max_states):
+        blocks[key] = (builder, fragment)
         expanded[key] = len(builder.epsilon) + sum(expanded[callee] for callee in builder.calls.values())
         if expanded[key] > max_states:
             raise LimitError.at(grammar.rule(key).span, f"rule '{grammar.rule(key).name}' expands "
                                 f"to {expanded[key]} NFA states, more than the limit of {max_states}; "
                                 "raise it with --max-nfa-states if this is intended")
     return _expand(blocks, grammar.start, max_states)
+
+
+def _blocks(grammar: ResolvedGrammar, max_states: int):
+    """(rule, builder, fragment) for each rule that can be instantiated, each after the rules its
+    block refers to: a block per rule outside recursion, a block per entry rule of a recursive set."""
+    sets = {key: component for component in grammar.components for key in component.rules}
+    entries = _entry_rules(grammar, sets)
+    for members in graph.strongly_connected(grammar.graph):  # callees first
+        component = sets.get(members[0])
+        if component is None:
+            builder = _Builder(max_states)
+            yield members[0], builder, _RuleBuilder(grammar, members[0], builder).build()
+            continue
+        for entry in component.rules:
+            if entry in entries:
+                builder = _Builder(max_states)
+                yield entry, builder, _recursive_block(grammar, component, entry, builder)
+
+
+def _entry_rules(grammar: ResolvedGrammar, sets: dict[str, Component]) -> set[str]:
+    """Recursive rules that the start rule or a rule outside their set refers to."""
+    entries = {grammar.start}
+    for key, callees in grammar.graph.items():
+        entries.update(callee for callee in callees if callee in sets and sets.get(key) is not sets[callee])
+    return entries
+
+
+def _recursive_block(grammar: ResolvedGrammar, component: Component, entry: str, builder: _Builder) -> _Fragment:
+    """Every rule of a right- or left-linear set, entered at rule ``entry``."""
+    bodies = {key: _RuleBuilder(grammar, key, builder, component).build() for key in component.rules}
+    builder.reserve(2, grammar.rule(entry).span)
+    start, exit_ = builder.new(), builder.new()
+    if component.kind == RIGHT_LINEAR:
+        builder.epsilon[start].append(bodies[entry].start)
+        for body in bodies.values():
+            builder.epsilon[body.accept].append(exit_)
+        for state, key in builder.jumps.items():  # a tail call: go to the rule's start
+            builder.epsilon[state].append(bodies[key].start)
+    else:
+        for body in bodies.values():
+            builder.epsilon[start].append(body.start)
+        builder.epsilon[bodies[entry].accept].append(exit_)
+        for state, key in builder.resumes.items():  # once the named rule matched, go on here
+            builder.epsilon[bodies[key].accept].append(state)
+    InvariantError.check(not (builder.jumps and builder.resumes), "a recursive set is both right- and left-linear")
+    builder.jumps, builder.resumes = {}, {}
+    return _Fragment(0, len(builder.epsilon), start, exit_)
 
 
 def _expand(blocks: dict[str, tuple[_Builder, _Fragment]], start: str, max_states: int) -> Nfa:
@@ -127,22 +193,51 @@ def _expand(blocks: dict[str, tuple[_Builder, _Fragment]], start: str, max_state
         callee = instantiate(key)
         result.epsilon[entry].append(callee.start)
         result.epsilon[callee.accept].append(entry + 1)
+    _trim(result, top.accept)
     return Nfa(top.start, top.accept, tuple(map(tuple, result.epsilon)),
                tuple(map(tuple, result.edges)), tuple(result.origins))
 
 
-def _dependency_order(grammar: ResolvedGrammar) -> list[str]:
-    """Reachable rules, each after every rule it refers to."""
-    return graph.postorder(grammar.graph, [grammar.start])
+def _trim(builder: _Builder, accept: int) -> None:
+    """Cut the transitions of states from which the accepting state cannot be reached.
+
+    Only recursion can make such states (``s = "x" s`` has no way out), and the interpreter
+    never enters what cannot match; cutting them here keeps every subset of the DFA to the
+    grammar positions some match can go on from, so both engines stop at the same byte and
+    expect the same ones.
+    """
+    incoming: list[list[int]] = [[] for _ in builder.epsilon]
+    for state, targets in enumerate(builder.epsilon):
+        for target in targets:
+            incoming[target].append(state)
+    for state, edges in enumerate(builder.edges):
+        for _, target in edges:
+            incoming[target].append(state)
+    alive = {accept}
+    stack = [accept]
+    while stack:
+        for source in incoming[stack.pop()]:
+            if source not in alive:
+                alive.add(source)
+                stack.append(source)
+    if len(alive) == len(builder.epsilon):
+        return
+    for state in range(len(builder.epsilon)):
+        if state not in alive:
+            builder.epsilon[state], builder.edges[state], builder.origins[state] = [], [], None
 
 
 class _RuleBuilder:
     """Builds one rule's block; a reference to another rule becomes a placeholder."""
 
-    def __init__(self, grammar: ResolvedGrammar, key: str, builder: _Builder):
+    def __init__(self, grammar: ResolvedGrammar, key: str, builder: _Builder,
+                 component: Component | None = None):
         self.rule = grammar.rule(key)
         self.body = grammar.ir[key]
         self.b = builder
+        # The rules of this rule's recursive set, built in the same block, and how they recur.
+        self.linked = frozenset(component.rules if component else ())
+        self.right_linear = component is not None and component.kind == RIGHT_LINEAR
 
     def build(self) -> _Fragment:
         return self.node(self.body)
@@ -166,7 +261,12 @@ class _RuleBuilder:
         if isinstance(node, ir.Ref):
             self.b.reserve(2, node.span)
             entry, exit_ = self.b.new(), self.b.new()
-            self.b.calls[entry] = node.key
+            if node.key not in self.linked:
+                self.b.calls[entry] = node.key
+            elif self.right_linear:
+                self.b.jumps[entry] = node.key  # nothing follows a tail call: exit_ stays unreachable
+            else:
+                self.b.resumes[exit_] = node.key  # nothing precedes it: entry leads nowhere
             return _Fragment(first, len(self.b.epsilon), entry, exit_)
         start, accept = self.b.new(), self.b.new()
         if isinstance(node, ir.Alt):

@@ -1,4 +1,4 @@
-"""Product automata: equivalence, difference and shortest witnesses between two DFAs.
+"""Product automata: equivalence, difference and shortest witnesses between two DFAs; words.
 
 One generic construction (as in greenery's ``fsm.py``): the pairs of states reachable from the
 pair of start states, over the common refinement of both byte partitions, with acceptance
@@ -6,42 +6,67 @@ decided by a boolean function of the two sides.  Equivalence is the emptiness of
 difference; a shortest distinguishing input is a shortest word of it, found by breadth-first
 search taking bytes in increasing order, so the word found is also the lexicographically least
 of the shortest ones.
+
+Words of one DFA, all shortest and then lexicographically least, each class read as its least
+byte: the access word of every state (breadth-first search), the completion of every state to
+acceptance (breadth-first search backwards from the accepting states, then the least class that
+gets one step closer), and the number of inputs of each length a DFA accepts (dynamic
+programming over lengths, each class weighted by its number of bytes).  ``bounded`` intersects a
+language with the inputs of at most N bytes (a product with a length counter).
 """
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from ..charset import contiguous_classes
+from ..charset import Ranges, contiguous_classes
 from .dfa import Dfa
 
 Combine = Callable[[bool, bool], bool]
 
 
-def product(a: Dfa, b: Dfa, combine: Combine) -> Dfa:
-    """The DFA accepting what ``combine(a accepts, b accepts)`` holds for; state 0 is dead."""
+@dataclass(frozen=True)
+class Pairs:
+    """The pairs of states of two DFAs reachable together: ``pairs[0]`` is the pair of dead
+    states, ``pairs[start]`` the pair of start states, ``rows[i][c]`` the pair after class
+    ``c`` (of the common refinement ``classes``)."""
+
+    classes: tuple[Ranges, ...]
+    pairs: tuple[tuple[int, int], ...]
+    rows: tuple[tuple[int, ...], ...]
+    start: int
+
+
+def pairs(a: Dfa, b: Dfa) -> Pairs:
     classes = contiguous_classes([*a.classes, *b.classes])
     lows = [ranges[0][0] for ranges in classes]
     a_class, b_class = a.byte_class, b.byte_class
     columns = [(a_class[low], b_class[low]) for low in lows]
     dead = (a.dead, b.dead)
     index = {dead: 0, (a.start, b.start): 1} if (a.start, b.start) != dead else {dead: 0}
-    pairs = list(index)
+    found = list(index)
     rows = []
-    for left, right in pairs:  # grows while iterating
+    for left, right in found:  # grows while iterating
         row = []
         for ca, cb in columns:
             pair = (a.transitions[left][ca], b.transitions[right][cb])
             if pair not in index:
-                index[pair] = len(pairs)
-                pairs.append(pair)
+                index[pair] = len(found)
+                found.append(pair)
             row.append(index[pair])
         rows.append(tuple(row))
-    accepting = frozenset(i for i, (left, right) in enumerate(pairs)
+    return Pairs(classes, tuple(found), tuple(rows), index[(a.start, b.start)])
+
+
+def product(a: Dfa, b: Dfa, combine: Combine) -> Dfa:
+    """The DFA accepting what ``combine(a accepts, b accepts)`` holds for; state 0 is dead."""
+    together = pairs(a, b)
+    accepting = frozenset(i for i, (left, right) in enumerate(together.pairs)
                           if combine(left in a.accepting, right in b.accepting))
     if 0 in accepting:  # the pair of dead states accepts (say, "not a and not b"): no dead state
-        return _with_fresh_dead(classes, rows, index[(a.start, b.start)], accepting)
-    return Dfa(classes, tuple(rows), index[(a.start, b.start)], accepting, 0)
+        return _with_fresh_dead(together.classes, together.rows, together.start, accepting)
+    return Dfa(together.classes, together.rows, together.start, accepting, 0)
 
 
 def _with_fresh_dead(classes, rows, start: int, accepting: frozenset[int]) -> Dfa:
@@ -92,4 +117,110 @@ def equivalent(a: Dfa, b: Dfa) -> bool:
     return distinguishing_input(a, b) is None
 
 
-__all__ = ["difference", "distinguishing_input", "equivalent", "product", "shortest_word"]
+def class_order(dfa: Dfa) -> list[tuple[int, int]]:
+    """(class, least byte) of every class, by least byte: the order words are built in."""
+    return sorted(((cls, ranges[0][0]) for cls, ranges in enumerate(dfa.classes)), key=lambda item: item[1])
+
+
+def access_words(dfa: Dfa) -> dict[int, bytes]:
+    """The shortest (then least) input reaching each reachable state, the dead state included."""
+    order = class_order(dfa)
+    words = {dfa.start: b""}
+    queue = deque([dfa.start])
+    while queue:
+        state = queue.popleft()
+        for cls, byte in order:
+            following = dfa.transitions[state][cls]
+            if following not in words:
+                words[following] = words[state] + bytes([byte])
+                queue.append(following)
+    return words
+
+
+def completions(dfa: Dfa) -> dict[int, bytes]:
+    """The shortest (then least) input taking each state to acceptance, for every state that can
+    accept at all."""
+    distance = _distances_to_acceptance(dfa)
+    order = class_order(dfa)
+    found: dict[int, bytes] = {}
+    for state in sorted(distance, key=distance.__getitem__):  # nearer states are done first
+        if distance[state] == 0:
+            found[state] = b""
+            continue
+        for cls, byte in order:
+            following = dfa.transitions[state][cls]
+            if distance.get(following) == distance[state] - 1:
+                found[state] = bytes([byte]) + found[following]
+                break
+    return found
+
+
+def _distances_to_acceptance(dfa: Dfa) -> dict[int, int]:
+    predecessors: list[set[int]] = [set() for _ in range(dfa.num_states)]
+    for state, row in enumerate(dfa.transitions):
+        for target in row:
+            predecessors[target].add(state)
+    distance = dict.fromkeys(dfa.accepting, 0)
+    queue = deque(sorted(dfa.accepting))
+    while queue:
+        state = queue.popleft()
+        for source in predecessors[state]:
+            if source not in distance:
+                distance[source] = distance[state] + 1
+                queue.append(source)
+    return distance
+
+
+def nearest_live_byte(dfa: Dfa, state: int, byte: int) -> int | None:
+    """The byte nearest ``byte`` (the lower one on a tie) that ``state`` does not send to the
+    dead state, or None."""
+    for distance in range(1, 256):
+        for candidate in (byte - distance, byte + distance):
+            if 0 <= candidate <= 255 and dfa.transitions[state][dfa.byte_class[candidate]] != dfa.dead:
+                return candidate
+    return None
+
+
+def count_by_length(dfa: Dfa, max_length: int) -> list[int]:
+    """``counts[n]``: how many inputs of exactly ``n`` bytes ``dfa`` accepts, for n = 0..max_length."""
+    sizes = [sum(hi - lo + 1 for lo, hi in ranges) for ranges in dfa.classes]
+    reaching = {dfa.start: 1}
+    counts = []
+    for length in range(max_length + 1):
+        counts.append(sum(n for state, n in reaching.items() if state in dfa.accepting))
+        if length == max_length:
+            break
+        following: dict[int, int] = {}
+        for state, n in reaching.items():
+            if state == dfa.dead:
+                continue
+            for cls, target in enumerate(dfa.transitions[state]):
+                if target != dfa.dead:
+                    following[target] = following.get(target, 0) + n * sizes[cls]
+        reaching = following
+    return counts
+
+
+def bounded(dfa: Dfa, max_length: int) -> Dfa:
+    """The DFA of the inputs of at most ``max_length`` bytes that ``dfa`` accepts."""
+    if dfa.start == dfa.dead:
+        return dfa
+    index = {(dfa.dead, 0): 0, (dfa.start, 0): 1}
+    pairs = [(dfa.dead, 0), (dfa.start, 0)]
+    rows = []
+    for state, length in pairs:  # grows while iterating
+        row = []
+        for target in dfa.transitions[state]:
+            pair = (target, length + 1) if target != dfa.dead and length < max_length else (dfa.dead, 0)
+            if pair not in index:
+                index[pair] = len(pairs)
+                pairs.append(pair)
+            row.append(index[pair])
+        rows.append(tuple(row))
+    accepting = frozenset(i for i, (state, _) in enumerate(pairs) if state in dfa.accepting and i != 0)
+    return Dfa(dfa.classes, tuple(rows), 1, accepting, 0)
+
+
+__all__ = ["Pairs", "access_words", "bounded", "class_order", "completions", "count_by_length",
+           "difference", "distinguishing_input", "equivalent", "nearest_live_byte", "pairs", "product",
+           "shortest_word"]

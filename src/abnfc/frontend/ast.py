@@ -1,13 +1,15 @@
 """The grammar as written: frozen dataclasses with source spans; ``str()`` prints ABNF.
 
 One class per construct of RFC 5234 section 4 and RFC 7405.  Spans are excluded from equality,
-so a grammar printed with ``str()`` and parsed again compares equal to the original.
+so a grammar printed with ``str()`` and parsed again compares equal to the original.  Printing
+is iterative (:func:`to_text`), so no nesting depth can exhaust Python's recursion limit.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
-from ..errors import Span
+from ..errors import Source, Span
 
 INFINITY = None  # the ``max`` of an unbounded repetition
 
@@ -18,7 +20,7 @@ class Alternation:
     span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
-        return " / ".join(_wrap(a, _PREC_CONCAT) for a in self.alternatives)
+        return to_text(self)
 
 
 @dataclass(frozen=True)
@@ -27,7 +29,7 @@ class Concatenation:
     span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
-        return " ".join(_wrap(i, _PREC_REPEAT) for i in self.items) if self.items else '""'
+        return to_text(self)
 
 
 @dataclass(frozen=True)
@@ -38,13 +40,16 @@ class Repetition:
     span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
+        return to_text(self)
+
+    @property
+    def prefix(self) -> str:
+        """``3``, ``1*``, ``*4`` or ``2*5``."""
         if self.max is not None and self.min == self.max:
-            prefix = str(self.min)
-        else:
-            low = str(self.min) if self.min else ""
-            high = "" if self.max is None else str(self.max)
-            prefix = f"{low}*{high}"
-        return prefix + _wrap(self.element, _PREC_ATOM)
+            return str(self.min)
+        low = str(self.min) if self.min else ""
+        high = "" if self.max is None else str(self.max)
+        return f"{low}*{high}"
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,7 @@ class Group:
     span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
-        return f"( {self.element} )"
+        return to_text(self)
 
 
 @dataclass(frozen=True)
@@ -62,17 +67,20 @@ class Option:
     span: Span | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
-        return f"[ {self.element} ]"
+        return to_text(self)
 
 
 @dataclass(frozen=True)
 class RuleRef:
     name: str
     span: Span | None = field(default=None, compare=False, repr=False)
+    # The rule-table key this reference is bound to, when it is not the lower-cased name: a
+    # rule taken from an imported grammar refers to that grammar's rules (frontend.imports).
+    target: str | None = field(default=None, repr=False)
 
     @property
     def key(self) -> str:
-        return self.name.lower()
+        return self.target or self.name.lower()
 
     def __str__(self) -> str:
         return self.name
@@ -148,6 +156,12 @@ class Rule:
 @dataclass(frozen=True)
 class Grammar:
     rules: tuple[Rule, ...]
+    source: Source | None = field(default=None, compare=False, repr=False)  # for messages
+
+    @property
+    def name(self) -> str:
+        """The file the grammar was read from, for messages."""
+        return self.source.name if self.source else "<grammar>"
 
     def __str__(self) -> str:
         return "".join(f"{rule}\n" for rule in self.rules)
@@ -172,18 +186,54 @@ _PREC_ALT, _PREC_CONCAT, _PREC_REPEAT, _PREC_ATOM = range(4)
 
 
 def _precedence(node: Node) -> int:
+    while True:  # a one-item alternation or concatenation binds as its item does
+        if isinstance(node, Alternation) and len(node.alternatives) == 1:
+            node = node.alternatives[0]
+        elif isinstance(node, Concatenation) and len(node.items) == 1:
+            node = node.items[0]
+        else:
+            break
     if isinstance(node, Alternation):
-        return _PREC_ALT if len(node.alternatives) > 1 else _precedence(node.alternatives[0])
+        return _PREC_ALT
     if isinstance(node, Concatenation):
-        return _PREC_CONCAT if len(node.items) > 1 else _precedence(node.items[0]) if node.items else _PREC_ATOM
+        return _PREC_CONCAT if node.items else _PREC_ATOM
     if isinstance(node, Repetition):
         return _PREC_REPEAT
     return _PREC_ATOM
 
 
-def _wrap(node: Node, needed: int) -> str:
-    """Print ``node``, parenthesised when it binds looser than its context needs."""
-    return str(node) if _precedence(node) >= needed else f"( {node} )"
+def to_text(root: Node) -> str:
+    """``root`` printed as ABNF, parenthesised where precedence needs it; post-order, no recursion."""
+    texts: dict[int, str] = {}
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, ready = stack.pop()
+        kids = children(node)
+        if kids and not ready:
+            stack.append((node, True))
+            stack.extend((kid, False) for kid in kids)
+            continue
+        texts[id(node)] = _text(node, [(kid, texts[id(kid)]) for kid in kids])
+    return texts[id(root)]
+
+
+def _text(node: Node, kids: list[tuple[Node, str]]) -> str:
+    if isinstance(node, Alternation):
+        return " / ".join(_wrap(kid, text, _PREC_CONCAT) for kid, text in kids)
+    if isinstance(node, Concatenation):
+        return " ".join(_wrap(kid, text, _PREC_REPEAT) for kid, text in kids) if kids else '""'
+    if isinstance(node, Repetition):
+        return node.prefix + _wrap(*kids[0], _PREC_ATOM)
+    if isinstance(node, Group):
+        return f"( {kids[0][1]} )"
+    if isinstance(node, Option):
+        return f"[ {kids[0][1]} ]"
+    return str(node)
+
+
+def _wrap(node: Node, text: str, needed: int) -> str:
+    """``text`` (the printed ``node``), parenthesised when it binds looser than its context needs."""
+    return text if _precedence(node) >= needed else f"( {text} )"
 
 
 def children(node: Node) -> tuple[Node, ...]:
@@ -203,3 +253,33 @@ def walk(node: Node):
         current = stack.pop()
         yield current
         stack.extend(reversed(children(current)))
+
+
+def rewrite(node: Node, change: Callable[[Node], Node]) -> Node:
+    """``node`` rebuilt bottom-up, each node passed to ``change`` once its children are rebuilt;
+    nodes whose children did not change are kept.  An explicit stack, as in :func:`walk`."""
+    built: list[Node] = []
+    stack: list[tuple[Node, bool]] = [(node, False)]
+    while stack:
+        current, ready = stack.pop()
+        kids = children(current)
+        if kids and not ready:
+            stack.append((current, True))
+            stack.extend((kid, False) for kid in reversed(kids))
+            continue
+        new_kids = tuple(built[len(built) - len(kids):]) if kids else ()
+        del built[len(built) - len(kids):]
+        if any(new is not old for new, old in zip(new_kids, kids, strict=True)):
+            current = _with_children(current, new_kids)
+        built.append(change(current))
+    return built[0]
+
+
+def _with_children(node: Node, kids: tuple[Node, ...]) -> Node:
+    if isinstance(node, Alternation):
+        return replace(node, alternatives=kids)
+    if isinstance(node, Concatenation):
+        return replace(node, items=kids)
+    if isinstance(node, (Repetition, Group, Option)):
+        return replace(node, element=kids[0])
+    return node

@@ -4,26 +4,33 @@ A post-order walk with an explicit stack (so nesting depth never meets the recur
 that rebuilds each node from its already lowered children; see :mod:`abnfc.frontend.ir` for
 what the result looks like.  Each terminal is tagged with its :class:`~abnfc.frontend.ir.Origin`:
 the index of the rule's top-level alternative and of the element within it.
+
+In ``utf-8`` mode (:mod:`.encoding`) a numeric value is a code point: it becomes the terminals
+of its UTF-8 encoding, and a range becomes the alternatives :func:`.utf8ranges.sequences`
+gives, so everything after lowering still reads bytes.
 """
 from __future__ import annotations
 
 from ..charset import Ranges, case_variants, normalize
-from ..errors import AbnfError
+from ..errors import AbnfError, InvariantError
 from . import ast, ir
+from .encoding import OCTETS
+from .utf8ranges import encode, sequences
 
 
-def lower_rule(name: str, definition: ast.Node) -> ir.Node:
-    """The IR of rule ``name`` defined as ``definition``."""
+def lower_rule(name: str, definition: ast.Node, encoding: str = OCTETS) -> ir.Node:
+    """The IR of rule ``name`` defined as ``definition``, with terminal values in ``encoding``."""
+    utf8 = encoding != OCTETS
     alternatives = definition.alternatives if isinstance(definition, ast.Alternation) else (definition,)
     lowered = []
     for alt_index, alternative in enumerate(alternatives):
         items = alternative.items if isinstance(alternative, ast.Concatenation) else (alternative,)
-        lowered.append(_sequence([_lower(item, name, alt_index, index)
+        lowered.append(_sequence([_lower(item, name, alt_index, index, utf8)
                                   for index, item in enumerate(items)]))
     return _choice(lowered)
 
 
-def _lower(node: ast.Node, rule: str, alternative: int, element: int) -> ir.Node:
+def _lower(node: ast.Node, rule: str, alternative: int, element: int, utf8: bool) -> ir.Node:
     built: list[ir.Node] = []
     stack: list[tuple[ast.Node, bool]] = [(node, False)]
     while stack:
@@ -35,11 +42,11 @@ def _lower(node: ast.Node, rule: str, alternative: int, element: int) -> ir.Node
             continue
         args = built[len(built) - len(kids):]
         del built[len(built) - len(kids):]
-        built.append(_rebuild(current, args, ir.Origin(rule, alternative, element, current.span)))
+        built.append(_rebuild(current, args, ir.Origin(rule, alternative, element, current.span), utf8))
     return built[0]
 
 
-def _rebuild(node: ast.Node, args: list[ir.Node], where: ir.Origin) -> ir.Node:
+def _rebuild(node: ast.Node, args: list[ir.Node], where: ir.Origin, utf8: bool) -> ir.Node:
     if isinstance(node, ast.Alternation):
         return _choice(args)
     if isinstance(node, ast.Concatenation):
@@ -58,12 +65,23 @@ def _rebuild(node: ast.Node, args: list[ir.Node], where: ir.Origin) -> ir.Node:
         return ir.Ref(node.key, node.span)
     if isinstance(node, ast.CharVal):
         return _string([case_variants(ch, node.case_sensitive) for ch in node.text], where)
+    if isinstance(node, ast.NumVal) and utf8:
+        return _string([((byte, byte),) for value in node.values for byte in encode(value)], where)
     if isinstance(node, ast.NumVal):
         return _string([((value, value),) for value in node.values], where)
+    if isinstance(node, ast.NumRange) and utf8:
+        return _code_point_range(node, where)
     if isinstance(node, ast.NumRange):
         return _string([((node.low, node.high),)], where)
     raise AbnfError.at(node.span, f"{node} cannot be compiled: it describes its text in words, "
                                   "not in ABNF; replace it with rules")
+
+
+def _code_point_range(node: ast.NumRange, where: ir.Origin) -> ir.Node:
+    found = sequences(node.low, node.high)
+    if not found:
+        raise InvariantError(f"{node} holds only surrogates; resolve reports that before lowering")
+    return _choice([_string([(byte_range,) for byte_range in sequence], where) for sequence in found])
 
 
 def _string(steps: list[Ranges], where: ir.Origin) -> ir.Node:

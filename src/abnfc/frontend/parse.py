@@ -18,6 +18,7 @@ from importlib import resources
 
 import lark
 from lark import Lark, Token, Transformer
+from lark.lark import PostLex
 
 from ..errors import AbnfError, InvariantError, Source, Span
 from . import ast
@@ -38,6 +39,7 @@ _DESCRIPTIONS = {
     "RBRACKET": "']'",
     "_SLASH": "'/'",
     "_NL": "end of line",
+    "_NEWLINES": "end of line",
     "$END": "end of file",
 }
 _ELEMENT_STARTS = {"RULENAME", "CHAR_VAL", "CASE_CHAR_VAL", "NUM_VAL", "PROSE_VAL", "LPAREN", "LBRACKET"}
@@ -62,7 +64,7 @@ def parse(text: str, name: str = "<grammar>") -> ast.Grammar:
         raise _syntax_error(error, body, locate) from None
     finally:
         _LOCATOR.reset(token)
-    return ast.Grammar(tuple(rule for rule in tree.children if isinstance(rule, ast.Rule)))
+    return ast.Grammar(tuple(rule for rule in tree.children if isinstance(rule, ast.Rule)), source)
 
 
 class _Locator:
@@ -139,7 +141,21 @@ def _grammar_text() -> str:
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     return Lark(_grammar_text(), parser="lalr", lexer="contextual", transformer=_ToAst(),
-                maybe_placeholders=False)
+                postlex=_LineStructure(), maybe_placeholders=False)
+
+
+class _LineStructure(PostLex):
+    """A run of newlines (with the blank and comment lines in it) ends the rule, unless its last
+    line is indented: then the rule continues there (RFC 5234 section 3.1)."""
+
+    always_accept = ("_NEWLINES",)
+
+    def process(self, stream):
+        for token in stream:
+            if token.type != "_NEWLINES":
+                yield token
+            elif not token.value.rpartition("\n")[2]:  # the next line starts in column 1
+                yield Token.new_borrow_pos("_NL", token.value, token)
 
 
 def _node_span(node) -> Span:
@@ -184,8 +200,8 @@ class _ToAst(Transformer):
             raise AbnfError.at(span, "a repeat count must be written directly before its element, "
                                "without white space")
         low, star, high = str(repeat).partition("*")
-        minimum = int(low) if low else 0
-        maximum = (int(high) if high else None) if star else minimum
+        minimum = _count(low, span) if low else 0
+        maximum = (_count(high, span) if high else None) if star else minimum
         return ast.Repetition(minimum, maximum, element, span.to(element_span))
 
     def rule_ref(self, children):
@@ -218,11 +234,35 @@ class _ToAst(Transformer):
         span = self.locate.token(token)
         if "-" in digits:
             low, high = digits.split("-")
-            return ast.NumRange(base, ast.parse_number(low, base), ast.parse_number(high, base), span)
-        return ast.NumVal(base, tuple(ast.parse_number(d, base) for d in digits.split(".")), span)
+            return ast.NumRange(base, _value(low, base, span), _value(high, base, span), span)
+        return ast.NumVal(base, tuple(_value(d, base, span) for d in digits.split(".")), span)
 
     def prose_val(self, children):
         return ast.ProseVal(str(children[0])[1:-1], self.locate.token(children[0]))
+
+
+MAX_COUNT = 10**9  # repeat counts; any larger one would exceed every limit anyway
+MAX_VALUE = 0x7FFFFFFF  # terminal values; the largest meaningful one is %x10FFFF
+_DIGITS_PER_BIT = {"x": 0.25, "d": 0.302, "b": 1.0}
+
+
+def _count(digits: str, span: Span) -> int:
+    if len(digits) > len(str(MAX_COUNT)) or int(digits) > MAX_COUNT:
+        raise AbnfError.at(span, f"repeat count too large: {_shorten(digits)} (at most {MAX_COUNT:,})")
+    return int(digits)
+
+
+def _value(digits: str, base: str, span: Span) -> int:
+    """A numeric value, refused with a located error when absurdly large (before converting, as
+    Python's int() refuses decimal strings of more than 4,300 digits)."""
+    if len(digits.lstrip("0")) > 32 * _DIGITS_PER_BIT[base] + 1 or ast.parse_number(digits, base) > MAX_VALUE:
+        raise AbnfError.at(span, f"numeric value too large: %{base}{_shorten(digits)} (at most "
+                                 f"%x{MAX_VALUE:X})")
+    return ast.parse_number(digits, base)
+
+
+def _shorten(digits: str) -> str:
+    return digits if len(digits) <= 20 else f"{digits[:8]}...{digits[-4:]} ({len(digits):,} digits)"
 
 
 def _describe(expected: set[str]) -> str:
@@ -254,8 +294,8 @@ def _syntax_error(error: lark.exceptions.UnexpectedInput, body: str, locate: _Lo
         shown = repr(char) if char.strip() else f"character {char!r}"
         return AbnfError.at(span, f"unexpected {shown}; expected {_describe(error.allowed or set())}")
     token = getattr(error, "token", None)
-    if token is None or token.type in ("_NL", "$END"):
-        found = "end of line" if token is not None and token.type == "_NL" else "end of file"
+    if token is None or token.type in ("_NL", "_NEWLINES", "$END"):
+        found = "end of line" if token is not None and token.type != "$END" else "end of file"
         span = locate.span(line, column, line, column + 1)
     else:
         found = f"'{token}'"

@@ -4,15 +4,17 @@ and lower every rule the start rule reaches into the IR (:mod:`abnfc.frontend.lo
 Produces a frozen :class:`ResolvedGrammar` or raises :class:`AbnfError` listing every error at
 once.  Reachability is a breadth-first search from the start rule; rules that take part in a
 cycle of references are found with Tarjan's strongly connected components algorithm
-(:mod:`abnfc.graph`).  Rules that can never match
-(recursion with no way out) are found as the complement of the least fixed point of "can match
-some string", the generating-symbols computation for context-free grammars (Hopcroft and Ullman
-1979, section 4.4).
+(:mod:`abnfc.graph`), and :mod:`abnfc.frontend.recursion` says whether each such set is right-
+or left-linear (the grammar stays regular) or self-embedding.  Rules that can never match
+(recursion with no way out) are the complement of the generating symbols (:mod:`.productive`).
+
+Rules taken from imported grammars and prose values that name rules are bound first
+(:mod:`abnfc.frontend.imports`); what terminal values mean (octets or code points) is decided
+from the reachable rules (:mod:`abnfc.frontend.encoding`).
 """
 from __future__ import annotations
 
-import difflib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -20,10 +22,12 @@ from types import MappingProxyType
 
 from .. import graph
 from ..errors import AbnfError, Diagnostic, InvariantError, Span
-from . import ast, ir
+from . import ast, ir, recursion
+from .encoding import OCTETS, check_terminals, choose
+from .imports import Scope, link, prose_error
 from .lower import lower_rule
-
-MAX_TERMINAL = 0xFF  # the alphabet is bytes for now
+from .names import NameIndex
+from .productive import productive_rules
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,8 @@ class RuleDef:
     definition: ast.Node
     span: Span | None
     core: bool = False
+    partial: bool = False  # written only with '=/': extends a definition found by linking
+    source: str | None = None  # the imported grammar file it was taken from
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,11 @@ class ResolvedGrammar:
     warnings: tuple[Diagnostic, ...]
     ir: Mapping[str, ir.Node]  # each reachable rule, lowered
     graph: Mapping[str, tuple[str, ...]]  # each reachable rule -> the rules it refers to
+    encoding: str = OCTETS  # what terminal values mean: octets or utf-8 code points
+    notes: tuple[Diagnostic, ...] = ()  # for lint: the encoding chosen, imports, prose bound
+    supplied: tuple[tuple[str, str], ...] = ()  # (rule, file) for each rule taken from an import
+    components: tuple[recursion.Component, ...] = ()  # sets of mutually recursive rules, deepest first
+    embedding: recursion.Embedding | None = None  # why the grammar is not regular (self-embedding)
 
     def rule(self, key: str) -> RuleDef:
         return self.rules[key]
@@ -65,7 +76,9 @@ class ResolvedGrammar:
 
     @property
     def is_regular(self) -> bool:
-        return self.cycle is None
+        """Whether it compiles to a DFA: no recursion, or only right- or left-linear recursion
+        (:mod:`abnfc.frontend.recursion`)."""
+        return self.embedding is None
 
 
 @lru_cache(maxsize=1)
@@ -76,37 +89,58 @@ def core_grammar() -> ast.Grammar:
     return parse(text, "<core rules>")
 
 
-def resolve(grammar: ast.Grammar, start: str | None = None) -> ResolvedGrammar:
-    """Resolve ``grammar`` from ``start`` (default: its first rule)."""
+def resolve(grammar: ast.Grammar, start: str | None = None, *, imports: Sequence[ast.Grammar] = (),
+            encoding: str | None = None) -> ResolvedGrammar:
+    """Resolve ``grammar`` from ``start`` (default: its first rule), taking the rules it lacks
+    from the grammars in ``imports``, with terminal values in ``encoding`` ("octets" or
+    "utf-8"; by default chosen from the reachable rules)."""
     errors: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
+    notes: list[Diagnostic] = []
     if not grammar.rules:
-        raise AbnfError.at(None, "the grammar defines no rules")
-    rules = _rule_table(grammar, errors)
+        where = Span(grammar.source, 1, 1, 1, 1) if grammar.source else None
+        raise AbnfError.at(where, "the grammar defines no rules")
+    scopes = [Scope(g.name, _rule_table(g, errors)) for g in (grammar, *imports)]
+    linked = link(scopes, [start] if start else [])
+    rules, notes = linked.rules, [*linked.notes]
+    errors += linked.errors
     start_key = (start or grammar.rules[0].name).lower()
     if start_key not in rules:
         if errors:
             raise AbnfError(errors)
         wanted = start or grammar.rules[0].name
-        raise AbnfError.at(None, f"start rule '{wanted}' is not defined" + _suggest(start_key, rules))
+        raise AbnfError.at(None, f"start rule '{wanted}' is not defined" + NameIndex(rules).suggest(start_key))
     reachable = _reachable(rules, start_key)
+    used = set(reachable)
+    names = NameIndex(rules)
+    choice = choose(encoding, {k: r.definition for k, r in rules.items()}, reachable,
+                    {k: r.name for k, r in rules.items()})
+    notes += [choice.note] if choice.note else []
     for key, rule in rules.items():
-        if not rule.core:
-            _check_rule(rule, rules, key in reachable, errors, warnings)
+        if not rule.core and (rule.source is None or key in used):
+            _check_rule(rule, names, key in used, errors, warnings)
+            check_terminals(rule.name, rule.definition, choice.encoding, key in used,
+                            errors, warnings, notes)
     for key, rule in rules.items():
-        if not rule.core and key not in reachable:
+        if not rule.core and rule.source is None and key not in used:
             warnings.append(Diagnostic(f"rule '{rule.name}' is never used (not reachable from "
-                                       f"start rule '{rules[start_key].name}')", rule.span, "warning"))
+                                       f"start rule '{rules[start_key].name}')", rule.span, "warning",
+                                       kind="unused rule"))
     if errors:
         raise AbnfError(sorted(errors, key=_position))
-    lowered = {key: lower_rule(rules[key].name, rules[key].definition) for key in reachable}
+    lowered = {key: lower_rule(rules[key].name, rules[key].definition, choice.encoding) for key in reachable}
     references = {key: tuple(ir.references(lowered[key])) for key in reachable}
     recursive, cycle = _cycles(rules, references)
+    components: tuple[recursion.Component, ...] = ()
+    embedding: recursion.Embedding | None = None
     if recursive:
-        warnings += _unproductive_warnings(rules, reachable)
+        warnings += _unproductive_warnings(rules, reachable, lowered)
+        components, embedding = recursion.classify(lowered, references, reachable,
+                                                   {key: rules[key].name for key in reachable})
     return ResolvedGrammar(MappingProxyType(rules), start_key, tuple(reachable), recursive, cycle,
                            tuple(sorted(warnings, key=_position)), MappingProxyType(lowered),
-                           MappingProxyType(references))
+                           MappingProxyType(references), choice.encoding,
+                           tuple(sorted(notes, key=_position)), linked.supplied, components, embedding)
 
 
 def _position(diagnostic: Diagnostic):
@@ -119,20 +153,22 @@ def _rule_table(grammar: ast.Grammar, errors: list[Diagnostic]) -> dict[str, Rul
     defined: dict[str, RuleDef] = {}
     for rule in grammar.rules:
         earlier = defined.get(rule.key)
+        if earlier is None and rule.incremental and rule.key in rules:  # =/ extends a core rule
+            earlier = RuleDef(rule.name, rules[rule.key].definition, rule.name_span)
         if earlier is None:
-            if rule.incremental:
-                hint = " (a core rule must be redefined with '=' before '=/' extends it)" if rule.key in rules else ""
-                errors.append(Diagnostic(f"'=/' adds alternatives to rule '{rule.name}', but it has no "
-                                         f"earlier '=' definition{hint}", rule.name_span))
-            defined[rule.key] = RuleDef(rule.name, rule.definition, rule.name_span)  # no cascade
+            # '=/' alone extends a rule that linking finds in an imported grammar
+            defined[rule.key] = RuleDef(rule.name, rule.definition, rule.name_span, partial=rule.incremental)
         elif rule.incremental:
             merged = ast.Alternation(_alternatives(earlier.definition) + _alternatives(rule.definition),
                                      earlier.definition.span)
-            defined[rule.key] = RuleDef(earlier.name, merged, earlier.span)
+            defined[rule.key] = RuleDef(earlier.name, merged, earlier.span, partial=earlier.partial)
+        elif earlier.partial:
+            errors.append(Diagnostic(f"'=/' adds alternatives to rule '{rule.name}', but it has no "
+                                     "earlier '=' definition", earlier.span))
         else:
             where = earlier.span.location() if earlier.span else "an earlier line"
             errors.append(Diagnostic(f"rule '{rule.name}' is already defined at {where}; use '=/' "
-                                     "to add alternatives", rule.name_span))
+                                     "to add alternatives", rule.name_span, kind="rule defined twice"))
     rules.update(defined)
     return rules
 
@@ -170,38 +206,34 @@ class _ReferenceEdges(Mapping):
         return len(self.rules)
 
 
-def _suggest(key: str, rules: Mapping[str, RuleDef]) -> str:
-    close = difflib.get_close_matches(key, list(rules), n=1, cutoff=0.6)
-    if not close:
-        return ""
-    return f"; did you mean '{rules[close[0]].name}'?"
-
-
-def _check_rule(rule: RuleDef, rules, reachable: bool, errors, warnings) -> None:
+def _check_rule(rule: RuleDef, names: NameIndex, reachable: bool, errors, warnings) -> None:
+    rules = names.rules
     for node in ast.walk(rule.definition):
         if isinstance(node, ast.Concatenation):
             warnings += _adjacent_elements(node)
         if isinstance(node, ast.RuleRef) and node.key not in rules:
-            message = f"undefined rule '{node.name}'" + _suggest(node.key, rules)
+            message = f"undefined rule '{node.name}'" + names.suggest(node.key)
             if reachable:
-                errors.append(Diagnostic(message, node.span))
+                errors.append(Diagnostic(message, node.span, kind="undefined rule"))
             else:
                 warnings.append(Diagnostic(message + " (in a rule the start rule does not use)",
-                                           node.span, "warning"))
+                                           node.span, "warning", kind="undefined rule"))
         elif isinstance(node, ast.NumRange) and node.low > node.high:
-            errors.append(Diagnostic(f"range {node} is empty: its low end is above its high end",
-                                     node.span))
+            _report(f"range {node} is empty: its low end is above its high end", node.span,
+                    reachable, errors, warnings)
         elif isinstance(node, ast.Repetition) and node.max is not None and node.min > node.max:
-            errors.append(Diagnostic(f"repetition {node.min}*{node.max} has a minimum above its "
-                                     "maximum", node.span))
+            _report(f"repetition {node.min}*{node.max} has a minimum above its maximum", node.span,
+                    reachable, errors, warnings)
         elif isinstance(node, ast.ProseVal) and reachable:
-            errors.append(Diagnostic(f"prose value {node} cannot be compiled: it describes its "
-                                     "text in words, not in ABNF; replace it with rules", node.span))
-        if isinstance(node, (ast.NumVal, ast.NumRange)):
-            values = node.values if isinstance(node, ast.NumVal) else (node.low, node.high)
-            if max(values) > MAX_TERMINAL:
-                errors.append(Diagnostic(f"terminal value {node} is above %xFF: the alphabet is "
-                                         "bytes for now", node.span))
+            errors.append(Diagnostic(prose_error(rule.name, rule.definition, node), node.span))
+
+
+def _report(message: str, span: Span | None, reachable: bool, errors, warnings) -> None:
+    """An error in a rule the start rule reaches; elsewhere a warning."""
+    if reachable:
+        errors.append(Diagnostic(message, span))
+    else:
+        warnings.append(Diagnostic(f"{message} (in a rule the start rule does not use)", span, "warning"))
 
 
 def _adjacent_elements(node: ast.Concatenation) -> list[Diagnostic]:
@@ -210,14 +242,25 @@ def _adjacent_elements(node: ast.Concatenation) -> list[Diagnostic]:
     for left, right in zip(node.items, node.items[1:], strict=False):
         if left.span and right.span and (left.span.end_line, left.span.end_column) == (
                 right.span.line, right.span.column):
-            found.append(Diagnostic(f"no white space between {left} and {right}: RFC 5234 needs "
-                                    "it between concatenated elements (read as a concatenation)",
-                                    right.span, "warning"))
+            found.append(Diagnostic(f"no white space between {_excerpt(left)} and {_excerpt(right)}: "
+                                    "RFC 5234 needs it between concatenated elements (read as a "
+                                    "concatenation)", right.span, "warning", kind="elements without white space"))
     return found
 
 
-def _unproductive_warnings(rules: Mapping[str, RuleDef], reachable: list[str]) -> list[Diagnostic]:
-    productive = _productive(rules, reachable)
+def _excerpt(node: ast.Node) -> str:
+    """The node's source text, shortened: printing the node itself would recurse on its nesting."""
+    span = node.span
+    if span is None or span.line != span.end_line:
+        text = type(node).__name__.lower()
+    else:
+        text = span.source.line_text(span.line)[span.column - 1: span.end_column - 1]
+    return text if len(text) <= 30 else text[:27] + "..."
+
+
+def _unproductive_warnings(rules: Mapping[str, RuleDef], reachable: list[str],
+                           lowered: Mapping[str, ir.Node]) -> list[Diagnostic]:
+    productive = productive_rules(lowered)
     warnings = []
     for key in reachable:
         if key not in productive:
@@ -228,33 +271,6 @@ def _unproductive_warnings(rules: Mapping[str, RuleDef], reachable: list[str]) -
                 f"needs {' or '.join(repr(n) for n in needed)}, and that recursion has no way out",
                 rules[key].span, "warning"))
     return warnings
-
-
-def _productive(rules: Mapping[str, RuleDef], reachable: list[str]) -> set[str]:
-    """Rules that match at least one string; reverse breadth-first order settles most in one pass."""
-    productive: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for key in reversed(reachable):
-            if key not in productive and _can_match(rules[key].definition, productive):
-                productive.add(key)
-                changed = True
-    return productive
-
-
-def _can_match(node: ast.Node, productive: set[str]) -> bool:
-    """Whether ``node`` matches some string, given the rules known to; nesting depth is bounded
-    by the parser's limit, so the recursion is too."""
-    if isinstance(node, ast.RuleRef):
-        return node.key in productive
-    if isinstance(node, ast.Alternation):
-        return any(_can_match(child, productive) for child in node.alternatives)
-    if isinstance(node, ast.Repetition) and node.min == 0:
-        return True
-    if isinstance(node, ast.Option):
-        return True
-    return all(_can_match(child, productive) for child in ast.children(node))
 
 
 def _cycles(rules: Mapping[str, RuleDef], references: Mapping[str, tuple[str, ...]]

@@ -8,8 +8,9 @@ resolved grammar's IR with algorithms of its own and shares no code with :mod:`a
     closure.py     following nodes and continuations without consuming input
     cache.py       interned continuations and local states, memoised transitions
     gss.py         the graph-structured stack for recursive rules
-    recognizer.py  the recogniser and its verdicts
+    reports.py     verdicts, expected bytes and rules, the work limit
+    recognizer.py  the recogniser
 """
-from .recognizer import Expectation, Recognizer, Verdict, recognize
+from .recognizer import DEFAULT_MAX_WORK, Expectation, Recognizer, Verdict, WorkLimitError, recognize
 
-__all__ = ["Expectation", "Recognizer", "Verdict", "recognize"]
+__all__ = ["DEFAULT_MAX_WORK", "Expectation", "Recognizer", "Verdict", "WorkLimitError", "recognize"]

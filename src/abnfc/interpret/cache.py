@@ -36,6 +36,7 @@ class Cache:
         self.done: list[bool] = []
         self.live: list[bool] = []  # could still consume a byte
         self.call_starts: list[int] = []  # byte classes that can start one of the pending calls
+        self.reads: list[int] = []  # byte classes that a thread or a pending call can read
         self.table: list[list[int]] = []
         self.union_memo: dict[tuple[int, int], int] = {}
         self.finish_memo: dict[int, int] = {}
@@ -44,6 +45,7 @@ class Cache:
         self.live_calls_memo: dict[tuple[int, int], tuple[PendingCall, ...]] = {}
         self.expected_memo: dict[frozenset[int], tuple] = {}
         self.intern(frozenset())  # DEAD
+        self.done_only = self.intern(frozenset([DONE]))  # a body that completed and can do no more
 
     def full(self, limit: int) -> bool:
         memos = (len(self.conts) + len(self.union_memo) + len(self.live_calls_memo)
@@ -87,6 +89,10 @@ class Cache:
         self.done.append(DONE in items)
         self.live.append(bool(by_cont or calls))
         self.call_starts.append(starts)
+        reads = starts
+        for mask in by_cont.values():
+            reads |= mask
+        self.reads.append(reads)
 
     def union(self, first: int, second: int) -> int:
         key = (first, second)

@@ -2,12 +2,15 @@
 
 Built once per resolved grammar from its IR (:mod:`abnfc.frontend.ir`), with its own analyses
 and none of the compiler's code, so that the interpreter stays an independent check of the
-compiler.  Rules are expanded in place (``Ref``) except a few recursive ones, enough to cut every
-cycle of references: the targets of back edges of a depth-first search from the start rule
-(``Call``).  The analyses are least fixed points over a post-order of the nodes: which nodes can
-match anything at all (*productive*), which can match the empty string (*nullable*) and which
-leaves can read a node's first byte (*FIRST*).  Bytes that no leaf tells apart share a class, so
-the recogniser's transition rows are as short as the grammar allows.
+compiler.  Rules are expanded in place (``Ref``) except a few recursive ones (``Call``), enough
+that no cycle of in-place references makes the continuation grow (:func:`cut_rules`).  A reference
+in tail position (nothing of its rule follows it) keeps its continuation, so right recursion
+such as ``list = item [ "," list ]`` is expanded in place as a loop -- a tail call becomes a
+jump -- and needs no graph-structured stack at all.  The analyses are least fixed points over a
+post-order of the nodes: which nodes can match anything at all (*productive*), which can match
+the empty string (*nullable*) and which leaves can read a node's first byte (*FIRST*).  Bytes
+that no leaf tells apart share a class, so the recogniser's transition rows are as short as the
+grammar allows.
 """
 from __future__ import annotations
 
@@ -197,33 +200,53 @@ class Program:
 def cut_rules(grammar: ResolvedGrammar) -> list[str]:
     """Recursive rules to call through the GSS; every other rule is expanded in place.
 
-    Only the targets of back edges in a depth-first search from the start rule: every cycle of
-    references contains a back edge, and the remaining edges (tree, forward, cross) cannot form
-    a cycle.  So in ``comment = "(" *ccontent ")"`` with ``ccontent = ctext / comment`` only
-    ``comment`` is called, and ordinary text inside a comment needs no GSS operation at all.
+    Expanding a reference in place keeps the continuation when the reference is in tail
+    position, and grows it otherwise (:mod:`.closure`).  A cycle of in-place references through
+    a growing one would grow continuations without end, so every such cycle must pass through a
+    called rule; cycles of tail references may stay (they are loops).  Greedily, while a strongly
+    connected set of the in-place references holds a growing one, the set's rule nearest the
+    start rule is called.  So in ``comment = "(" *ccontent ")"`` with ``ccontent = ctext /
+    comment`` only ``comment`` is called, and ordinary text inside a comment needs no GSS
+    operation at all; in ``list = item [ "," list ]`` nothing is.
     """
     recursive = grammar.recursive
-    edges = {key: [ref for ref in grammar.graph[key] if ref in recursive] for key in recursive}
-    state: dict[str, int] = {}  # 1 on the DFS stack, 2 finished
+    rank = {key: index for index, key in enumerate(grammar.reachable)}
+    references = [(holder, target, tail) for holder in grammar.reachable if holder in recursive
+                  for target, tail in _references(grammar.ir[holder]) if target in recursive]
     cut: set[str] = set()
-    for top in grammar.reachable:
-        if top not in recursive or top in state:
-            continue
-        state[top] = 1
-        stack = [(top, iter(edges[top]))]
-        while stack:
-            key, successors = stack[-1]
-            for successor in successors:
-                if successor not in state:
-                    state[successor] = 1
-                    stack.append((successor, iter(edges[successor])))
-                    break
-                if state[successor] == 1:
-                    cut.add(successor)
-            else:
-                state[key] = 2
-                stack.pop()
-    return [key for key in grammar.reachable if key in cut]
+    while True:
+        kept = [(holder, target, tail) for holder, target, tail in references if target not in cut]
+        edges: dict[str, list[str]] = {key: [] for key in recursive}
+        for holder, target, _ in kept:
+            edges[holder].append(target)
+        component = {key: index for index, members in enumerate(graph.strongly_connected(edges))
+                     for key in members}
+        growing = {component[holder] for holder, target, tail in kept
+                   if not tail and component[holder] == component[target]}
+        if not growing:
+            return [key for key in grammar.reachable if key in cut]
+        cut.update(min((key for key in recursive if component[key] == index), key=rank.__getitem__)
+                   for index in growing)
+
+
+def _references(body: ir.Node) -> list[tuple[str, bool]]:
+    """Each rule reference in ``body`` and whether it is in tail position: reached only through
+    alternatives, last items of concatenations and repetitions of at most one, which is where the
+    closure enters it with the rule's own continuation."""
+    found = []
+    stack: list[tuple[ir.Node, bool]] = [(body, True)]
+    while stack:
+        node, tail = stack.pop()
+        if isinstance(node, ir.Ref):
+            found.append((node.key, tail))
+        elif isinstance(node, ir.Alt):
+            stack.extend((item, tail) for item in node.items)
+        elif isinstance(node, ir.Seq):
+            last = len(node.items) - 1
+            stack.extend((item, tail and index == last) for index, item in enumerate(node.items))
+        elif isinstance(node, ir.Repeat):
+            stack.append((node.item, tail and node.max == 1))
+    return found
 
 
 def _bits(bits: int) -> tuple[int, ...]:

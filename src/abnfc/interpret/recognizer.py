@@ -23,11 +23,22 @@ Failure reports
     definition holds the leaf.
 
 Complexity
-    Linear time for grammars without recursive rules once the memo tables are warm, with a
-    constant that depends only on the grammar.  For recursive grammars no worse than cubic in the
-    input length, as for GLL: per position, each node pops at most once, over edges from earlier
+    Linear time for grammars without recursive calls once the memo tables are warm, with a
+    constant that depends only on the grammar; right recursion is among them, as its tail calls
+    are loops (:mod:`.program`).  For recursive grammars no worse than cubic in the input
+    length, as for GLL: per position, each node pops at most once, over edges from earlier
     positions.  Linear when only a bounded number of nodes is live per position, as for the
-    nesting found in practice (parentheses, RFC 5322 comments).
+    nesting found in practice (parentheses, RFC 5322 comments) and for left recursion, and for
+    chains of tail calls through the stack, which pop in one step (:func:`.gss.skip_tail_calls`).
+
+Work limit
+    Highly ambiguous grammars (``r = *( r / "a" )``) do take cubic time, so the recogniser counts
+    its steps on the stack -- each group stepped, each edge followed by a pop or copied by a
+    skipped tail call -- and raises :class:`WorkLimitError` once they pass ``max_work`` plus
+    :data:`WORK_PER_BYTE` for each byte read.  Grammars without recursive calls, and bytes a
+    lone group reads on its own, count nothing; the grammars of practice take at most a few
+    steps a byte, so the allowance lets them through inputs of any size, while a cubic grammar
+    passes ``max_work`` soon after its work stops being linear.
 
 Memory
     The memo tables are bounded by ``max_cache_states``: when exceeded they are rebuilt holding
@@ -39,104 +50,86 @@ Memory
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from ..charset import Ranges, format_abnf
 from ..frontend.resolve import ResolvedGrammar
 from .cache import Cache, Shared, shared_for
-from .gss import ROOT_RULE, Config, GssNode, group, reachable_nodes, settle
-from .nodes import DEAD, UNKNOWN, Leaf, PendingCall, Thread
+from .gss import ROOT_RULE, Config, GssNode, finish_calls, group, reachable_nodes, settle
+from .nodes import DEAD, UNKNOWN, PendingCall, Thread
+from .reports import DEFAULT_MAX_WORK, WORK_PER_BYTE, Expectation, Verdict, WorkLimitError, expectations
 
-__all__ = ["Expectation", "Recognizer", "Verdict", "recognize"]
+__all__ = ["DEFAULT_MAX_WORK", "Expectation", "Recognizer", "Verdict", "WorkLimitError", "recognize"]
 
-
-@dataclass(frozen=True, order=True)
-class Expectation:
-    """Bytes some parse could have consumed, and the rule whose body holds that terminal."""
-
-    ranges: Ranges
-    rule: str
-
-    def __str__(self) -> str:
-        return f"{format_abnf(self.ranges)} ({self.rule})"
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Whether the input matched; if not, where and why not.
-
-    ``offset`` is None when matched; otherwise the offset of the first byte no parse could
-    consume, or the input length when the input ended while parses were incomplete
-    (``end_of_input`` is then True).  ``expected`` lists what some parse could have consumed at
-    ``offset``.
-    """
-
-    matched: bool
-    offset: int | None
-    expected: tuple[Expectation, ...] = ()
-    end_of_input: bool = False
-
-    def describe(self) -> str:
-        if self.matched:
-            return "matched"
-        wanted = _join_or([str(e) for e in self.expected])
-        if not self.end_of_input:
-            return f"offset {self.offset}: expected {wanted or 'end of input'}"
-        ending = f"offset {self.offset}: unexpected end of input"
-        return f"{ending}; expected {wanted}" if wanted else ending
-
-
-def _join_or(words: list[str]) -> str:
-    """``a``, ``a or b``, ``a, b or c``."""
-    if len(words) < 2:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " or " + words[-1]
-
+CHECK_EVERY = 32  # a recursive run checks the size of its memo tables every so many advances
 
 class Recognizer:
     """Feed input in chunks; ask for a :class:`Verdict` at any time."""
 
-    def __init__(self, grammar: ResolvedGrammar, *, max_cache_states: int = 100_000):
-        if max_cache_states < 1:
-            raise ValueError("max_cache_states must be at least 1")
+    def __init__(self, grammar: ResolvedGrammar, *, max_cache_states: int = 100_000,
+                 max_work: int = DEFAULT_MAX_WORK):
+        if max_cache_states < 1 or max_work < 1:
+            raise ValueError("max_cache_states and max_work must be at least 1")
         shared = shared_for(grammar)
         run = RegularRun if shared.program.regular else RecursiveRun
-        self._run: _Run = run(shared, max_cache_states)
+        self._run: _Run = run(shared, max_cache_states, max_work)
 
     def feed(self, chunk) -> bool:
-        """Consume ``chunk``; False once no parse can continue (later chunks are then ignored)."""
+        """Consume ``chunk``; False once no parse can continue (later chunks are then ignored).
+
+        Raises :class:`WorkLimitError` once the work limit is passed, and again on every later
+        call."""
         return self._run.feed(chunk)
 
     def verdict(self) -> Verdict:
         """The verdict for everything fed so far, as if the input ended here."""
         return self._run.verdict()
 
+    @property
+    def work(self) -> int:
+        """Steps taken on the stack so far (see "Work limit" above)."""
+        return self._run.work
 
-def recognize(grammar: ResolvedGrammar, data) -> Verdict:
+
+def recognize(grammar: ResolvedGrammar, data, *, max_work: int = DEFAULT_MAX_WORK) -> Verdict:
     """Match all of ``data`` (bytes-like) against ``grammar``'s start rule."""
-    recognizer = Recognizer(grammar)
+    recognizer = Recognizer(grammar, max_work=max_work)
     recognizer.feed(data)
     return recognizer.verdict()
 
 
 class _Run:
-    """What both modes share: the position, the verdict once dead, failure reports, compaction."""
+    """What both modes share: the position, the verdict once dead, failure reports, compaction,
+    the work count."""
 
-    def __init__(self, shared: Shared, limit: int):
+    def __init__(self, shared: Shared, limit: int, max_work: int):
         self.shared = shared
         self.program = shared.program
         self.cache = shared.cache
         self.limit = limit
+        self.max_work = max_work
+        self.work = 0
+        self.budget = max_work  # the work allowed before the limit is checked again
         self.pos = 0
         self.dead: Verdict | None = None
+        self.gave_up: WorkLimitError | None = None
 
     def feed(self, chunk) -> bool:
+        if self.gave_up is not None:
+            raise self.gave_up
         if self.dead is not None:
             return False
         data = chunk if isinstance(chunk, (bytes, bytearray)) else bytes(chunk)
         return self.consume(data.translate(self.program.class_of))
 
+    def check_budget(self) -> None:
+        """Raise WorkLimitError if the work passed the limit for the bytes read so far; else
+        raise the budget to that limit (it grows with every byte read)."""
+        self.budget = self.max_work + WORK_PER_BYTE * self.pos
+        if self.work > self.budget:
+            self.gave_up = WorkLimitError(self.pos, self.work, self.max_work)
+            raise self.gave_up
+
     def verdict(self) -> Verdict:
+        if self.gave_up is not None:
+            raise self.gave_up
         if self.dead is not None:
             return self.dead
         if self.accepted():
@@ -150,7 +143,12 @@ class _Run:
         raise NotImplementedError
 
     def live_states(self) -> list[int]:
+        """The local states alive at the current position, for failure reports."""
         raise NotImplementedError
+
+    def held_states(self) -> list[int]:
+        """The local states the run holds, for compaction."""
+        return self.live_states()
 
     def die(self, offset: int, sids: list[int]) -> None:
         self.pos = offset
@@ -160,22 +158,28 @@ class _Run:
         """The leaves of every thread in ``sids`` (and those pending calls could start with)."""
         key, memo = frozenset(sids), self.cache.expected_memo
         if key not in memo:
-            memo[key] = _expectations(self.cache, key)
+            memo[key] = expectations(self.cache, key)
         return memo[key]
 
     def compact(self) -> None:
         """Start a new cache holding only what the live configuration refers to."""
         old, new = self.cache, Cache(self.program)
         nodes = self.gss_nodes()
-        sids = set(self.live_states())
+        sids = set(self.held_states())
         conts = {item.cont for sid in sids for item in old.states[sid]
                  if isinstance(item, (Thread, PendingCall))}
-        conts.update(cont for node in nodes for cont, _ in node.edges)
+        conts.update(cont for node in nodes for cont in node.edges)
         moved_conts = old.moved_into(new, conts)
         moved = {sid: new.intern(frozenset(_moved_item(item, moved_conts) for item in old.states[sid]))
                  for sid in sids}
+        renamed: dict[int, dict] = {}  # edges shared by skipped tail calls stay shared
         for node in nodes:
-            node.edges = {(moved_conts[cont], parent) for cont, parent in node.edges}
+            if node.steps is not None:
+                node.steps = {}  # keyed by the old state numbers
+            edges = renamed.get(id(node.edges))
+            if edges is None:
+                edges = renamed[id(node.edges)] = {moved_conts[cont]: callers for cont, callers in node.edges.items()}
+            node.edges = edges
         self.renumber(moved)
         self.cache = self.shared.cache = new
 
@@ -197,8 +201,8 @@ def _moved_item(item, moved_conts: dict[int, int]):
 class RegularRun(_Run):
     """A grammar without recursive rules: one local state, one table lookup per byte."""
 
-    def __init__(self, shared: Shared, limit: int):
-        super().__init__(shared, limit)
+    def __init__(self, shared: Shared, limit: int, max_work: int):
+        super().__init__(shared, limit, max_work)
         self.sid = self.cache.start()
         if self.cache.full(self.limit):
             self.compact()
@@ -235,12 +239,18 @@ class RegularRun(_Run):
 
 
 class RecursiveRun(_Run):
-    """A grammar with recursive rules: one local state per group of the GSS."""
+    """A grammar with recursive calls: one local state per group of the GSS.
 
-    def __init__(self, shared: Shared, limit: int):
-        super().__init__(shared, limit)
-        fresh, self.root_done = settle(self.cache, [(GssNode(ROOT_RULE, 0), self.cache.start())])
-        self.config: Config = group(self.cache, fresh)
+    The configuration is settled lazily: a group whose body completed pops only when the next
+    byte is one that what follows its completion could read (:func:`.gss.returns`), since
+    otherwise its callers would only die there.  Verdicts, failure reports and the end of the
+    input settle everything (:meth:`settled`).
+    """
+
+    def __init__(self, shared: Shared, limit: int, max_work: int):
+        super().__init__(shared, limit, max_work)
+        self.config: Config = {GssNode(ROOT_RULE, 0): self.cache.start()}
+        self.until_check = 0  # advances until the cache's size is checked again
         if self.cache.full(self.limit):
             self.compact()
 
@@ -254,61 +264,122 @@ class RecursiveRun(_Run):
             if not self.advance(classes[index]):
                 return False
             index += 1
-            if self.cache.full(self.limit):
-                self.compact()
+            self.until_check -= 1
+            if self.until_check <= 0:
+                self.until_check = CHECK_EVERY
+                if self.cache.full(self.limit):
+                    self.compact()
         return True
 
     def run_single(self, view: memoryview, index: int) -> int:
-        """Steps of a lone group that neither calls nor completes: as cheap as the regular case.
-
-        Returns the index of the first byte that needs the general :meth:`advance`.
-        """
+        """Steps of a lone group that neither calls nor needs to pop: as cheap as the regular
+        case.  Returns the index of the first byte that needs the general :meth:`advance`."""
         [(node, sid)] = self.config.items()
-        table, done, call_starts = self.cache.table, self.cache.done, self.cache.call_starts
+        cache = self.cache
+        table, done, call_starts = cache.table, cache.done, cache.call_starts
+        after, memo, work = node.returns, node.steps, 0
         end = index
         for byte_class in view[index:]:
-            following = table[sid][byte_class]
-            if following <= 0 or done[following] or call_starts[sid] >> byte_class & 1:
-                break
-            sid = following
+            if call_starts[sid] >> byte_class & 1 or (done[sid] and after >> byte_class & 1):
+                known = memo.get((sid, byte_class)) if memo is not None else None
+                if known is None:
+                    break
+                sid, steps = known  # a step of a node returning only to itself, as advance took it
+                work += steps
+            else:
+                following = table[sid][byte_class]
+                if following <= 0:
+                    break
+                sid = following
             end += 1
         if end > index:
             self.config = {node: sid}
-            self.root_done = False  # the lone group did not complete: the root did not either
             self.pos += end - index
+            if work:
+                self.work += work
+                if self.work > self.budget:
+                    self.check_budget()
         return end
 
     def advance(self, byte_class: int) -> bool:
-        """Step every group by one byte, making the calls it starts; then settle the pops."""
+        """Pop what this byte needs popped, step every group by it, and make the calls it
+        starts."""
         cache = self.cache
+        table, call_starts, done = cache.table, cache.call_starts, cache.done
+        work = list(self.config.items())
+        lone = None
+        followed = 0
+        if len(work) == 1:  # the common case, without the loops of due_pops
+            node, sid = work[0]
+            if node.steps is not None:
+                lone = work[0]
+            if done[sid] and node.returns >> byte_class & 1:
+                work, _, followed = settle(cache, work)
+                if len(work) > 2 or (len(work) == 2 and work[0][0] is work[1][0]):  # a group twice
+                    work = list(group(cache, work).items())
+        else:
+            for node, sid in work:
+                if done[sid] and node.returns >> byte_class & 1:
+                    work, followed = self.due_pops(byte_class, work)
+                    break
         called: dict[int, GssNode] = {}  # the GSS nodes of this position, by rule
         stepped = []
-        work = list(self.config.items())
         for node, sid in work:  # grows while iterating: the calls this byte starts
-            result = cache.table[sid][byte_class]
+            result = table[sid][byte_class]
             if result == UNKNOWN:
                 result = cache.step(sid, byte_class)
             if result:
                 stepped.append((node, result))
-            if cache.call_starts[sid] >> byte_class & 1:
+            if call_starts[sid] >> byte_class & 1:
                 for call in cache.live_calls(sid, byte_class):
                     callee = called.get(call.rule)
                     if callee is None:
                         callee = called[call.rule] = GssNode(call.rule, self.pos)
+                        callee.edges[call.cont] = node
                         work.append((callee, cache.call(call.rule)))
-                    callee.edges.add((call.cont, node))
-        fresh, accepted = settle(cache, stepped)
-        if not fresh and not accepted:
-            self.die(self.pos, list(self.config.values()))
+                    else:
+                        callee.add_edge(call.cont, node)
+        if called:
+            followed += finish_calls(cache, called.values())
+        steps = len(work) + followed
+        self.work += steps
+        if self.work > self.budget:
+            self.check_budget()
+        if not stepped:
+            fresh, _, _ = self.settled()
+            self.die(self.pos, [sid for _, sid in fresh])
             return False
-        self.config, self.root_done = group(cache, fresh), accepted
+        self.config = {stepped[0][0]: stepped[0][1]} if len(stepped) == 1 else group(cache, stepped)
+        if lone is not None and not called and len(self.config) == 1 and lone[0] in self.config:
+            lone[0].steps[lone[1], byte_class] = (self.config[lone[0]], steps)  # type: ignore[index]
         self.pos += 1
         return True
 
+    def due_pops(self, byte_class: int, groups: list[tuple[GssNode, int]]) -> tuple[list[tuple[GssNode, int]], int]:
+        """The groups to step by this byte: ``groups`` (the configuration), with the groups
+        whose completion could read the byte popped; and the edges followed."""
+        cache, done = self.cache, self.cache.done
+        due = [(node, sid) for node, sid in groups if done[sid] and node.returns >> byte_class & 1]
+        fresh, _, followed = settle(cache, due)
+        if len(due) < len(groups):
+            popped = {node for node, _ in due}
+            fresh = [(node, sid) for node, sid in groups if node not in popped] + fresh
+        if len(fresh) > 2 or (len(fresh) == 2 and fresh[0][0] is fresh[1][0]):  # merge each group's
+            fresh = list(group(cache, fresh).items())  # states (two for a node that called itself)
+        return fresh, followed
+
+    def settled(self) -> tuple[list[tuple[GssNode, int]], bool, int]:
+        """The configuration with every pop made: its live groups, whether the root completed,
+        and the edges followed."""
+        return settle(self.cache, list(self.config.items()))
+
     def accepted(self) -> bool:
-        return self.root_done
+        return self.settled()[1]
 
     def live_states(self) -> list[int]:
+        return [sid for _, sid in self.settled()[0]]
+
+    def held_states(self) -> list[int]:
         return list(self.config.values())
 
     def gss_nodes(self) -> list[GssNode]:
@@ -318,30 +389,3 @@ class RecursiveRun(_Run):
         self.config = {node: moved[sid] for node, sid in self.config.items()}
 
 
-def _expectations(cache: Cache, sids) -> tuple[Expectation, ...]:
-    program = cache.program
-    masks: dict[str, int] = {}
-    for sid in sids:
-        for item in cache.states[sid]:
-            if isinstance(item, Thread):
-                leaves: tuple[int, ...] = (item.leaf,)
-            elif isinstance(item, PendingCall):
-                leaves = program.call_first[item.rule]
-            else:
-                continue
-            for index in leaves:
-                leaf = program.typed(index, Leaf)
-                masks[leaf.rule] = masks.get(leaf.rule, 0) | leaf.mask
-    return tuple(sorted(Expectation(_ranges(mask), rule) for rule, mask in masks.items()))
-
-
-def _ranges(mask: int) -> Ranges:
-    """The runs of set bits in ``mask``, lowest first."""
-    ranges = []
-    while mask:
-        low = (mask & -mask).bit_length() - 1
-        run = mask >> low
-        length = (run ^ (run + 1)).bit_length() - 1  # trailing ones
-        ranges.append((low, low + length - 1))
-        mask &= ~(((1 << length) - 1) << low)
-    return tuple(ranges)

@@ -1,0 +1,86 @@
+"""The language of a recursive grammar up to N bytes, explored through the interpreter.
+
+No DFA holds a recursive grammar's language, but its inputs of at most N bytes form a finite
+language, and the interpreter decides each of them.  The grammar's terminals cut the bytes into
+classes whose bytes every terminal treats alike (:func:`abnfc.charset.contiguous_classes`), so
+one byte per class stands for all.  The prefix tree of the viable prefixes (those after which
+some parse can continue) is explored breadth first, one interpreter run per prefix and class,
+up to N bytes, and then minimized (Hopcroft).  Every level costs a known number of runs, so the
+exploration stops before a level that would exceed the budget and says which length it reached:
+it never hangs, and the bound it gives is exact.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..automata.dfa import Dfa
+from ..automata.minimize import minimize
+from ..charset import Ranges, contiguous_classes
+from ..frontend import ir
+from ..frontend.resolve import ResolvedGrammar
+from ..interpret import Recognizer
+
+DEFAULT_MAX_LENGTH = 4
+DEFAULT_BUDGET = 200_000  # interpreter runs; about two seconds
+
+
+@dataclass(frozen=True)
+class BoundedLanguage:
+    dfa: Dfa  # the minimal DFA of the inputs of at most ``bound`` bytes in the language
+    bound: int  # the length explored (at most the one asked for)
+    asked: int
+    runs: int  # interpreter runs it took
+    budget: int
+
+    def statement(self) -> str:
+        """How far the exploration went, for the user."""
+        text = f"up to {self.bound} {'byte' if self.bound == 1 else 'bytes'}"
+        if self.bound < self.asked:
+            text += (f" (--max-length {self.asked} asked; {self.asked} bytes would need more than "
+                     f"the budget of {self.budget:,} interpreter runs)")
+        return text
+
+
+def grammar_classes(grammar: ResolvedGrammar) -> tuple[Ranges, ...]:
+    """Byte classes that no terminal of the grammar splits."""
+    ranges = [node.ranges for key in grammar.reachable for node in ir.walk(grammar.ir[key])
+              if isinstance(node, ir.Terminal)]
+    return contiguous_classes(ranges)
+
+
+def explore(grammar: ResolvedGrammar, max_length: int = DEFAULT_MAX_LENGTH,
+            budget: int = DEFAULT_BUDGET) -> BoundedLanguage:
+    classes = grammar_classes(grammar)
+    representatives = [ranges[0][0] for ranges in classes]
+    rows: list[list[int]] = [[0] * len(classes), [0] * len(classes)]  # 0: dead, 1: the empty prefix
+    accepting = {1} if _run(grammar, b"")[1] else set()
+    frontier = [(1, b"")]
+    runs, bound = 1, 0
+    while frontier and bound < max_length:
+        if runs + len(frontier) * len(classes) > budget:
+            break
+        following = []
+        for state, prefix in frontier:
+            for cls, byte in enumerate(representatives):
+                data = prefix + bytes([byte])
+                alive, matched = _run(grammar, data)
+                runs += 1
+                if alive:
+                    rows.append([0] * len(classes))
+                    rows[state][cls] = len(rows) - 1
+                    following.append((len(rows) - 1, data))
+                    if matched:
+                        accepting.add(len(rows) - 1)
+        frontier = following
+        bound += 1
+    if not frontier:  # every viable prefix ended before the bound: the language is finite
+        bound = max_length
+    trie = Dfa(classes, tuple(map(tuple, rows)), 1, frozenset(accepting), 0)
+    return BoundedLanguage(minimize(trie), bound, max_length, runs, budget)
+
+
+def _run(grammar: ResolvedGrammar, data: bytes) -> tuple[bool, bool]:
+    """(some parse can continue after ``data``, ``data`` matches)."""
+    recognizer = Recognizer(grammar)
+    alive = recognizer.feed(data)
+    return alive, alive and recognizer.verdict().matched

@@ -1,0 +1,262 @@
+"""``abnfc crosscheck``: run another implementation over many inputs and report where it differs.
+
+The inputs (:mod:`.inputs`): the grammar's vectors, every string up to ``--exhaustive`` bytes,
+``--sample`` random strings one byte longer, and ``--random`` strings generated from the grammar
+with near-misses of them, all seeded by ``--seed`` and streamed in batches of 2^20, so memory
+stays flat.  The implementation runs through a runner (:mod:`.runners`); disagreements are
+grouped by where the languages part and shrunk (:mod:`.classes`); ``--against`` says which
+other grammars the implementation agrees with on the same inputs.  Exit status 0: no
+disagreement; 1: disagreements; 2: a usage error, or a program that crashed, hung or printed
+something that is not a verdict.
+"""
+from __future__ import annotations
+
+import random
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..charset import format_abnf, from_bytes
+from ..errors import AbnfError
+from .classes import Classifier, InterpreterClassifier, Parting
+from .common import add_language_options, language_from_args, nonnegative, positive_seconds
+from .inputs import InputStream, Part, all_strings, random_strings, sampled
+from .language import Language
+from .provenance import NoProvenance, hex_text
+from .report import DisagreementClass, Result, text, to_json
+from .runners import ExitStatus, Fault, HexLines, PythonFunction
+from .suite import build_suite
+
+NAME = "crosscheck"
+HELP = "run another implementation over many inputs and report where it disagrees with the grammar"
+EXAMPLE = ("examples:\n  abnfc crosscheck grammars/utf8.abnf --cmd 'python3 examples/cpython_decode.py'\n"
+           "  abnfc crosscheck grammars/utf8.abnf --python examples/cpython_decode.py:accepts\n"
+           "  abnfc crosscheck grammars/utf8.abnf --cmd './validate {}' --protocol exit\n"
+           "  abnfc crosscheck grammars/utf8.abnf --cmd ./mbrtowc --against grammars/variants/*.abnf")
+
+
+@dataclass(frozen=True)
+class Amounts:
+    exhaustive: int
+    sample: int
+    random: int
+
+
+# Defaults per way of running: one process per input is slow, so it gets fewer inputs.
+DEFAULTS = {"hex-lines": Amounts(2, 65_536, 10_000), "python": Amounts(2, 65_536, 10_000),
+            "exit": Amounts(1, 0, 200)}
+MAX_KEPT = 200_000  # disagreements kept for classifying; the others are only counted
+# Shrinking: candidates asked at once, and at most per class.
+SHRINKING = {"hex-lines": (4096, 100_000), "python": (4096, 100_000), "exit": (32, 400)}
+
+
+def add_arguments(parser) -> None:
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--cmd", metavar="'PROGRAM ARGS'", help="the program to check (split as a "
+                        "shell would, but run without a shell)")
+    target.add_argument("--python", metavar="MODULE:FUNCTION", help="a Python function to call on "
+                        "each input (FILE.py:FUNCTION also works); it returns a truth value, or "
+                        "raises to reject")
+    parser.add_argument("--protocol", choices=("hex-lines", "exit"), help="hex-lines (default): one "
+                        "process reads hex lines and prints 1/0, true/false or valid/invalid per "
+                        "line; exit: one process per input, on stdin or in the file named by {}, "
+                        "exit status 0 means accepted")
+    parser.add_argument("--exhaustive", type=nonnegative, metavar="N", help="try every string of up "
+                        "to N bytes (default 2; 1 with --protocol exit)")
+    parser.add_argument("--sample", type=nonnegative, metavar="N", help="and N random strings one byte "
+                        "longer (default 65536; 0 with --protocol exit)")
+    parser.add_argument("--random", type=nonnegative, metavar="N", help="and N strings generated from "
+                        "the grammar, every second one a near-miss (default 10000; 200 with "
+                        "--protocol exit)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    parser.add_argument("--extra-states", type=nonnegative, default=0, metavar="K",
+                        help="the vectors tried first detect every wrong DFA with up to K more states")
+    parser.add_argument("--timeout", type=positive_seconds, default=10.0, metavar="SECONDS",
+                        help="how long the program may take to show progress (default 10)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--against", nargs="+", default=[], metavar="FILE",
+                        help="other grammars: say which one the implementation agrees with")
+    parser.add_argument("--progress", action="store_true", help="report progress on standard error "
+                        "(the default when it is a terminal)")
+    add_language_options(parser)
+
+
+class Progress:
+    """Progress lines on standard error, at most twice a second."""
+
+    def __init__(self, enabled: bool, in_place: bool):
+        self.enabled = enabled
+        self.in_place = in_place
+        self.last = 0.0
+        self.phase = ""
+
+    def start(self, phase: str) -> None:
+        self.phase = phase
+        self.last = 0.0
+        self.show(phase)
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if self.enabled and now - self.last >= 0.5:
+            self.last = now
+            self.show(f"{self.phase}: {done:,}" + (f" of {total:,}" if total else ""))
+
+    def show(self, message: str) -> None:
+        if self.enabled:
+            end = "" if self.in_place else "\n"
+            print(("\r\033[K" if self.in_place else "") + f"abnfc crosscheck: {message}", end=end,
+                  file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if self.enabled and self.in_place:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
+
+
+class Cached:
+    """The implementation's verdicts, each input asked once."""
+
+    def __init__(self, runner):
+        self.runner = runner
+        self.known: dict[bytes, bool] = {}
+
+    def __call__(self, inputs: Sequence[bytes]) -> list[bool]:
+        unknown = list(dict.fromkeys(data for data in inputs if data not in self.known))
+        if unknown:
+            self.known.update(zip(unknown, self.runner.verdicts(unknown), strict=True))
+        return [self.known[data] for data in inputs]
+
+
+def _runner(args, progress: Progress):
+    if args.python:
+        if args.protocol:
+            raise AbnfError.at(None, "--protocol applies to --cmd programs, not to --python functions")
+        return PythonFunction(args.python, args.timeout, progress), "python"
+    try:
+        argv = shlex.split(args.cmd)
+    except ValueError as error:
+        raise AbnfError.at(None, f"cannot split --cmd {args.cmd!r}: {error}") from None
+    if not argv:
+        raise AbnfError.at(None, "--cmd is empty")
+    protocol = args.protocol or "hex-lines"
+    runner = ExitStatus(argv, args.timeout, progress) if protocol == "exit" else HexLines(argv, args.timeout, progress)
+    return runner, protocol
+
+
+def _vectors(language: Language, extra_states: int) -> list[bytes]:
+    return [v.data for v in build_suite(language.minimal, NoProvenance(), language.accepts, extra_states)]
+
+
+def _inputs(language: Language, others: list[Language], args, defaults: Amounts) -> InputStream:
+    exhaustive = defaults.exhaustive if args.exhaustive is None else args.exhaustive
+    sample = defaults.sample if args.sample is None else args.sample
+    count = defaults.random if args.random is None else args.random
+    parts = [Part("vectors", _vectors(language, args.extra_states))]
+    if others:
+        parts.append(Part("vectors of the --against grammars", [d for other in others for d in _vectors(other, 0)]))
+    parts.append(Part(f"strings of up to {exhaustive} {'byte' if exhaustive == 1 else 'bytes'}",
+                      all_strings(exhaustive), exhaustive=True))
+    if sample:
+        parts.append(Part(f"sampled strings of {exhaustive + 1} bytes",
+                          sampled(exhaustive + 1, sample, random.Random(f"sample {args.seed}"))))
+    if count:
+        parts.append(Part(f"random strings and near-misses (seed {args.seed})",
+                          random_strings(language.minimal, count, random.Random(f"random {args.seed}"))))
+    return InputStream(parts, exhaustive)
+
+
+@dataclass
+class _Tally:
+    """What a run over all the inputs leaves for the report."""
+
+    disagreements: list[tuple[bytes, bool]] = field(default_factory=list)  # (input, grammar's verdict)
+    count: int = 0
+    against: list[int] = field(default_factory=list)  # disagreements with each --against grammar
+
+
+def run(args) -> int:
+    progress = Progress(args.progress or sys.stderr.isatty(), sys.stderr.isatty())
+    language = language_from_args(args)
+    others = [language_from_args(args, path) for path in args.against]
+    runner, kind = _runner(args, progress)
+    label = args.cmd if args.cmd else f"{args.python} (in process)"
+    progress.start("generating inputs")
+    stream = _inputs(language, others, args, DEFAULTS[kind])
+    try:
+        tally = _run_all(language, others, stream, runner, progress)
+        progress.start("classifying and shrinking")
+        result = _compare(language, others, kind, tally, Cached(runner), stream, label)
+    except Fault as fault:
+        result = Result(language.path, language.start_name, label, language.describe_bound(), stream.total,
+                        tuple(stream.counts), 0, (), 0, (), fault.message, fault.data)
+    progress.done()
+    sys.stdout.write(to_json(result) if args.format == "json" else text(result))
+    return result.exit_status
+
+
+def _run_all(language: Language, others: list[Language], stream: InputStream, runner, progress: Progress) -> _Tally:
+    """The grammar's and the implementation's verdicts on every input, a batch at a time."""
+    tally = _Tally(against=[0] * len(others))
+    for batch in stream.batches():
+        progress.start(f"running the implementation on inputs {stream.total - len(batch):,} and on")
+        expected, got = language.verdicts(batch), runner.verdicts(batch)
+        for data, valid, answer in zip(batch, expected, got, strict=True):
+            if valid != answer:
+                tally.count += 1
+                if len(tally.disagreements) < MAX_KEPT:
+                    tally.disagreements.append((data, valid))
+        for index, other in enumerate(others):
+            tally.against[index] += sum(a != b for a, b in zip(other.verdicts(batch), got, strict=True))
+    return tally
+
+
+def _compare(language: Language, others: list[Language], kind: str, tally: _Tally, query: Cached,
+             stream: InputStream, label: str) -> Result:
+    chunk, budget = SHRINKING[kind]
+    if language.exact:
+        classifier = Classifier(language.minimal, language.accepts, query, chunk, budget)
+    else:
+        classifier = InterpreterClassifier(language.resolved, language.minimal, query, chunk, budget)
+    kept = tally.disagreements
+    classes, unclassified = classifier.classify([d for d, _ in kept], [v for _, v in kept])
+    found = []
+    for parting, members in classes.items():
+        witness = classifier.shrink(min(members, key=lambda d: (len(d), d)), parting)
+        found.append(DisagreementClass(parting, witness, len(members),
+                                       _explain(language, classifier, parting, witness),
+                                       _seen(classifier, parting)))
+    found.sort(key=lambda c: (len(c.witness), c.witness))
+    against = tuple(sorted(((other.path, count) for other, count in zip(others, tally.against, strict=True)),
+                           key=lambda item: (item[1], item[0]))) if tally.count else ()
+    return Result(language.path, language.start_name, label, language.describe_bound(), stream.total,
+                  tuple(stream.counts), tally.count, tuple(found), unclassified + tally.count - len(kept), against)
+
+
+def _explain(language: Language, classifier: Classifier, parting: Parting, witness: bytes) -> str:
+    shown = hex_text(witness)
+    if not parting.implementation_accepts:
+        probes = classifier.probes(witness)
+        offset = classifier.strict(witness, dict(zip(probes, classifier.query(probes), strict=True)))[1]
+        where = f": {language.provenance.step(witness, offset)}" if 0 <= offset < len(witness) else ""
+        return f"implementation rejects {shown}, which the grammar accepts{where}"
+    if not language.exact:
+        return f"implementation accepts {shown}, which the grammar rejects: {language.provenance.explain(witness)}"
+    offset = classifier.lenient(witness)[1]
+    requirement = language.provenance.requirement(witness, offset)
+    if offset == len(witness):
+        return f"implementation accepts {shown}, which ends too early: the grammar requires {requirement}"
+    return f"implementation accepts {shown}; the grammar requires {requirement}"
+
+
+def _seen(classifier: Classifier, parting: Parting) -> str:
+    """The bytes of the parting range that the implementation accepts where the grammar stops,
+    each tried once: the shortest way into the state, the byte, and a lookalike's ending."""
+    prefix = classifier.access.get(parting.state)
+    if not parting.implementation_accepts or parting.lo is None or parting.hi is None or prefix is None:
+        return ""
+    tries = {byte: prefix + bytes([byte]) + classifier.ending(parting.state, byte)
+             for byte in range(parting.lo, parting.hi + 1)}
+    answers = dict(zip(tries, classifier.query(list(tries.values())), strict=True))
+    accepted = [byte for byte, data in tries.items() if answers[byte] and not classifier.accepts(data)]
+    return f"it accepts {format_abnf(from_bytes(accepted))} there" if accepted else ""

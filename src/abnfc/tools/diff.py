@@ -1,0 +1,135 @@
+"""``abnfc diff``: compare the languages of two grammars with a product automaton.
+
+Says whether the two accept the same inputs; otherwise lists each distinct difference
+(:mod:`.differences`) with its shortest inputs and the rules on both sides where they part, and
+counts the inputs of each length in only one of the languages.  A recursive grammar is compared
+up to a length bound (:mod:`.bounded`), and the output says so.  Exit status 0 when the
+languages are equal, 1 when they differ, 2 for errors.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+from ..automata.product import bounded
+from ..interpret import recognize
+from .common import add_language_options, language_from_args, nonnegative, positive
+from .differences import Comparison, Difference, compare
+from .language import Language
+from .provenance import byte_text, hex_text
+
+NAME = "diff"
+HELP = "compare the languages of two grammars"
+EXAMPLE = ("examples:\n  abnfc diff grammars/utf8.abnf grammars/variants/wtf8.abnf\n"
+           "  abnfc diff a.abnf b.abnf --start-b other-rule --count-to 4")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("other", metavar="GRAMMAR_B", help="the grammar to compare with")
+    parser.add_argument("--start-b", metavar="RULE", help="start rule of GRAMMAR_B (default: its first)")
+    parser.add_argument("--count-to", type=nonnegative, default=6, metavar="N",
+                        help="count the inputs only one side accepts for each length up to N (default 6)")
+    parser.add_argument("--max-shown", type=positive, default=8, metavar="N",
+                        help="differences listed on each side (default 8)")
+    add_language_options(parser)
+
+
+def run(args) -> int:
+    a = language_from_args(args)
+    b = language_from_args(args, args.other, args.start_b)
+    dfa_a, dfa_b, bound = _comparable(a, b)
+    comparison = compare(dfa_a, dfa_b, args.count_to if bound is None else min(args.count_to, bound))
+    if bound is not None:
+        comparison = _merge_by_exact_failure(comparison, a, b)
+    lines = [f"A = {a.path} ({a.start_name})", f"B = {b.path} ({b.start_name})"]
+    lines += [f"bounded: {language.describe_bound()}" for language in (a, b) if not language.exact]
+    within = f" on inputs of up to {bound} bytes" if bound is not None else ""
+    if comparison.equal:
+        lines.append(f"A and B accept the same inputs{within}")
+    else:
+        lines.append(f"A and B differ{within}")
+        lines += _side(comparison, True, a, b, args.max_shown)
+        lines += _side(comparison, False, a, b, args.max_shown)
+        lines += _counts(comparison)
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0 if comparison.equal else 1
+
+
+def _comparable(a: Language, b: Language):
+    """The two DFAs to compare and the length bound (None: exact)."""
+    if a.exact and b.exact:
+        return a.minimal, b.minimal, None
+    bound = min(language.bounded.bound for language in (a, b) if language.bounded is not None)
+    return bounded(a.minimal, bound), bounded(b.minimal, bound), bound
+
+
+def _merge_by_exact_failure(comparison: Comparison, a: Language, b: Language) -> Comparison:
+    """Bounded DFAs die early on inputs that cannot be completed within the bound, so where two
+    bounded DFAs part is not where the languages do: group the differences instead by where and
+    why the refusing grammar itself (interpreter or exact DFA) rejects them, and explain them so."""
+    kept: dict[tuple, Difference] = {}
+    for difference in comparison.differences:
+        refuses = b if difference.only_in_a else a
+        key = (difference.only_in_a, _failure(refuses, difference.examples[0]))
+        if key not in kept:
+            kept[key] = replace(difference, offset=-1)
+    return replace(comparison, differences=tuple(kept.values()))
+
+
+def _failure(language: Language, data: bytes) -> tuple:
+    """Where and why ``language`` rejects ``data``, as a key."""
+    if language.exact:
+        dfa, state = language.minimal, language.minimal.start
+        for byte in data:
+            following = dfa.transitions[state][dfa.byte_class[byte]]
+            if following == dfa.dead:
+                return ("byte", state, dfa.byte_class[byte])
+            state = following
+        return ("end", state)
+    verdict = recognize(language.resolved, data)
+    return ("end" if verdict.end_of_input else "byte", verdict.expected)
+
+
+def _side(comparison: Comparison, only_in_a: bool, a: Language, b: Language, max_shown: int) -> list[str]:
+    found = [d for d in comparison.differences if d.only_in_a == only_in_a]
+    if not found:
+        return []
+    name = "A" if only_in_a else "B"
+    lines = [f"only in {name}: {len(found)} {'difference' if len(found) == 1 else 'differences'}"]
+    for difference in found[:max_shown]:
+        keeps, refuses = (a, b) if only_in_a else (b, a)
+        lines.append(f"  {_examples(difference)}: {_why(difference, keeps, refuses, only_in_a)}")
+    if len(found) > max_shown:
+        lines.append(f"  and {len(found) - max_shown} more (--max-shown)")
+    return lines
+
+
+def _examples(difference: Difference) -> str:
+    return ", ".join(hex_text(example) for example in difference.examples)
+
+
+def _why(difference: Difference, keeps: Language, refuses: Language, only_in_a: bool) -> str:
+    """The rules on both sides where they part."""
+    example, offset = difference.examples[0], difference.offset
+    keep_name, refuse_name = ("A", "B") if only_in_a else ("B", "A")
+    if offset < 0:  # a bounded comparison: the refusing grammar's own reason
+        return f"{refuse_name}: {refuses.provenance.explain(example)}"
+    if offset == len(example):
+        return f"{refuse_name}: {refuses.provenance.explain(example)}"
+    byte = example[offset]
+    kept = keeps.provenance.step(example, offset)
+    refused = refuses.provenance.requirement(example, offset)
+    return f"{refuse_name} requires {refused}; {keep_name}: {kept}" if refused else \
+        f"{refuse_name} refuses {byte_text(byte)}; {keep_name}: {kept}"
+
+
+def _counts(comparison: Comparison) -> list[str]:
+    rows = [(n, x, y) for n, x, y in comparison.counts if x or y]
+    if not rows:
+        return []
+    width = max(len(f"{value:,}") for row in rows for value in row[1:])
+    width = max(width, len("only in A"))
+    lines = [f"inputs of each length accepted by one side only (up to {comparison.counts[-1][0]} bytes):",
+             f"  {'bytes':>5}  {'only in A':>{width}}  {'only in B':>{width}}"]
+    lines += [f"  {n:>5}  {x:>{width},}  {y:>{width},}" for n, x, y in rows]
+    return lines

@@ -1,0 +1,106 @@
+"""The result of ``abnfc crosscheck`` and its two formats: text for people, JSON for machines."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from .classes import Parting
+from .provenance import hex_text
+
+
+@dataclass(frozen=True)
+class DisagreementClass:
+    parting: Parting
+    witness: bytes  # the smallest disagreement found in the class, after shrinking
+    count: int  # inputs of the run that fall in the class
+    explanation: str  # where the two languages part, in grammar terms
+    seen: str = ""  # which bytes the implementation accepts where the grammar stops, when known
+
+
+@dataclass(frozen=True)
+class Result:
+    grammar: str
+    start: str
+    implementation: str
+    bound: str  # empty for regular grammars; how far a recursive grammar was explored
+    total: int  # inputs tried
+    sources: tuple[tuple[str, int], ...]  # (where from, how many), in order
+    disagreements: int
+    classes: tuple[DisagreementClass, ...]
+    unclassified: int  # disagreements beyond the classification budgets
+    against: tuple[tuple[str, int], ...]  # (grammar, disagreements with the implementation)
+    fault: str = ""  # what the implementation did wrong, when it crashed or hung
+    fault_input: bytes | None = None
+
+    @property
+    def exit_status(self) -> int:
+        if self.fault:
+            return 2
+        return 1 if self.disagreements else 0
+
+
+def text(result: Result) -> str:
+    lines = [f"crosscheck {result.grammar} ({result.start}) against {result.implementation}"]
+    if result.bound:
+        lines.append(f"bounded: {result.bound}")
+    total = result.total
+    described = ", ".join(f"{count:,} {what}" for what, count in result.sources if count)
+    lines.append(f"inputs: {total:,} ({described})")
+    if result.fault:
+        shown = hex_text(result.fault_input) if result.fault_input is not None else "none found"
+        lines += [f"error: {result.fault}", f"  triggering input: {shown}"]
+        return "\n".join(lines) + "\n"
+    if not result.disagreements:
+        lines.append(f"no disagreement: the implementation agrees with the grammar on all {total:,} inputs")
+        return "\n".join(lines) + "\n"
+    count = len(result.classes)
+    lines.append(f"disagreements: {result.disagreements:,} of {total:,} inputs, in {count} "
+                 f"{'class' if count == 1 else 'classes'}")
+    for number, found in enumerate(result.classes, 1):
+        seen = f"; {found.seen}" if found.seen else ""
+        lines.append(f"  {number}. {found.explanation} [{found.count:,} "
+                     f"{'input' if found.count == 1 else 'inputs'}{seen}]")
+    if result.unclassified:
+        lines.append(f"  and {result.unclassified:,} more disagreements, not classified")
+    lines += _against_lines(result, total)
+    return "\n".join(lines) + "\n"
+
+
+def _against_lines(result: Result, total: int) -> list[str]:
+    if not result.against:
+        return []
+    best = min(count for _, count in result.against)
+    lines = []
+    if best == 0:
+        same = [path for path, count in result.against if count == 0]
+        lines.append(f"the implementation agrees exactly with {' and '.join(same)} on all {total:,} inputs")
+    else:
+        closest = [path for path, count in result.against if count == best]
+        lines.append(f"closest: {' and '.join(closest)} ({best:,} disagreements)")
+    lines += [f"  {count:>9,}  {path}" for path, count in result.against]
+    return lines
+
+
+def to_json(result: Result) -> str:
+    document = {
+        "grammar": result.grammar,
+        "start": result.start,
+        "implementation": result.implementation,
+        "bounded": result.bound or None,
+        "inputs": result.total,
+        "sources": dict(result.sources),
+        "agreements": result.total - result.disagreements if not result.fault else None,
+        "disagreements": result.disagreements if not result.fault else None,
+        "classes": [{"witness": found.witness.hex(" "),
+                     "grammar_accepts": not found.parting.implementation_accepts,
+                     "implementation_accepts": found.parting.implementation_accepts,
+                     "count": found.count,
+                     "accepted_there": found.seen or None,
+                     "where": found.explanation} for found in result.classes],
+        "unclassified": result.unclassified,
+        "against": [{"grammar": path, "disagreements": count} for path, count in result.against],
+        "fault": ({"message": result.fault,
+                   "input": result.fault_input.hex(" ") if result.fault_input is not None else None}
+                  if result.fault else None),
+    }
+    return json.dumps(document, indent=1) + "\n"
