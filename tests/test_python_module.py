@@ -211,6 +211,47 @@ def test_deep_and_long_skip_patterns_are_cut_so_the_module_imports():
         assert wide.first_error(data) == dfa.first_error(data), data
 
 
+def _word_list(count: int) -> tuple[str, list[bytes]]:
+    """A grammar of ``count`` random words, each ended by ";", repeated: one long alternation."""
+    rng = random.Random(count)
+    words = sorted({"".join(rng.choice("abcdefghijklmnop") for _ in range(rng.randint(3, 8))) for _ in range(count)})
+    return "s = *( ( " + " / ".join(f'"{w}"' for w in words) + ' ) ";" )\n', [w.encode() for w in words]
+
+
+def _check_word_list(module, dfa, words: list[bytes]):
+    rng = random.Random(5)
+    for _ in range(150):
+        data = b"".join(rng.choice(words) + b";" for _ in range(rng.randrange(0, 30)))
+        if rng.random() < 0.5 and data:  # spoil a byte
+            at = rng.randrange(len(data))
+            data = data[:at] + bytes([rng.choice(b"aq;")]) + data[at + 1:]
+        assert module.first_error(data) == dfa.first_error(data), data
+
+
+def test_a_long_alternation_keeps_the_alternatives_that_fit(monkeypatch):
+    """When every path back to the hub would make the pattern longer than MAX_LENGTH, the pattern
+    keeps the shortest alternatives that fit; the others go through the table loop (here with
+    the limit lowered, so that a small grammar needs it)."""
+    text, words = _word_list(200)
+    [whole] = skip.skip_patterns(_tables(text))
+    monkeypatch.setattr(skip, "MAX_LENGTH", 1000)
+    [pattern] = skip.skip_patterns(_tables(text))
+    assert len(whole.pattern) > 3000 and 500 < len(pattern.pattern) <= 1000
+    assert 0 < len(pattern.alternatives) < len(whole.alternatives)
+    module = python_module(text)
+    assert len(module._SKIP[1].__self__.pattern) < 2 * 1000  # the VERBOSE form adds spaces and comments
+    _check_word_list(module, compile_text(text).minimal, words)
+
+
+@pytest.mark.slow
+def test_a_long_alternation_at_full_size_imports_and_validates():
+    """2,000 words (a 2,300-state DFA): all alternatives would make a pattern over MAX_LENGTH."""
+    text, words = _word_list(2000)
+    module = python_module(text)
+    assert list(module._SKIP)
+    _check_word_list(module, compile_text(text).minimal, words)
+
+
 # --- idioms: built-ins where the language is proved equal ------------------------------------
 
 def _plan(text: str, idioms: str = "auto") -> plan.PythonPlan:

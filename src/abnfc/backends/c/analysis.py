@@ -15,11 +15,15 @@ Nothing here knows which language the automaton decides; every number comes from
   *shufti* (two nibble lookups; at most 8 distinct nibble rows) or *truffle* (any set).
 - *Accelerated states*: self-loop states that few bytes leave for another live state; the byte
   loop finds the end of their runs with SIMD at any position, not only at block starts.
+- *Longest life*: when no cycle passes through live states the language is finite, and every
+  input reaches the dead state (or its end) within the longest path from the start; none of the
+  above can pay off then, and a plain loop is the whole validator.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ... import graph
 from ...charset import Ranges, normalize
 from ..tables import Tables
 
@@ -55,14 +59,39 @@ class Speed:
     sync: tuple[int | None, ...]  # per class: the state every live state reaches, if one
     guess: int  # the state a segment starts in when no synchronizing byte is near
     skip_sets: tuple[SkipSet, ...]
+    life: int | None  # the most bytes an input stays alive, when the language is finite
 
 
 def analyse(tables: Tables) -> Speed:
-    return Speed(pair_functions(tables), sync_targets(tables), default_guess(tables), skip_sets(tables))
+    return Speed(pair_functions(tables), sync_targets(tables), default_guess(tables), skip_sets(tables),
+                 longest_life(tables))
 
 
 def _live(tables: Tables) -> list[int]:
     return [s.index for s in tables.states if s.index != tables.dead]
+
+
+def longest_life(tables: Tables) -> int | None:
+    """The most bytes an input can take from the start without reaching the dead state, or None
+    when that is unbounded (a live state lies on a cycle).  Longest paths in the DAG of live
+    states, taken in topological order (Kahn's algorithm, no recursion for long chains)."""
+    edges = {s: sorted({t for t in tables.states[s].targets if t != tables.dead}) for s in _live(tables)}
+    if graph.cyclic_nodes(edges):
+        return None
+    waiting = {s: 0 for s in edges}
+    for targets in edges.values():
+        for t in targets:
+            waiting[t] += 1
+    ready = [s for s, count in waiting.items() if count == 0]
+    longest = {s: 0 for s in edges}
+    while ready:
+        state = ready.pop()
+        for t in edges[state]:
+            longest[t] = max(longest[t], longest[state] + 1)
+            waiting[t] -= 1
+            if waiting[t] == 0:
+                ready.append(t)
+    return max(longest.values(), default=0)  # every state is reachable: the start is the one source
 
 
 def pair_functions(tables: Tables) -> Pairs | None:

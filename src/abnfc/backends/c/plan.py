@@ -11,7 +11,9 @@ Three strategies (``--c-strategy``), each one loop over the bytes with the same 
   held as s times the number of classes, so a step is one add and one load), in the narrowest
   type; no 64-bit arithmetic, for small and 32-bit targets and for automata of any size.
 
-``auto`` picks the first that fits.  Every strategy shares the rest (see ``analysis``): long
+``auto`` picks the first that fits, except for a finite language (no cycle through live states):
+every input then stops within a few bytes, so ``auto`` gives it the plain loop of ``shift`` or
+``table`` and none of what follows.  Every strategy shares the rest (see ``analysis``): long
 inputs run in segments side by side, their boundaries put after synchronizing bytes and checked;
 blocks of 64 bytes are skipped in states whose self-loop covers them (SIMD tests chosen at run
 time on x86, a word test elsewhere); accelerated states find the end of their runs with SIMD.
@@ -72,6 +74,8 @@ class CPlan:
     prefix: str  # identifier prefix and file stem
     macro: str  # macro prefix
     strategy: str  # "pairs", "shift" or "table"
+    plain: bool  # a finite language under "auto": one byte loop, nothing to run faster
+    life: int  # plain: the most bytes an input stays alive (else -1)
     num_states: int
     num_classes: int
     start_state: int
@@ -140,14 +144,18 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
     prefix = options["prefix"]
     macro = prefix.upper()
     speed = analyse(tables)
-    strategy = _strategy(tables, speed, options.get("strategy", "auto"))
+    wanted = options.get("strategy", "auto")
+    strategy = _strategy(tables, speed, wanted)
+    plain = wanted == "auto" and speed.life is not None
+    if plain:  # a finite language: a byte loop, no pair table
+        strategy = "shift" if tables.num_states <= MAX_SHIFT_STATES else "table"
     shifting = strategy != "table"
     unit = SHIFT_BITS if shifting else tables.num_classes
     width = max(len(str(tables.num_classes - 1)), len(str(tables.num_states - 1)))
     row_macros = _row_macros(tables, macro) if shifting else ()
     pair_rows, pair_macros, pair_lines = _pairs(tables, speed, macro) if strategy == "pairs" else ((), (), ())
     lo, hi, first = _expected_tables(tables)
-    skips = _skip_sets(speed, unit)
+    skips = () if plain else _skip_sets(speed, unit)
     largest = (tables.num_states - 1) * unit
     sync_type = uint_type(largest + 1)
     word = "uint64_t" if shifting else "uint32_t"
@@ -156,6 +164,8 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
         prefix=prefix,
         macro=macro,
         strategy=strategy,
+        plain=plain,
+        life=speed.life if speed.life is not None else -1,
         num_states=tables.num_states,
         num_classes=tables.num_classes,
         start_state=tables.start,

@@ -11,8 +11,9 @@ naming the grammar rules and alternatives that read its first byte (from the sta
 provenance), so that the UTF-8 pattern reads like RFC 3629 section 4.
 
 ``re`` compiles a pattern recursively, one level per group: a path whose groups nest deeper than
-``MAX_DEPTH`` is left out of the pattern (the table loop walks it instead), as is a pattern longer
-than ``MAX_LENGTH`` characters, so that every generated module imports and runs.
+``MAX_DEPTH`` is left out of the pattern (the table loop walks it instead), and a pattern is kept
+within ``MAX_LENGTH`` characters (its shortest alternatives, when all of them would not fit), so
+that every generated module imports and runs.
 """
 from __future__ import annotations
 
@@ -102,6 +103,7 @@ class _Builder:
                 alternatives.append((Node((ranges,)), "++", ranges))
             elif (rest := self._returns(target)) is not None:
                 alternatives.append((Node((ranges, *rest.items)), "", ranges))
+        alternatives = _within_budget(alternatives)
         if not alternatives:
             return None
         compact = "(?:" + "|".join(node.compact() + suffix for node, suffix, _ in alternatives) + ")*+"
@@ -160,6 +162,23 @@ class _Builder:
                 words = ", ".join(map(str, listed[:-1])) + f" and {listed[-1]}" if len(listed) > 1 else str(listed[0])
                 parts.append(f"{rule}, alternative{'s' if len(listed) > 1 else ''} {words}")
         return "; ".join(parts)
+
+
+def _within_budget(alternatives: list) -> list:
+    """The hub's alternatives, all of them if the pattern stays within ``MAX_LENGTH``, else the
+    shortest ones that fit (their first bytes differ, so any subset is a correct pattern: input
+    the pattern leaves out goes through the table loop, which hands back at the hub)."""
+    def cost(alternative) -> int:
+        return len(alternative[0].compact()) + len(alternative[1]) + 1
+    if sum(map(cost, alternatives)) + 6 <= MAX_LENGTH:
+        return alternatives
+    kept, used = set(), 6
+    for index in sorted(range(len(alternatives)), key=lambda i: cost(alternatives[i])):
+        if used + cost(alternatives[index]) > MAX_LENGTH:
+            break
+        kept.add(index)
+        used += cost(alternatives[index])
+    return [a for index, a in enumerate(alternatives) if index in kept]
 
 
 def _is_group(item) -> bool:
