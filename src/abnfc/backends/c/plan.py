@@ -229,13 +229,15 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
         word_bytes=word_bytes,
         word_mask=f"UINT{word_bytes * 8}_C(0x{'80' * word_bytes})",
         private_macros=tuple(m.name for m in row_macros) + tuple(m.name for m in pair_macros) + tuple(
-            f"{macro}_{name}" for name in _PRIVATE + ("ACCEPT",) * shifting + ("LITTLE_",) * (strategy == "pairs")),
+            f"{macro}_{name}" for name in (_PRIVATE_PLAIN if plain else _PRIVATE)
+            + ("ACCEPT",) * shifting + ("LITTLE_",) * (strategy == "pairs")),
     )
 
 
 # Macros every source defines (the settings included: undefined at the end like the rest).
 _PRIVATE = ("SEGMENTS", "MIN_SEGMENT", "X86_", "TARGET_", "INLINE_", "BLOCK", "UNIT_", "START", "DEAD",
             "GUESS_", "NO_SYNC_", "SYNC_WINDOW_", "CHECKS_")
+_PRIVATE_PLAIN = ("INLINE_", "START", "DEAD")  # a finite language's source has no settings
 
 
 def _strategy(tables: Tables, speed: Speed, wanted: str) -> str:
