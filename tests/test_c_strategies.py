@@ -10,6 +10,7 @@ the pairs strategy run on this machine.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 import subprocess
@@ -308,6 +309,14 @@ def test_grammars_with_forced_segments(strategy, simd, longest, monkeypatch):
     assert len(chosen) >= (12 if strategy == "table" else 7)
 
 
+@functools.cache
+def _property_batch():
+    """The first 40 grammars of the property tests' batch, built once for the three strategies."""
+    import test_properties as properties
+
+    return properties._batch()[:40]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("strategy", FORCED)
 def test_random_grammars_with_forced_segments(strategy, monkeypatch):
@@ -315,7 +324,7 @@ def test_random_grammars_with_forced_segments(strategy, monkeypatch):
     them, with 3 segments of at least 2 bytes."""
     import test_properties as properties
 
-    batch = [g for g in properties._batch()[:40]
+    batch = [g for g in _property_batch()
              if strategy == "table" or (g.compiled.minimal.num_states <= 10 and (
                  strategy == "shift" or analysis.pair_functions(make_tables(
                      g.compiled.minimal, Header("g.abnf", g.text, "0" * 64, "r", "t"))) is not None))]
