@@ -101,6 +101,10 @@ class Outcome:
             lines.append(f"  and {len(shown) - MAX_RULES_SHOWN} more rules")
         return lines
 
+    def hexdump(self) -> str:
+        """``bytes from offset 0: 61 62 63 ed [a0] 80``: the bytes around the error."""
+        return self._hexdump()
+
     def _hexdump(self) -> str:
         cells = []
         for index, byte in enumerate(self.context):

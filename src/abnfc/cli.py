@@ -43,7 +43,8 @@ EXIT_OK, EXIT_MISMATCH, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
 
 # Further commands: modules with HELP, EXAMPLE, add_arguments(parser) and run(args) -> int.
-TOOLS: tuple[str, ...] = ("abnfc.tools.vectors", "abnfc.tools.crosscheck", "abnfc.tools.diff")
+TOOLS: tuple[str, ...] = ("abnfc.tools.vectors", "abnfc.tools.crosscheck", "abnfc.tools.diff",
+                           "abnfc.tools.explain")
 
 EXAMPLES = {
     "compile": "example:\n  abnfc compile grammars/utf8.abnf --out generated\n"

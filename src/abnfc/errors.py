@@ -71,6 +71,11 @@ class Diagnostic:
         return "\n".join(parts)
 
 
+def quote_span(span: Span) -> list[str]:
+    """The source line of ``span`` and a caret line under it, as diagnostics show them."""
+    return _caret_lines(span)
+
+
 def _caret_lines(span: Span) -> list[str]:
     text = span.source.line_text(span.line)
     if not text and span.column <= 1:

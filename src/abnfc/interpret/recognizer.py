@@ -82,6 +82,14 @@ class Recognizer:
         """The verdict for everything fed so far, as if the input ended here."""
         return self._run.verdict()
 
+    def expected(self) -> tuple[Expectation, ...]:
+        """What the next byte could be (the ranges and the rules that would read it), whether or
+        not the input read so far is already a match; nothing once no parse can continue."""
+        run = self._run
+        if run.gave_up is not None:
+            raise run.gave_up
+        return () if run.dead is not None else run.expected(run.live_states())
+
     @property
     def work(self) -> int:
         """Steps taken on the stack so far (see "Work limit" above)."""

@@ -130,7 +130,7 @@ class InterpreterProvenance:
     def _expected(self, data: bytes) -> list[tuple[Ranges, str]]:
         recognizer = Recognizer(self.grammar)
         recognizer.feed(data)
-        return [(e.ranges, e.rule) for e in recognizer.verdict().expected]
+        return [(e.ranges, e.rule) for e in recognizer.expected()]
 
     def step(self, data: bytes, index: int) -> str:
         byte = data[index]
