@@ -58,6 +58,34 @@
 #include <string.h>
 
 /*
+ * Settings, each with a default; define them when compiling (cc -DUTF8_SEGMENTS=1 ...) to change:
+ *   UTF8_SEGMENTS     1 to 8: an input of at least UTF8_SEGMENTS * UTF8_MIN_SEGMENT bytes runs as that many
+ *                      segments side by side (default 1; 1 runs every input in one piece)
+ *   UTF8_MIN_SEGMENT  the shortest segment, in bytes (default 4096)
+ *   UTF8_NO_SIMD      leave out the x86 SIMD code and the CPU feature check (portable code only)
+ */
+#ifndef UTF8_SEGMENTS
+#define UTF8_SEGMENTS 1
+#endif
+#if UTF8_SEGMENTS > 1 && !defined(UTF8_MIN_SEGMENT)
+#define UTF8_MIN_SEGMENT 4096u
+#endif
+#if UTF8_SEGMENTS < 1 || UTF8_SEGMENTS > 8
+#error "UTF8_SEGMENTS must be 1 to 8"
+#endif
+
+#if !defined(UTF8_NO_SIMD) && (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define UTF8_X86_ 1
+#define UTF8_TARGET_ __attribute__((target("avx2,bmi2")))
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#define UTF8_INLINE_ static inline __attribute__((always_inline))
+#else
+#define UTF8_INLINE_ static inline
+#endif
+#define UTF8_BLOCK 64u
+
+/*
  * Shift DFA.  State s is held as 6*s in the low 6 bits of st (the dead state as 0u).  The
  * row of a byte holds 6*next(s, byte) in bits 6s..6s+5 for every state s, so a step is one load
  * and one shift, with no table lookup waiting on the one before:
@@ -65,8 +93,8 @@
  *     st = rows[byte] >> (st & 63)
  *
  * Bits above the low 6 are left over from the row; the mask costs nothing on machines whose
- * shifts use only the low 6 bits of the count.  On x86-64, -mbmi2 (or -march=x86-64-v3) lets the
- * compiler use SHRX (one uop, no flags): about 1.4 times as fast on non-ASCII text on an Intel Xeon.
+ * shifts use only the low 6 bits of the count.  On x86-64 the code chosen at run time uses SHRX
+ * (BMI2: one uop, no flags); -mbmi2 or -march=x86-64-v3 gives it to the portable code too.
  * Rows are per byte class, named UTF8_Cn below.
  */
 #define UTF8_C0  UINT64_C(0x0000000000000180) /* class 0: 00-7F */
@@ -105,103 +133,693 @@ typedef uint64_t utf8_state_;
 /* Bit 6s is set for each accepting state s: 1. */
 #define UTF8_ACCEPT UINT64_C(0x0000000000000040)
 
-static inline utf8_state_ utf8_step_(utf8_state_ st, uint8_t byte)
+UTF8_INLINE_ utf8_state_ utf8_step_(utf8_state_ st, uint8_t byte)
 {
     return utf8_rows[byte] >> (st & 63u);
 }
 
 /* The state alone, as kept in a utf8_stream. */
-static inline uint32_t utf8_norm_(utf8_state_ st)
+UTF8_INLINE_ uint32_t utf8_norm_(utf8_state_ st)
 {
     return (uint32_t)(st & 63u);
 }
 
 /* The state number of a state as held. */
-static inline uint32_t utf8_index_(uint32_t st)
+UTF8_INLINE_ uint32_t utf8_index_(uint32_t st)
 {
     return st / 6u;
 }
 
-static inline bool utf8_accepts_(uint32_t st)
+UTF8_INLINE_ bool utf8_accepts_(uint32_t st)
 {
     return ((UTF8_ACCEPT >> (st & 63u)) & 1u) != 0;
 }
 
+/*
+ * Two bytes at a time.  Each pair of bytes has a transition function (first byte, then second);
+ * the automaton has 20 distinct ones, and utf8_pair_rows holds each as a shift-DFA row.
+ * utf8_pairs gives the function of bytes b0, b1 at index b0 + 256 * b1: for each second byte, the
+ * numbers for every first byte, which depend only on the second byte's class (UTF8_PAIRS_Cn).  The
+ * numbers are written as strings of \x escapes (a compiler reads them much faster than 65536
+ * numbers), row by row, and read through the union's flat view.
+ */
+static const uint64_t utf8_pair_rows[20] = {
+    UINT64_C(0x0000000000000180), /* pair 0: class pairs 0,0 5,1 5,2 5,3 */
+    UINT64_C(0x0000000000000000), /* pair 1: class pairs 0,1 0,2 0,3 0,4 1,4 2,4 and 82 more */
+    UINT64_C(0x0000000000000300), /* pair 2: class pairs 0,5 6,3 7,1 7,2 7,3 8,1 and 1 more */
+    UINT64_C(0x0000000000000480), /* pair 3: class pairs 0,6 */
+    UINT64_C(0x0000000000000600), /* pair 4: class pairs 0,7 9,2 9,3 10,1 10,2 10,3 and 1 more */
+    UINT64_C(0x0000000000000780), /* pair 5: class pairs 0,8 */
+    UINT64_C(0x0000000000000900), /* pair 6: class pairs 0,9 */
+    UINT64_C(0x0000000000000A80), /* pair 7: class pairs 0,10 */
+    UINT64_C(0x0000000000000C00), /* pair 8: class pairs 0,11 */
+    UINT64_C(0x0000000000006000), /* pair 9: class pairs 1,0 2,0 3,0 */
+    UINT64_C(0x000C300186000000), /* pair 10: class pairs 1,1 1,2 1,3 */
+    UINT64_C(0x000000000000C000), /* pair 11: class pairs 1,5 2,5 3,5 */
+    UINT64_C(0x0000000000012000), /* pair 12: class pairs 1,6 2,6 3,6 */
+    UINT64_C(0x0000000000018000), /* pair 13: class pairs 1,7 2,7 3,7 */
+    UINT64_C(0x000000000001E000), /* pair 14: class pairs 1,8 2,8 3,8 */
+    UINT64_C(0x0000000000024000), /* pair 15: class pairs 1,9 2,9 3,9 */
+    UINT64_C(0x000000000002A000), /* pair 16: class pairs 1,10 2,10 3,10 */
+    UINT64_C(0x0000000000030000), /* pair 17: class pairs 1,11 2,11 3,11 */
+    UINT64_C(0x000030C186000000), /* pair 18: class pairs 2,1 2,2 2,3 */
+    UINT64_C(0x000030C006180000), /* pair 19: class pairs 3,1 3,2 3,3 */
+};
+
+#define UTF8_PAIRS_C0 \
+    "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" \
+    "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" \
+    "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" \
+    "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" \
+    "\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09" \
+    "\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+#define UTF8_PAIRS_C1 \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12" \
+    "\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13" \
+    "\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" \
+    "\x01\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x01\x04\x04\x04\x04\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+#define UTF8_PAIRS_C2 \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12" \
+    "\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13" \
+    "\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" \
+    "\x01\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x04\x04\x04\x04\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+#define UTF8_PAIRS_C3 \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x0A\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12" \
+    "\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13\x13" \
+    "\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" \
+    "\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x01\x02\x02\x04\x04\x04\x04\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+#define UTF8_PAIRS_C4 \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+#define UTF8_PAIRS_C5 \
+    "\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02" \
+    "\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02" \
+    "\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02" \
+    "\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02" \
+    "\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B" \
+    "\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B\x0B" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+#define UTF8_PAIRS_C6 \
+    "\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03" \
+    "\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03" \
+    "\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03" \
+    "\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03" \
+    "\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C" \
+    "\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+#define UTF8_PAIRS_C7 \
+    "\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04" \
+    "\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04" \
+    "\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04" \
+    "\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04" \
+    "\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D" \
+    "\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D\x0D" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+#define UTF8_PAIRS_C8 \
+    "\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05" \
+    "\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05" \
+    "\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05" \
+    "\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05" \
+    "\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E" \
+    "\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+#define UTF8_PAIRS_C9 \
+    "\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06" \
+    "\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06" \
+    "\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06" \
+    "\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06" \
+    "\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F" \
+    "\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F\x0F" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+#define UTF8_PAIRS_C10 \
+    "\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07" \
+    "\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07" \
+    "\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07" \
+    "\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07" \
+    "\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10" \
+    "\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+#define UTF8_PAIRS_C11 \
+    "\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08" \
+    "\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08" \
+    "\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08" \
+    "\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08" \
+    "\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11" \
+    "\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" \
+    "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+
+static const union {
+    unsigned char rows[256][256]; /* [second byte][first byte] */
+    unsigned char flat[65536];    /* [first byte + 256 * second byte] */
+} utf8_pairs = { {
+    /* second byte 00-0F */  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,
+    /* second byte 10-1F */  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,
+    /* second byte 20-2F */  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,
+    /* second byte 30-3F */  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,
+    /* second byte 40-4F */  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,
+    /* second byte 50-5F */  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,
+    /* second byte 60-6F */  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,
+    /* second byte 70-7F */  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,  UTF8_PAIRS_C0,
+    /* second byte 80-8F */  UTF8_PAIRS_C1,  UTF8_PAIRS_C1,  UTF8_PAIRS_C1,  UTF8_PAIRS_C1,  UTF8_PAIRS_C1,  UTF8_PAIRS_C1,  UTF8_PAIRS_C1,  UTF8_PAIRS_C1,  UTF8_PAIRS_C1,  UTF8_PAIRS_C1,  UTF8_PAIRS_C1,  UTF8_PAIRS_C1,  UTF8_PAIRS_C1,  UTF8_PAIRS_C1,  UTF8_PAIRS_C1,  UTF8_PAIRS_C1,
+    /* second byte 90-9F */  UTF8_PAIRS_C2,  UTF8_PAIRS_C2,  UTF8_PAIRS_C2,  UTF8_PAIRS_C2,  UTF8_PAIRS_C2,  UTF8_PAIRS_C2,  UTF8_PAIRS_C2,  UTF8_PAIRS_C2,  UTF8_PAIRS_C2,  UTF8_PAIRS_C2,  UTF8_PAIRS_C2,  UTF8_PAIRS_C2,  UTF8_PAIRS_C2,  UTF8_PAIRS_C2,  UTF8_PAIRS_C2,  UTF8_PAIRS_C2,
+    /* second byte A0-AF */  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,
+    /* second byte B0-BF */  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,  UTF8_PAIRS_C3,
+    /* second byte C0-CF */  UTF8_PAIRS_C4,  UTF8_PAIRS_C4,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,
+    /* second byte D0-DF */  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,  UTF8_PAIRS_C5,
+    /* second byte E0-EF */  UTF8_PAIRS_C6,  UTF8_PAIRS_C7,  UTF8_PAIRS_C7,  UTF8_PAIRS_C7,  UTF8_PAIRS_C7,  UTF8_PAIRS_C7,  UTF8_PAIRS_C7,  UTF8_PAIRS_C7,  UTF8_PAIRS_C7,  UTF8_PAIRS_C7,  UTF8_PAIRS_C7,  UTF8_PAIRS_C7,  UTF8_PAIRS_C7,  UTF8_PAIRS_C8,  UTF8_PAIRS_C7,  UTF8_PAIRS_C7,
+    /* second byte F0-FF */  UTF8_PAIRS_C9, UTF8_PAIRS_C10, UTF8_PAIRS_C10, UTF8_PAIRS_C10, UTF8_PAIRS_C11,  UTF8_PAIRS_C4,  UTF8_PAIRS_C4,  UTF8_PAIRS_C4,  UTF8_PAIRS_C4,  UTF8_PAIRS_C4,  UTF8_PAIRS_C4,  UTF8_PAIRS_C4,  UTF8_PAIRS_C4,  UTF8_PAIRS_C4,  UTF8_PAIRS_C4,  UTF8_PAIRS_C4,
+} };
+
+#if UTF8_SEGMENTS > 1
+#define UTF8_UNIT_ 2u /* bytes per step */
+#endif
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define UTF8_LITTLE_ 1 /* a 2-byte load gives the pair's table index */
+#endif
+
+UTF8_INLINE_ utf8_state_ utf8_pair_(utf8_state_ st, size_t pair)
+{
+    return utf8_pair_rows[utf8_pairs.flat[pair]] >> (st & 63u);
+}
+
+#if UTF8_SEGMENTS > 1 || !defined(UTF8_LITTLE_)
+/* One step: the 2 bytes at p. */
+UTF8_INLINE_ utf8_state_ utf8_step_at_(utf8_state_ st, const uint8_t *p)
+{
+#ifdef UTF8_LITTLE_
+    uint16_t pair;
+    memcpy(&pair, p, 2);
+    return utf8_pair_(st, pair);
+#else
+    return utf8_pair_(st, (size_t)p[0] | (size_t)p[1] << 8);
+#endif
+}
+#endif
+
+/* The UTF8_BLOCK bytes at p: on little-endian machines an 8-byte load gives four pairs. */
+UTF8_INLINE_ utf8_state_ utf8_block_(utf8_state_ st, const uint8_t *p)
+{
+    size_t i;
+#ifdef UTF8_LITTLE_
+    for (i = 0; i < UTF8_BLOCK; i += 8) {
+        uint64_t word;
+        memcpy(&word, p + i, 8);
+        st = utf8_pair_(st, (size_t)(word & 0xFFFFu));
+        st = utf8_pair_(st, (size_t)(word >> 16 & 0xFFFFu));
+        st = utf8_pair_(st, (size_t)(word >> 32 & 0xFFFFu));
+        st = utf8_pair_(st, (size_t)(word >> 48));
+    }
+#else
+    for (i = 0; i < UTF8_BLOCK; i += 2)
+        st = utf8_step_at_(st, p + i);
+#endif
+    return st;
+}
+
 #define UTF8_START 6u
 #define UTF8_DEAD 0u
-#define UTF8_ASCII 6u  /* stays put on every byte 00-7F */
-#define UTF8_BLOCK 64u
+#if UTF8_SEGMENTS > 1
+#define UTF8_GUESS_ 6u /* a segment's start state when no synchronizing byte is near */
+#define UTF8_NO_SYNC_ 49u
+#define UTF8_SYNC_WINDOW_ 16u /* bytes searched for a synchronizing byte */
+#define UTF8_CHECKS_ 16u /* checkpoints per segment */
+#endif
 
 /* Per state, the byte ranges that do not lead to the dead state: ranges first[s] .. first[s+1]-1. */
 static const uint8_t utf8_expect_lo[] = { 0x00, 0xC2, 0x80, 0xA0, 0x80, 0x80, 0x90, 0x80, 0x80 };
 static const uint8_t utf8_expect_hi[] = { 0x7F, 0xF4, 0xBF, 0xBF, 0xBF, 0x9F, 0xBF, 0xBF, 0x8F };
 static const uint32_t utf8_expect_first[10] = { 0, 0, 2, 3, 4, 5, 6, 7, 8, 9 };
 
-/* True when the 64 bytes at p are all ASCII: eight unaligned 8-byte loads, OR-ed and masked. */
-static inline bool utf8_ascii_block_(const uint8_t *p)
+/*
+ * Skipping.  A state whose self-loop covers many bytes stays put on whole blocks of them: such
+ * blocks are skipped at once, checked with SIMD (x86 AVX2, chosen at run time) or, for a set that
+ * holds every byte 00-7F, with words on any machine.
+ * The tests: "high" passes a block with no byte above 7F; "shufti" (Hyperscan) is two nibble
+ * lookups, x is in the set when low[x & 15] & high[x >> 4] is not 0; "truffle" (Hyperscan) takes
+ * any set, x is in it when bit (x >> 4) & 7 of (x < 0x80 ? low : high)[x & 15] is set.
+ */
+/* set 1: state 1 stays on 00-7F (high) */
+
+/* True when no byte of the UTF8_BLOCK at p is above 7F: words OR-ed and masked. */
+UTF8_INLINE_ bool utf8_low_block_(const uint8_t *p)
 {
-    uint64_t w0, w1, w2, w3, w4, w5, w6, w7;
-    memcpy(&w0, p, 8);
-    memcpy(&w1, p + 8, 8);
-    memcpy(&w2, p + 16, 8);
-    memcpy(&w3, p + 24, 8);
-    memcpy(&w4, p + 32, 8);
-    memcpy(&w5, p + 40, 8);
-    memcpy(&w6, p + 48, 8);
-    memcpy(&w7, p + 56, 8);
-    return ((w0 | w1 | w2 | w3 | w4 | w5 | w6 | w7) & UINT64_C(0x8080808080808080)) == 0;
+    uint64_t all = 0, word;
+    size_t i;
+    for (i = 0; i < UTF8_BLOCK; i += 8) {
+        memcpy(&word, p + i, 8);
+        all |= word;
+    }
+    return (all & UINT64_C(0x8080808080808080)) == 0;
 }
 
-/*
- * Runs the automaton from state start over data[0..len) and returns the state reached; when that
- * is the dead state, *stop is the offset of the byte that led there and *last the state before
- * it.  Input goes in blocks of 64 bytes, each run four steps a loop turn with no check per byte;
- * a block that ends in the dead state is run again from its starting state to find the exact
- * byte.  A block that starts in the ASCII state and holds only ASCII bytes is skipped whole.
- */
-static uint32_t utf8_scan_(uint32_t start, const uint8_t *data, size_t len, size_t *stop, uint32_t *last)
+/* How many bytes from p (whole blocks, at most n) st (as held) stays put on, as words can tell. */
+UTF8_INLINE_ size_t utf8_skip_words_(uint32_t st, const uint8_t *p, size_t n)
 {
-    utf8_state_ st = start;
     size_t done = 0;
-    size_t i;
+    if (!((st == 6u) & utf8_low_block_(p)))
+        return 0;
+    done = UTF8_BLOCK;
+    while (n - done >= UTF8_BLOCK && utf8_low_block_(p + done))
+        done += UTF8_BLOCK;
+    return done;
+}
 
-    *stop = len;
-    *last = start;
-    if (len == 0)
-        return start; /* data may be NULL */
-    for (; len - done >= UTF8_BLOCK; done += UTF8_BLOCK) {
-        const uint8_t *block = data + done;
-        utf8_state_ saved = st;
-        if (utf8_norm_(st) == UTF8_ASCII && utf8_ascii_block_(block))
-            continue;
-        for (i = 0; i < UTF8_BLOCK; i += 4) {
-            st = utf8_step_(st, block[i]);
-            st = utf8_step_(st, block[i + 1]);
-            st = utf8_step_(st, block[i + 2]);
-            st = utf8_step_(st, block[i + 3]);
-        }
-        if (utf8_norm_(st) == UTF8_DEAD) {
-            for (i = 0; i < UTF8_BLOCK - 1; i++) {
-                utf8_state_ next = utf8_step_(saved, block[i]);
-                if (utf8_norm_(next) == UTF8_DEAD)
-                    break;
-                saved = next;
-            }
-            *stop = done + i;
-            *last = utf8_norm_(saved);
-            return UTF8_DEAD;
-        }
-    }
-    for (; done < len; done++) {
-        utf8_state_ next = utf8_step_(st, data[done]);
+#ifdef UTF8_X86_
+
+/*
+ * 32 bytes as a vector of the GCC and clang vector extension; the AVX2 byte shuffle and mask
+ * through the compilers' builtins, so no intrinsics header (which takes longer to compile than
+ * the rest of this file).
+ */
+typedef char utf8_v32_ __attribute__((vector_size(32)));
+typedef unsigned short utf8_u16x16_ __attribute__((vector_size(32)));
+
+UTF8_TARGET_ static inline utf8_v32_ utf8_load_(const uint8_t *p)
+{
+    utf8_v32_ v;
+    memcpy(&v, p, 32);
+    return v;
+}
+
+UTF8_TARGET_ static inline uint32_t utf8_mask_(utf8_v32_ v)
+{
+    return (uint32_t)__builtin_ia32_pmovmskb256(v);
+}
+
+/* True when all UTF8_BLOCK bytes at p are in set 1. */
+UTF8_TARGET_ static inline bool utf8_in1_(const uint8_t *p)
+{
+    return utf8_mask_(utf8_load_(p) | utf8_load_(p + 32)) == 0;
+}
+
+/* True when no byte of the 4 blocks at p is above 7F. */
+UTF8_TARGET_ static inline bool utf8_in1x4_(const uint8_t *p)
+{
+    utf8_v32_ a = utf8_load_(p) | utf8_load_(p + 32), b = utf8_load_(p + 64) | utf8_load_(p + 96);
+    utf8_v32_ c = utf8_load_(p + 128) | utf8_load_(p + 160), d = utf8_load_(p + 192) | utf8_load_(p + 224);
+    return utf8_mask_((a | b) | (c | d)) == 0;
+}
+
+/* How many bytes from p (whole blocks, at most n, the first one known to be in it) stay in set 1. */
+UTF8_TARGET_ static inline size_t utf8_more1_(const uint8_t *p, size_t n)
+{
+    size_t done = UTF8_BLOCK;
+    while (n - done >= 4 * UTF8_BLOCK && utf8_in1x4_(p + done))
+        done += 4 * UTF8_BLOCK;
+    while (n - done >= UTF8_BLOCK && utf8_in1_(p + done))
+        done += UTF8_BLOCK;
+    return done;
+}
+
+/* How many bytes from p (whole blocks, at most n, n at least one block) st (as held) stays put on. */
+UTF8_TARGET_ static inline size_t utf8_skip_simd_(uint32_t st, const uint8_t *p, size_t n)
+{
+    /* one test of the state and the block together: a branch on the state alone mispredicts */
+    if (!((st == 6u) & utf8_in1_(p)))
+        return 0;
+    return utf8_more1_(p, n);
+}
+
+static bool utf8_have_simd_(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+}
+#endif
+
+/* How many bytes from p (whole blocks, at most n, n at least one block) st (as held) stays put on. */
+UTF8_INLINE_ size_t utf8_skip_with_(uint32_t st, const uint8_t *p, size_t n, int simd)
+{
+#ifdef UTF8_X86_
+    if (simd)
+        return utf8_skip_simd_(st, p, n);
+#endif
+    (void)simd;
+    return utf8_skip_words_(st, p, n);
+}
+#if UTF8_SEGMENTS > 1
+
+/* As utf8_skip_with_, one instance for both (segments call it once a block). */
+static size_t utf8_skip_(uint32_t st, const uint8_t *p, size_t n, int simd)
+{
+    return utf8_skip_with_(st, p, n, simd);
+}
+#endif
+
+/*
+ * Runs the automaton from state st over data[0..len) one byte at a time and returns the state
+ * reached (as held); when that is the dead state, *stop is the offset of the byte that led there
+ * and *last the state before it.
+ */
+UTF8_INLINE_ uint32_t utf8_bytes_(utf8_state_ st, const uint8_t *data, size_t len, size_t *stop, uint32_t *last,
+                                int simd)
+{
+    size_t i;
+    for (i = 0; i < len; i++) {
+        utf8_state_ next = utf8_step_(st, data[i]);
         if (utf8_norm_(next) == UTF8_DEAD) {
-            *stop = done;
+            *stop = i;
             *last = utf8_norm_(st);
             return UTF8_DEAD;
         }
         st = next;
     }
+    (void)simd;
+    *stop = len;
+    *last = utf8_norm_(st);
     return utf8_norm_(st);
+}
+
+/* Where in the UTF8_BLOCK bytes at block the automaton, run from st, dies (it does): as utf8_bytes_. */
+static uint32_t utf8_locate_(utf8_state_ st, const uint8_t *block, size_t *stop, uint32_t *last)
+{
+    return utf8_bytes_(st, block, UTF8_BLOCK, stop, last, 0);
+}
+
+/*
+ * As utf8_bytes_, in blocks of UTF8_BLOCK bytes run with no check per byte; a block that ends in the
+ * dead state is run again byte by byte to find the exact byte.  Blocks the state stays put on are
+ * skipped.
+ */
+UTF8_INLINE_ uint32_t utf8_run_with_(uint32_t start, const uint8_t *data, size_t len, size_t *stop, uint32_t *last,
+                                   int simd)
+{
+    utf8_state_ st = start;
+    size_t done = 0;
+    uint32_t reached;
+    if (len == 0) { /* data may be NULL */
+        *stop = 0;
+        *last = start;
+        return start;
+    }
+    while (len - done >= UTF8_BLOCK) {
+        const uint8_t *block = data + done;
+        utf8_state_ saved = st;
+        size_t skipped = utf8_skip_with_(utf8_norm_(st), block, len - done, simd);
+        if (skipped != 0) {
+            done += skipped;
+            continue;
+        }
+        st = utf8_block_(st, block);
+        if (utf8_norm_(st) == UTF8_DEAD) {
+            reached = utf8_locate_(saved, block, stop, last);
+            *stop += done;
+            return reached;
+        }
+        done += UTF8_BLOCK;
+    }
+    reached = utf8_bytes_(st, data + done, len - done, stop, last, simd);
+    *stop += done;
+    return reached;
+}
+
+static uint32_t utf8_run_portable_(uint32_t start, const uint8_t *data, size_t len, size_t *stop, uint32_t *last)
+{
+    return utf8_run_with_(start, data, len, stop, last, 0);
+}
+
+#ifdef UTF8_X86_
+UTF8_TARGET_ static uint32_t utf8_run_simd_(uint32_t start, const uint8_t *data, size_t len, size_t *stop,
+                                          uint32_t *last)
+{
+    return utf8_run_with_(start, data, len, stop, last, 1);
+}
+#endif
+
+/* utf8_run_with_, the SIMD instance where simd is not 0. */
+static uint32_t utf8_run_(uint32_t start, const uint8_t *data, size_t len, size_t *stop, uint32_t *last, int simd)
+{
+#ifdef UTF8_X86_
+    if (simd)
+        return utf8_run_simd_(start, data, len, stop, last);
+#endif
+    (void)simd;
+    return utf8_run_portable_(start, data, len, stop, last);
+}
+
+#if UTF8_SEGMENTS > 1
+/* Per byte: the state (as held) every live state is in after it, or UTF8_NO_SYNC_ when they differ. */
+static const uint8_t utf8_sync_[256] = {
+    /* 00-0F */  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,
+    /* 10-1F */  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,
+    /* 20-2F */  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,
+    /* 30-3F */  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,
+    /* 40-4F */  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,
+    /* 50-5F */  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,
+    /* 60-6F */  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,
+    /* 70-7F */  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,
+    /* 80-8F */ 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49,
+    /* 90-9F */ 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49,
+    /* A0-AF */ 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49,
+    /* B0-BF */ 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49,
+    /* C0-CF */  6,  6, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,
+    /* D0-DF */ 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,
+    /* E0-EF */ 18, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 30, 24, 24,
+    /* F0-FF */ 36, 42, 42, 42, 48,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,
+};
+
+/* Segment k is data[from[k] .. from[k + 1]): a nominal boundary moves to just after a
+ * synchronizing byte if one is near, and the segment starts in the state it gives. */
+UTF8_INLINE_ void utf8_bounds_(const uint8_t *data, size_t len, uint32_t start, size_t *from, uint32_t *guess)
+{
+    size_t part = len / UTF8_SEGMENTS, k, d;
+    from[0] = 0;
+    guess[0] = start;
+    from[UTF8_SEGMENTS] = len;
+    for (k = 1; k < UTF8_SEGMENTS; k++) {
+        size_t nominal = part * k, end = k + 1 < UTF8_SEGMENTS ? part * (k + 1) : len;
+        from[k] = nominal;
+        guess[k] = UTF8_GUESS_;
+        for (d = 0; d < UTF8_SYNC_WINDOW_ && nominal + d < end; d++) {
+            uint32_t sync = utf8_sync_[data[nominal + d]];
+            if (sync != UTF8_NO_SYNC_) {
+                from[k] = nominal + d + 1;
+                guess[k] = sync;
+                break;
+            }
+        }
+    }
+}
+
+/* One block of every segment, a step of each in turn, so their chains of steps overlap. */
+UTF8_INLINE_ void utf8_lockstep_(utf8_state_ *st, const uint8_t *data, const size_t *from, size_t off)
+{
+    size_t i;
+    utf8_state_ s0 = st[0];
+    const uint8_t *q0 = data + from[0] + off;
+#if UTF8_SEGMENTS > 1
+    utf8_state_ s1 = st[1];
+    const uint8_t *q1 = data + from[1] + off;
+#endif
+#if UTF8_SEGMENTS > 2
+    utf8_state_ s2 = st[2];
+    const uint8_t *q2 = data + from[2] + off;
+#endif
+#if UTF8_SEGMENTS > 3
+    utf8_state_ s3 = st[3];
+    const uint8_t *q3 = data + from[3] + off;
+#endif
+#if UTF8_SEGMENTS > 4
+    utf8_state_ s4 = st[4];
+    const uint8_t *q4 = data + from[4] + off;
+#endif
+#if UTF8_SEGMENTS > 5
+    utf8_state_ s5 = st[5];
+    const uint8_t *q5 = data + from[5] + off;
+#endif
+#if UTF8_SEGMENTS > 6
+    utf8_state_ s6 = st[6];
+    const uint8_t *q6 = data + from[6] + off;
+#endif
+#if UTF8_SEGMENTS > 7
+    utf8_state_ s7 = st[7];
+    const uint8_t *q7 = data + from[7] + off;
+#endif
+    for (i = 0; i < UTF8_BLOCK; i += UTF8_UNIT_) {
+        s0 = utf8_step_at_(s0, q0 + i);
+#if UTF8_SEGMENTS > 1
+        s1 = utf8_step_at_(s1, q1 + i);
+#endif
+#if UTF8_SEGMENTS > 2
+        s2 = utf8_step_at_(s2, q2 + i);
+#endif
+#if UTF8_SEGMENTS > 3
+        s3 = utf8_step_at_(s3, q3 + i);
+#endif
+#if UTF8_SEGMENTS > 4
+        s4 = utf8_step_at_(s4, q4 + i);
+#endif
+#if UTF8_SEGMENTS > 5
+        s5 = utf8_step_at_(s5, q5 + i);
+#endif
+#if UTF8_SEGMENTS > 6
+        s6 = utf8_step_at_(s6, q6 + i);
+#endif
+#if UTF8_SEGMENTS > 7
+        s7 = utf8_step_at_(s7, q7 + i);
+#endif
+    }
+    st[0] = s0;
+#if UTF8_SEGMENTS > 1
+    st[1] = s1;
+#endif
+#if UTF8_SEGMENTS > 2
+    st[2] = s2;
+#endif
+#if UTF8_SEGMENTS > 3
+    st[3] = s3;
+#endif
+#if UTF8_SEGMENTS > 4
+    st[4] = s4;
+#endif
+#if UTF8_SEGMENTS > 5
+    st[5] = s5;
+#endif
+#if UTF8_SEGMENTS > 6
+    st[6] = s6;
+#endif
+#if UTF8_SEGMENTS > 7
+    st[7] = s7;
+#endif
+}
+
+/*
+ * Long inputs: UTF8_SEGMENTS segments run side by side, so that each chain of steps waits less
+ * (Mytkowicz, Musuvathi and Schulte, "Data-parallel finite-state machines", ASPLOS 2014).  A
+ * segment other than the first starts from the state a synchronizing byte gives, or from a
+ * guess.  Joining them in order checks each start against the state the segment before really
+ * ended in; a segment that started wrong runs again from the true state only until the two runs
+ * meet at one of its checkpoints (from there on they are the same), so the result is exact.
+ */
+static uint32_t utf8_segments_(uint32_t start, const uint8_t *data, size_t len, size_t *stop, uint32_t *last,
+                                   int simd)
+{
+    size_t from[UTF8_SEGMENTS + 1];
+    uint32_t guess[UTF8_SEGMENTS];
+    utf8_state_ st[UTF8_SEGMENTS], saved[UTF8_SEGMENTS];
+    size_t dead_block[UTF8_SEGMENTS]; /* the block each segment died in, or SIZE_MAX */
+    uint32_t dead_from[UTF8_SEGMENTS]; /* the state at that block's start */
+    uint32_t check[UTF8_SEGMENTS][UTF8_CHECKS_]; /* check[k][c]: the state after (c + 1) * spacing blocks */
+    size_t blocks, spacing, block, k;
+    uint32_t truth = start;
+
+    utf8_bounds_(data, len, start, from, guess);
+    blocks = (from[1] - from[0]) / UTF8_BLOCK;
+    for (k = 1; k < UTF8_SEGMENTS; k++)
+        if ((from[k + 1] - from[k]) / UTF8_BLOCK < blocks)
+            blocks = (from[k + 1] - from[k]) / UTF8_BLOCK;
+    spacing = blocks / UTF8_CHECKS_ + 1;
+    for (k = 0; k < UTF8_SEGMENTS; k++) {
+        st[k] = guess[k];
+        dead_block[k] = SIZE_MAX;
+        dead_from[k] = UTF8_DEAD;
+    }
+    for (block = 0; block < blocks; block++) {
+        size_t off = block * UTF8_BLOCK;
+        bool skip = true;
+        for (k = 0; k < UTF8_SEGMENTS; k++) {
+            saved[k] = st[k];
+            skip = skip && utf8_skip_(utf8_norm_(st[k]), data + from[k] + off, UTF8_BLOCK, simd) != 0;
+        }
+        if (!skip)
+            utf8_lockstep_(st, data, from, off);
+        for (k = 0; k < UTF8_SEGMENTS; k++) {
+            if (utf8_norm_(st[k]) == UTF8_DEAD && dead_block[k] == SIZE_MAX) {
+                dead_block[k] = block;
+                dead_from[k] = utf8_norm_(saved[k]);
+            }
+            if ((block + 1) % spacing == 0)
+                check[k][(block + 1) / spacing - 1] = utf8_norm_(st[k]);
+        }
+        if (dead_block[0] != SIZE_MAX) /* the first segment is exact: its error comes first */
+            break;
+    }
+    for (k = 0; k < UTF8_SEGMENTS; k++) {
+        const uint8_t *segment = data + from[k];
+        size_t length = from[k + 1] - from[k], done = blocks * UTF8_BLOCK, at, c;
+        uint32_t state = utf8_norm_(st[k]), reached;
+        if (truth != guess[k]) { /* started wrong: run again from the truth until the runs meet */
+            state = truth;
+            done = 0;
+            for (c = 1; c * spacing <= blocks; c++) {
+                reached = utf8_run_(state, segment + done, c * spacing * UTF8_BLOCK - done, &at, last, simd);
+                if (reached == UTF8_DEAD) {
+                    *stop = from[k] + done + at;
+                    return UTF8_DEAD;
+                }
+                state = reached;
+                done = c * spacing * UTF8_BLOCK;
+                if (state == check[k][c - 1])
+                    break;
+            }
+            if (c * spacing <= blocks) { /* they met: the first run holds from there on */
+                state = utf8_norm_(st[k]);
+                done = blocks * UTF8_BLOCK;
+            } else {
+                dead_block[k] = SIZE_MAX; /* a death of the first run came from the wrong start */
+            }
+        }
+        if (dead_block[k] != SIZE_MAX) {
+            reached = utf8_locate_(dead_from[k], segment + dead_block[k] * UTF8_BLOCK, &at, last);
+            *stop = from[k] + dead_block[k] * UTF8_BLOCK + at;
+            return reached;
+        }
+        reached = utf8_run_(state, segment + done, length - done, &at, last, simd);
+        if (reached == UTF8_DEAD) {
+            *stop = from[k] + done + at;
+            return UTF8_DEAD;
+        }
+        truth = reached;
+    }
+    *stop = len;
+    *last = truth;
+    return truth;
+}
+#endif
+
+/*
+ * Runs the automaton from state start (as held) over data[0..len) and returns the state reached;
+ * when that is the dead state, *stop is the offset of the byte that led there and *last the state
+ * before it.  On x86 with AVX2 and BMI2 (checked at run time) the SIMD instance runs.
+ */
+static uint32_t utf8_scan_(uint32_t start, const uint8_t *data, size_t len, size_t *stop, uint32_t *last)
+{
+    int simd = 0;
+#ifdef UTF8_X86_
+    simd = len >= 64 && utf8_have_simd_();
+#endif
+#if UTF8_SEGMENTS > 1
+    if (len >= (size_t)UTF8_SEGMENTS * UTF8_MIN_SEGMENT)
+        return utf8_segments_(start, data, len, stop, last, simd);
+#endif
+    return utf8_run_(start, data, len, stop, last, simd);
 }
 
 bool utf8_is_valid(const void *data, size_t len)
@@ -300,8 +918,30 @@ size_t utf8_stream_expected(const utf8_stream *s, utf8_range *out, size_t cap)
 #undef UTF8_C9
 #undef UTF8_C10
 #undef UTF8_C11
+#undef UTF8_PAIRS_C0
+#undef UTF8_PAIRS_C1
+#undef UTF8_PAIRS_C2
+#undef UTF8_PAIRS_C3
+#undef UTF8_PAIRS_C4
+#undef UTF8_PAIRS_C5
+#undef UTF8_PAIRS_C6
+#undef UTF8_PAIRS_C7
+#undef UTF8_PAIRS_C8
+#undef UTF8_PAIRS_C9
+#undef UTF8_PAIRS_C10
+#undef UTF8_PAIRS_C11
+#undef UTF8_SEGMENTS
+#undef UTF8_MIN_SEGMENT
+#undef UTF8_X86_
+#undef UTF8_TARGET_
+#undef UTF8_INLINE_
+#undef UTF8_BLOCK
+#undef UTF8_UNIT_
 #undef UTF8_START
 #undef UTF8_DEAD
-#undef UTF8_BLOCK
-#undef UTF8_ASCII
+#undef UTF8_GUESS_
+#undef UTF8_NO_SYNC_
+#undef UTF8_SYNC_WINDOW_
+#undef UTF8_CHECKS_
 #undef UTF8_ACCEPT
+#undef UTF8_LITTLE_

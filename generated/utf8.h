@@ -36,6 +36,7 @@
  *     size_t count = utf8_stream_expected(&s, ranges, UTF8_MAX_RANGES);
  *
  * `data` may point to any bytes (char, unsigned char, uint8_t); it may be NULL when `len` is 0.
+ * Settings for speed (UTF8_SEGMENTS, UTF8_MIN_SEGMENT, UTF8_NO_SIMD) are described at the top of utf8.c.
  */
 
 /*

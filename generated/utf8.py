@@ -63,6 +63,7 @@ The DFA (9 states including the dead state 0, start 1, 12 byte classes;
       8:  0  4  0  0  0  0  0  0  0  0  0  0   ; after %xF4: expects %x80-8F (UTF8-4 alternative 3, element 2)
 """
 import re as _re
+from codecs import utf_8_decode as _utf_8_decode
 
 __all__ = ["is_valid", "first_error", "Validator", "expected_bytes"]
 
@@ -102,17 +103,18 @@ TRANSITIONS = (
 
 # Skip patterns: in these states, one possessive regular expression consumes every stretch of
 # input that leaves the state and comes back to it, so the re engine runs it in C.  Each is
-# derived from TRANSITIONS; the table loop below remains the reference.
+# derived from TRANSITIONS, one alternative a line with the grammar rules that read its first
+# byte; the table loop below remains the reference.
 _SKIP = {
     1: _re.compile(rb"""(?:
-          [\x00-\x7f]++                                 # UTF8-1 alternative 1
-        | [\xc2-\xdf][\x80-\xbf]                        # UTF8-2 alternative 1
-        | \xe0[\xa0-\xbf][\x80-\xbf]                    # UTF8-3 alternative 1
-        | [\xe1-\xec\xee-\xef][\x80-\xbf][\x80-\xbf]    # UTF8-3 alternatives 2, 4
-        | \xed[\x80-\x9f][\x80-\xbf]                    # UTF8-3 alternative 3
-        | \xf0[\x90-\xbf][\x80-\xbf][\x80-\xbf]         # UTF8-4 alternative 1
-        | [\xf1-\xf3][\x80-\xbf][\x80-\xbf][\x80-\xbf]  # UTF8-4 alternative 2
-        | \xf4[\x80-\x8f][\x80-\xbf][\x80-\xbf]         # UTF8-4 alternative 3
+          [\x00-\x7f]++                        # UTF8-1
+        | [\xc2-\xdf] [\x80-\xbf]              # UTF8-2
+        | \xe0 [\xa0-\xbf] [\x80-\xbf]         # UTF8-3, alternative 1
+        | [\xe1-\xec\xee-\xef] [\x80-\xbf]{2}  # UTF8-3, alternatives 2 and 4
+        | \xed [\x80-\x9f] [\x80-\xbf]         # UTF8-3, alternative 3
+        | \xf0 [\x90-\xbf] [\x80-\xbf]{2}      # UTF8-4, alternative 1
+        | [\xf1-\xf3] [\x80-\xbf]{3}           # UTF8-4, alternative 2
+        | \xf4 [\x80-\x8f] [\x80-\xbf]{2}      # UTF8-4, alternative 3
     )*+""", _re.VERBOSE).match,
 }
 
@@ -175,18 +177,31 @@ def expected_bytes(state):
     return merged
 
 
+# The grammar's language is exactly strict UTF-8: abnfc proved it by comparing the DFA with an
+# automaton of the Unicode Standard's well-formed byte sequences (table 3-7), so is_valid asks
+# Python's codec, which decides it in C.  After an error the codec has decoded data[:start],
+# which leaves the DFA in state 1, and the DFA finds the exact offset from there.
 def first_error(data):
     """None if all of ``data`` matches, else the offset where matching fails (see module doc)."""
     data = _as_buffer(data)
-    state, pos, died = _advance(START, data, 0, len(data))
-    if died:
-        return pos
-    return None if state in ACCEPTING else len(data)
+    try:
+        _utf_8_decode(data, "strict", True)
+    except UnicodeDecodeError as error:
+        state, pos, died = _advance(1, data, error.start, len(data))
+        if died:
+            return pos
+        return None if state in ACCEPTING else len(data)
+    return None
 
 
 def is_valid(data):
     """True when all of ``data`` matches."""
-    return first_error(data) is None
+    data = _as_buffer(data)
+    try:
+        _utf_8_decode(data, "strict", True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 class Validator:

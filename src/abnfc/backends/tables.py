@@ -53,6 +53,17 @@ class Header:
         return tuple(printable(line) for line in self.grammar_text.splitlines())
 
 
+@dataclass(frozen=True, order=True)
+class Reading:
+    """A grammar position a state reads at: a terminal of alternative ``alternative`` (0-based)
+    of ``rule``, element ``element``, reading ``ranges``.  From the automaton's provenance."""
+
+    rule: str
+    alternative: int
+    element: int
+    ranges: Ranges
+
+
 @dataclass(frozen=True)
 class State:
     index: int
@@ -61,9 +72,7 @@ class State:
     note: str  # what the state stands for in grammar terms
     expects: Ranges  # the bytes that do not lead to the dead state
     self_loop: Ranges  # the bytes that lead back to this state
-    # The grammar positions the state reads next: (rule, alternative, reads), alternatives
-    # numbered from 1 as in the notes; from the provenance of the DFA before minimization.
-    readers: tuple[tuple[str, int, Ranges], ...] = ()
+    reads: tuple[Reading, ...] = ()  # the grammar positions the state reads at, sorted
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,9 @@ class Tables:
     dead: int
     byte_class: bytes  # 256 entries: the class of each byte
     table_text: tuple[str, ...]  # the readable table, for comments and docstrings
+    # per rule, how many alternatives have a terminal some state reads (a lower bound on the
+    # rule's alternatives: enough to say "alternative 2" only where a rule has several)
+    alternatives: tuple[tuple[str, int], ...] = ()
     # For backends that teach the grammar (``Backend.wants_facts``); None for the others.
     facts: GrammarFacts | None = None
 
@@ -106,21 +118,26 @@ def make_tables(dfa: Dfa, header: Header, exact: Dfa | None = None) -> Tables:
     notes = tuple(note_text(note) for note in found)
     states = tuple(State(s, row, s in dfa.accepting, notes[s],
                          _bytes_where(dfa, row, lambda t: t != dfa.dead),
-                         _bytes_where(dfa, row, lambda t, s=s: t == s),
-                         _readers(found[s].expects))
+                         _bytes_where(dfa, row, lambda t, s=s: t == s), _readings(dfa, s))
                    for s, row in enumerate(dfa.transitions))
+    seen: dict[str, int] = {}
+    for state in states:
+        for reading in state.reads:
+            seen[reading.rule] = max(seen.get(reading.rule, 0), reading.alternative + 1)
     return Tables(header, dfa.classes, states, dfa.start, dfa.dead, class_map(dfa.classes),
-                  (*class_lines(dfa), "", *table_lines(dfa, notes)))
+                  (*class_lines(dfa), "", *table_lines(dfa, notes)), tuple(sorted(seen.items())))
 
 
 def grammar_only(header: Header, facts: GrammarFacts) -> Tables:
     """Tables without an automaton, for a recursive grammar: only backends that do not need
     one (``Backend.needs_automaton`` false) are given these."""
-    return Tables(header, (), (), -1, -1, b"", (), facts)
+    return Tables(header, (), (), -1, -1, b"", (), facts=facts)
 
 
-def _readers(expects) -> tuple[tuple[str, int, Ranges], ...]:
-    return tuple(sorted({(o.rule, o.alternative + 1, o.reads) for o in expects}, key=lambda r: (r[2], r[0], r[1])))
+def _readings(dfa: Dfa, state: int) -> tuple[Reading, ...]:
+    if not dfa.origins:
+        return ()
+    return tuple(sorted({Reading(o.rule, o.alternative, o.element, o.reads) for o in dfa.origins[state]}))
 
 
 def _bytes_where(dfa: Dfa, row: tuple[int, ...], keep) -> Ranges:

@@ -7,6 +7,7 @@ from .runner import runners
 BACKEND = Backend(
     "c", "C99 source and header", lower, render, runners,
     options=(BackendOption("strategy", STRATEGIES, "auto",
-                           "shift: a 64-bit shift DFA (up to 10 states); table: a byte-class map "
-                           "and transition table, for any size and for 32-bit targets; auto "
-                           "(default): shift when it fits"),))
+                           "pairs: a shift DFA stepping two bytes at a time through a 64 KiB pair "
+                           "table (up to 10 states); shift: the same one byte at a time, 2 KiB of "
+                           "tables; table: a byte-class map and transition table, for any size and "
+                           "for 32-bit targets; auto (default): the first of these that fits"),))

@@ -1,57 +1,81 @@
-"""Neutral tables -> the C plan: the strategy, and every table and literal as C text.
+"""Neutral tables -> the C plan: the strategy, the speed settings, every table and literal as C text.
 
-Two strategies:
+Three strategies (``--c-strategy``), each one loop over the bytes with the same shape:
 
-- ``shift`` (an automaton of at most 10 states): a *shift DFA*.  Each byte's row packs every
-  state's successor into one ``uint64_t`` as 6-bit shift amounts, so a step is one load and one
-  shift, with no table lookup waiting on the one before.
-- ``table``: a byte-class map and a transition table with the narrowest state type; it needs
-  no 64-bit arithmetic, so it suits small and 32-bit targets.
+- ``pairs`` (at most 10 states, at most 256 pair functions): a *shift DFA* that steps two bytes at
+  a time.  A 64 KiB table gives the number of each byte pair's transition function and that
+  function's row packs every state's successor as 6-bit shift amounts, so two bytes cost two
+  loads and one shift, and the loop carries one shift per two bytes.
+- ``shift`` (at most 10 states): the same rows one byte at a time (2 KiB of tables).
+- ``table``: a byte-class map and a transition table of premultiplied state numbers (state s is
+  held as s times the number of classes, so a step is one add and one load), in the narrowest
+  type; no 64-bit arithmetic, for small and 32-bit targets and for automata of any size.
 
-``auto`` picks ``shift`` when the automaton fits.  A state whose self-loop covers every ASCII
-byte gets 64-byte ASCII blocks skipped at once, in either strategy.  All C syntax (literal
-suffixes, types, macro names) is decided here; the templates only place it.
+``auto`` picks the first that fits, except for a finite language (no cycle through live states):
+every input then stops within a few bytes, so ``auto`` gives it the plain loop of ``shift`` or
+``table`` and none of what follows.  Every strategy shares the rest (see ``analysis``): long
+inputs run in segments side by side, their boundaries put after synchronizing bytes and checked;
+blocks of 64 bytes are skipped in states whose self-loop covers them (SIMD tests chosen at run
+time on x86, a word test elsewhere); accelerated states find the end of their runs with SIMD.
+The number of segments per strategy was chosen by measurement: the ``table`` loop waits for a
+load each byte, so four segments side by side ran 3x as fast as one; ``shift`` and ``pairs``
+wait for one shift per step and keep the load units busy with one segment (2, 4 and 8 segments
+were no faster, 8 slower: the states no longer fit in registers).
+
+All C syntax (literal suffixes, types, macro names) is decided here; the templates only place it.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ...errors import AbnfError, printable
+from ...charset import format_hex
+from ...errors import AbnfError, InvariantError, printable
 from ..tables import Tables
+from .analysis import Speed, analyse
+from .literals import ByteLine, Row, RowMacro, byte_lines, cells, chunks, comment_safe, hex64, hex_cells, uint_type
 
 SHIFT_BITS = 6
 MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a uint64 row
-BLOCK = 64  # bytes checked at once for all-ASCII blocks
-BYTES_PER_LINE = 16
-STRATEGIES = ("auto", "shift", "table")
+STRATEGIES = ("auto", "pairs", "shift", "table")
+SEGMENTS = {"pairs": 1, "shift": 1, "table": 4}  # default number of segments, measured
+MAX_SEGMENTS = 8
+MIN_SEGMENT = 4096  # bytes; shorter inputs run in one piece
+SYNC_WINDOW = 16  # bytes searched for a synchronizing byte at each segment boundary
+CHECKPOINTS = 16  # states kept per segment to find where a re-run meets the first run
+BLOCK = 64  # bytes run with no check per byte, and skipped at once
+
+__all__ = ["STRATEGIES", "CPlan", "comment_safe", "lower"]
 
 
 @dataclass(frozen=True)
-class ByteLine:
-    label: str  # "80-8F"
-    cells: str  # "C1, C1, ..." or " 1,  1, ..."
+class SkipC:
+    """A self-loop set, with the tables of its SIMD test as C text."""
+
+    number: int  # 1-based; 0 in the per-state table means none
+    state: int
+    held: str  # the state as held
+    kind: str  # "high", "shufti" or "truffle"
+    low: str
+    high: str
+    ranges: str
+    accelerated: bool
+    per_byte: bool  # its per-byte test is used (a "high" block test needs none)
 
 
 @dataclass(frozen=True)
-class Row:
-    cells: str  # " 0,  2,  4"
-    note: str
-
-
-@dataclass(frozen=True)
-class RowMacro:
-    name: str  # UTF8_C3
-    padded: str  # the name padded to the longest one, for alignment
-    value: str  # UINT64_C(0x...)
-    comment: str  # class 3: A0-BF
+class PairMacro:
+    name: str
+    lines: tuple[str, ...]  # 256 pair numbers, one per first byte, as string literals of \x escapes
 
 
 @dataclass(frozen=True)
 class CPlan:
     prefix: str  # identifier prefix and file stem
     macro: str  # macro prefix
-    strategy: str  # "shift" or "table"
+    strategy: str  # "pairs", "shift" or "table"
+    plain: bool  # a finite language under "auto": one byte loop, nothing to run faster
+    life: int  # plain: the most bytes an input stays alive (else -1)
     num_states: int
     num_classes: int
     start_state: int
@@ -63,17 +87,20 @@ class CPlan:
     grammar_lines: tuple[str, ...]
     table_lines: tuple[str, ...]
     # the automaton, as C text
-    byte_lines: tuple[ByteLine, ...]  # per byte: its row macro (shift) or class number (table)
-    row_macros: tuple[RowMacro, ...]  # shift only
-    state_type: str  # the narrowest type holding a state (table)
+    byte_lines: tuple[ByteLine, ...]  # per byte: its row macro (shift, pairs) or class (table)
+    row_macros: tuple[RowMacro, ...]  # shift and pairs
+    pair_rows: tuple[RowMacro, ...]  # pairs: one row per pair function
+    pair_macros: tuple[PairMacro, ...]  # pairs: the pair numbers for each class of second byte, as strings
+    pair_lines: tuple[ByteLine, ...]  # pairs: per second byte, its pair macro
+    state_type: str  # table: the narrowest type holding a state as held
     next_header: str
     next_rows: tuple[Row, ...]  # table only
     accepting_cells: tuple[str, ...]  # table only
-    accept_mask: str  # shift only
+    accept_mask: str  # shift and pairs
     accepting_list: str
     start: str  # how the start state is held
     dead: str
-    ascii_state: str | None  # how the ASCII self-loop state is held, if there is one
+    guess: str  # the state a segment starts in without a synchronizing byte, as held
     state_unit: str  # state s is held as s times this
     shift_mask: str
     initial_error: str  # the stream's error before any input
@@ -81,24 +108,64 @@ class CPlan:
     expect_hi: str
     expect_first: str  # index of each state's first range; one more entry at the end
     max_ranges: int
+    # speed
+    block: int
+    segments: int  # default number of segments
+    min_segment: int
+    sync_window: int
+    checkpoints: int
+    chains: tuple[int, ...]  # 0 .. MAX_SEGMENTS - 1
+    sync_type: str
+    no_sync: str
+    sync_lines: tuple[ByteLine, ...]  # per byte: the state after it, as held, or no_sync
+    skip_sets: tuple[SkipC, ...]
+    skip_of_state: str  # per state: its skip set's number, or 0
+    word_sets: tuple[SkipC, ...]  # the sets that hold every byte 00-7F: words can test them
+    portable_skip: bool  # some can
+    uses_shufti: bool
+    uses_truffle: bool
+    nibble_cells: str  # 32 bytes 0F
+    bit_cells: str  # truffle: 1 << (i & 7) for each of 32 bytes
+    top_cells: str  # truffle: 32 bytes 80
+    single_skip: SkipC | None  # the only set, tested without a branch on the state
+    skip_table: bool  # the per-state table of sets is used (several sets, or acceleration)
+    words_use_table: bool  # ... by the portable code too
+    accel: bool
+    accel_sets: tuple[SkipC, ...]
+    accel_cells: str  # per state: 1 when accelerated
+    simd_from: int  # inputs at least this long run the SIMD instance where the CPU has it
+    word_type: str  # the word of the portable block test
+    word_bytes: int
+    word_mask: str
     private_macros: tuple[str, ...]  # undefined at the end of the source
 
 
 def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
     prefix = options["prefix"]
     macro = prefix.upper()
-    strategy = _strategy(tables, options.get("strategy", "auto"))
-    shift = strategy == "shift"
-    unit = SHIFT_BITS if shift else 1
-    ascii_state = _ascii_state(tables)
+    speed = analyse(tables)
+    wanted = options.get("strategy", "auto")
+    strategy = _strategy(tables, speed, wanted)
+    plain = wanted == "auto" and speed.life is not None
+    if plain:  # a finite language: a byte loop, no pair table
+        strategy = "shift" if tables.num_states <= MAX_SHIFT_STATES else "table"
+    shifting = strategy != "table"
+    unit = SHIFT_BITS if shifting else tables.num_classes
     width = max(len(str(tables.num_classes - 1)), len(str(tables.num_states - 1)))
-    row_macros = _row_macros(tables, macro) if shift else ()
+    row_macros = _row_macros(tables, macro) if shifting else ()
+    pair_rows, pair_macros, pair_lines = _pairs(tables, speed, macro) if strategy == "pairs" else ((), (), ())
     lo, hi, first = _expected_tables(tables)
-    held = _held(unit)
+    skips = () if plain else _skip_sets(speed, unit)
+    largest = (tables.num_states - 1) * unit
+    sync_type = uint_type(largest + 1)
+    word = "uint64_t" if shifting else "uint32_t"
+    word_bytes = 8 if shifting else 4
     return CPlan(
         prefix=prefix,
         macro=macro,
         strategy=strategy,
+        plain=plain,
+        life=speed.life if speed.life is not None else -1,
         num_states=tables.num_states,
         num_classes=tables.num_classes,
         start_state=tables.start,
@@ -108,20 +175,21 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
         start_rule=comment_safe(printable(tables.header.start_rule)),
         grammar_lines=tuple(comment_safe(line) for line in tables.header.grammar_lines),
         table_lines=tuple(comment_safe(line) for line in tables.table_text),
-        byte_lines=_byte_lines([row_macros[c].name for c in tables.byte_class] if shift
-                               else [f"{c:>{width}}" for c in tables.byte_class]),
+        byte_lines=byte_lines([row_macros[c].name for c in tables.byte_class] if shifting
+                              else [f"{c:>{width}}" for c in tables.byte_class]),
         row_macros=row_macros,
-        state_type=_uint_type(tables.num_states),
+        pair_rows=pair_rows,
+        pair_macros=pair_macros,
+        pair_lines=pair_lines,
+        state_type=uint_type(largest),
         next_header="  ".join(f"{c:>{width}}" for c in range(tables.num_classes)),
-        next_rows=tuple(Row(", ".join(f"{t:>{width}}" for t in s.targets),
-                            comment_safe(f"{s.index:>{width}}: {s.note}" if s.note else f"{s.index:>{width}}"))
-                        for s in tables.states),
-        accepting_cells=_chunks(["1" if s.accepting else "0" for s in tables.states], 32),
-        accept_mask=_hex64(sum(1 << (SHIFT_BITS * s) for s in tables.accepting)),
+        next_rows=_next_rows(tables, unit) if not shifting else (),
+        accepting_cells=chunks(["1" if s.accepting else "0" for s in tables.states], 32),
+        accept_mask=hex64(sum(1 << (SHIFT_BITS * s) for s in tables.accepting)),
         accepting_list=", ".join(str(s) for s in tables.accepting) or "none",
-        start=held(tables.start),
-        dead=held(tables.dead),
-        ascii_state=None if ascii_state is None else held(ascii_state),
+        start=f"{tables.start * unit}u",
+        dead=f"{tables.dead * unit}u",
+        guess=f"{speed.guess * unit}u",
         state_unit=f"{unit}u",
         shift_mask=f"{(1 << SHIFT_BITS) - 1}u",
         # An automaton that starts dead matches nothing, not even the empty input: error at 0.
@@ -130,35 +198,61 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
         expect_hi=", ".join(hi) or "0",
         expect_first=", ".join(first),
         max_ranges=max((len(s.expects) for s in tables.states), default=0),
-        private_macros=tuple(m.name for m in row_macros) + tuple(
-            f"{macro}_{name}" for name in ("START", "DEAD", "BLOCK") + ("ASCII",) * (ascii_state is not None)
-            + ("ACCEPT",) * shift),
+        block=BLOCK,
+        segments=SEGMENTS[strategy],
+        min_segment=MIN_SEGMENT,
+        sync_window=SYNC_WINDOW,
+        checkpoints=CHECKPOINTS,
+        chains=tuple(range(MAX_SEGMENTS)),
+        sync_type=sync_type,
+        no_sync=f"{largest + 1}u",
+        sync_lines=byte_lines([str(largest + 1 if target is None else target * unit)
+                               for target in (speed.sync[c] for c in tables.byte_class)]),
+        skip_sets=skips,
+        skip_of_state=", ".join(cells(_skip_numbers(tables, skips))),
+        word_sets=tuple(s for s in skips if s.kind == "high"),
+        portable_skip=any(s.kind == "high" for s in skips),
+        uses_shufti=any(s.kind == "shufti" for s in skips),
+        uses_truffle=any(s.kind == "truffle" for s in skips),
+        nibble_cells=hex_cells([0x0F] * 32),
+        bit_cells=hex_cells([1 << (i & 7) for i in range(32)]),
+        top_cells=hex_cells([0x80] * 32),
+        single_skip=skips[0] if len(skips) == 1 else None,
+        skip_table=len(skips) > 1 or any(s.accelerated for s in skips),
+        words_use_table=len(skips) > 1 and any(s.kind == "high" for s in skips),
+        accel=any(s.accelerated for s in skips),
+        accel_sets=tuple(s for s in skips if s.accelerated),
+        accel_cells=", ".join("1" if any(s.accelerated and s.state == state.index for s in skips) else "0"
+                              for state in tables.states),
+        simd_from=33 if any(s.accelerated for s in skips) else BLOCK,
+        word_type=word,
+        word_bytes=word_bytes,
+        word_mask=f"UINT{word_bytes * 8}_C(0x{'80' * word_bytes})",
+        private_macros=tuple(m.name for m in row_macros) + tuple(m.name for m in pair_macros) + tuple(
+            f"{macro}_{name}" for name in (_PRIVATE_PLAIN if plain else _PRIVATE)
+            + ("ACCEPT",) * shifting + ("LITTLE_",) * (strategy == "pairs")),
     )
 
 
-def _strategy(tables: Tables, wanted: str) -> str:
+# Macros every source defines (the settings included: undefined at the end like the rest).
+_PRIVATE = ("SEGMENTS", "MIN_SEGMENT", "X86_", "TARGET_", "INLINE_", "BLOCK", "UNIT_", "START", "DEAD",
+            "GUESS_", "NO_SYNC_", "SYNC_WINDOW_", "CHECKS_")
+_PRIVATE_PLAIN = ("INLINE_", "START", "DEAD")  # a finite language's source has no settings
+
+
+def _strategy(tables: Tables, speed: Speed, wanted: str) -> str:
     if wanted not in STRATEGIES:
         raise AbnfError.at(None, f"unknown C strategy {wanted!r}; choose from {', '.join(STRATEGIES)}")
     fits = tables.num_states <= MAX_SHIFT_STATES
-    if wanted == "shift" and not fits:
-        raise AbnfError.at(None, f"the shift strategy holds at most {MAX_SHIFT_STATES} states, and "
+    if wanted in ("shift", "pairs") and not fits:
+        raise AbnfError.at(None, f"the {wanted} strategy holds at most {MAX_SHIFT_STATES} states, and "
                                  f"this DFA has {tables.num_states}; use --c-strategy table or auto")
+    if wanted == "pairs" and speed.pairs is None:
+        raise AbnfError.at(None, "the pairs strategy needs at most 256 distinct transition functions "
+                                 "of byte pairs; use --c-strategy shift, table or auto")
     if wanted == "auto":
-        return "shift" if fits else "table"
+        return "pairs" if speed.pairs is not None else "shift" if fits else "table"
     return wanted
-
-
-def _held(unit: int):
-    """How state s is written in C: ``s*unit`` as an unsigned literal."""
-    return lambda state: f"{state * unit}u"
-
-
-def _uint_type(count: int) -> str:
-    return "uint8_t" if count <= 0x100 else "uint16_t" if count <= 0x10000 else "uint32_t"
-
-
-def _hex64(value: int) -> str:
-    return f"UINT64_C(0x{value:016X})"
 
 
 def _row_macros(tables: Tables, macro: str) -> tuple[RowMacro, ...]:
@@ -167,19 +261,53 @@ def _row_macros(tables: Tables, macro: str) -> tuple[RowMacro, ...]:
     width = max(len(name) for name in names)
     rows = []
     for cls, ranges in enumerate(tables.classes):
-        value = sum((SHIFT_BITS * s.targets[cls]) << (SHIFT_BITS * s.index) for s in tables.states)
-        hex_ranges = " ".join(f"{lo:02X}" if lo == hi else f"{lo:02X}-{hi:02X}" for lo, hi in ranges)
-        rows.append(RowMacro(names[cls], f"{names[cls]:<{width}}", _hex64(value), f"class {cls}: {hex_ranges}"))
+        value = _packed(s.targets[cls] for s in tables.states)
+        rows.append(RowMacro(names[cls], f"{names[cls]:<{width}}", hex64(value), f"class {cls}: {format_hex(ranges)}"))
     return tuple(rows)
 
 
-def _ascii_state(tables: Tables) -> int | None:
-    """The start state if every ASCII byte leaves it unchanged, else None."""
-    start = tables.states[tables.start]
-    loops = start.self_loop
-    if tables.start != tables.dead and any(lo == 0 and hi >= 0x7F for lo, hi in loops):
-        return tables.start
-    return None
+def _packed(targets) -> int:
+    return sum((SHIFT_BITS * target) << (SHIFT_BITS * state) for state, target in enumerate(targets))
+
+
+def _pairs(tables: Tables, speed: Speed, macro: str):
+    pairs = speed.pairs
+    if pairs is None:
+        raise InvariantError("the pairs strategy was chosen for an automaton without pair functions")
+    users: dict[int, list[str]] = {}
+    for first, row in enumerate(pairs.of_classes):
+        for second, number in enumerate(row):
+            users.setdefault(number, []).append(f"{first},{second}")
+    rows = tuple(RowMacro(f"{number}", "", hex64(_packed(targets)),
+                          f"pair {number}: class pairs " + " ".join(users[number][:6])
+                          + (f" and {len(users[number]) - 6} more" if len(users[number]) > 6 else ""))
+                 for number, targets in enumerate(pairs.rows))
+    names = [f"{macro}_PAIRS_C{c}" for c in range(tables.num_classes)]
+    macros = []
+    for second in range(tables.num_classes):
+        numbers = [pairs.of_classes[tables.byte_class[first]][second] for first in range(256)]
+        macros.append(PairMacro(names[second], tuple('"' + "".join(f"\\x{n:02X}" for n in numbers[i:i + 32]) + '"'
+                                                     for i in range(0, 256, 32))))
+    lines = byte_lines([names[c] for c in tables.byte_class])
+    return rows, tuple(macros), lines
+
+
+def _next_rows(tables: Tables, unit: int) -> tuple[Row, ...]:
+    width = len(str((tables.num_states - 1) * unit))
+    return tuple(Row(", ".join(f"{t * unit:>{width}}" for t in s.targets),
+                     comment_safe(f"{s.index}: {s.note}" if s.note else f"{s.index}"))
+                 for s in tables.states)
+
+
+def _skip_sets(speed: Speed, unit: int) -> tuple[SkipC, ...]:
+    return tuple(SkipC(number, s.state, f"{s.state * unit}u", s.kind, hex_cells(s.low), hex_cells(s.high),
+                       comment_safe(format_hex(s.ranges)), s.accelerated, s.accelerated or s.kind != "high")
+                 for number, s in enumerate(speed.skip_sets, start=1))
+
+
+def _skip_numbers(tables: Tables, skips: tuple[SkipC, ...]) -> list[int]:
+    by_state = {s.state: s.number for s in skips}
+    return [by_state.get(state.index, 0) for state in tables.states]
 
 
 def _expected_tables(tables: Tables) -> tuple[list[str], list[str], list[str]]:
@@ -193,28 +321,3 @@ def _expected_tables(tables: Tables) -> tuple[list[str], list[str], list[str]]:
             hi.append(f"0x{high:02X}")
     first.append(str(len(lo)))
     return lo, hi, first
-
-
-def _byte_lines(cells: list[str]) -> tuple[ByteLine, ...]:
-    width = max(len(cell) for cell in cells)
-    lines = []
-    for start in range(0, len(cells), BYTES_PER_LINE):
-        end = start + BYTES_PER_LINE - 1
-        lines.append(ByteLine(f"{start:02X}-{end:02X}",
-                              ", ".join(f"{cell.strip():>{width}}" for cell in cells[start:end + 1])))
-    return tuple(lines)
-
-
-def _chunks(cells: list[str], size: int) -> tuple[str, ...]:
-    return tuple(", ".join(cells[i:i + size]) for i in range(0, len(cells), size))
-
-
-def comment_safe(text: str) -> str:
-    """``text`` made safe inside a ``/* */`` comment, kept readable.
-
-    ``*/`` would end the comment early and ``/*`` trips -Wcomment, so a backslash goes between
-    their characters; ``??/`` is the trigraph for a backslash (C99, C++11), so its question marks
-    are split the same way; trailing whitespace goes, so no line ends in a backslash and space.
-    """
-    text = text.replace("*/", "*\\/").replace("/*", "/\\*").replace("??/", "?\\?/")
-    return text.rstrip()
