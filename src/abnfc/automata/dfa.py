@@ -74,6 +74,16 @@ class Dfa:
     def matches(self, data: bytes) -> bool:
         return self.first_error(data) is None
 
+    def trace(self, data: bytes) -> list[int]:
+        """The state before each byte and after the last one or the one the DFA dies on."""
+        states, state, byte_class = [self.start], self.start, self.byte_class
+        for byte in data:
+            state = self.transitions[state][byte_class[byte]]
+            states.append(state)
+            if state == self.dead:
+                break
+        return states
+
 
 def determinize(nfa: Nfa, max_states: int = DEFAULT_MAX_DFA_STATES,
                 max_work: int = DEFAULT_MAX_WORK) -> Dfa:

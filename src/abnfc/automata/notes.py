@@ -159,13 +159,18 @@ def _rule_group_text(rule: str, origins: list[Origin], _) -> str:
 
 def _numbers_text(numbers: list[int]) -> str:
     """``1-4, 6``."""
+    return ", ".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in number_runs(numbers))
+
+
+def number_runs(numbers: list[int]) -> list[tuple[int, int]]:
+    """Sorted ``numbers`` as runs of consecutive ones, (first, last) each: [1, 2, 3, 6] -> (1, 3), (6, 6)."""
     runs: list[list[int]] = []
     for number in numbers:
         if runs and number == runs[-1][1] + 1:
             runs[-1][1] = number
         else:
             runs.append([number, number])
-    return ", ".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in runs)
+    return [(lo, hi) for lo, hi in runs]
 
 
 def _list(texts: list[str], _) -> str:

@@ -77,8 +77,7 @@ def _with_fresh_dead(classes, rows, start: int, accepting: frozenset[int]) -> Df
 
 def shortest_word(dfa: Dfa) -> bytes | None:
     """A shortest (then lexicographically least) input ``dfa`` accepts, or None."""
-    representatives = sorted({dfa.byte_class[byte]: byte for byte in range(255, -1, -1)}.items(),
-                             key=lambda item: item[1])
+    representatives = class_order(dfa)
     parent: dict[int, tuple[int, int] | None] = {dfa.start: None}
     queue = deque([dfa.start])
     while queue:
@@ -119,18 +118,28 @@ def equivalent(a: Dfa, b: Dfa) -> bool:
 
 def class_order(dfa: Dfa) -> list[tuple[int, int]]:
     """(class, least byte) of every class, by least byte: the order words are built in."""
-    return sorted(((cls, ranges[0][0]) for cls, ranges in enumerate(dfa.classes)), key=lambda item: item[1])
+    return _by_least_byte(dfa.classes)
+
+
+def _by_least_byte(classes: tuple[Ranges, ...]) -> list[tuple[int, int]]:
+    return sorted(((cls, ranges[0][0]) for cls, ranges in enumerate(classes)), key=lambda item: item[1])
 
 
 def access_words(dfa: Dfa) -> dict[int, bytes]:
     """The shortest (then least) input reaching each reachable state, the dead state included."""
-    order = class_order(dfa)
-    words = {dfa.start: b""}
-    queue = deque([dfa.start])
+    return shortest_words(dfa.classes, dfa.transitions, dfa.start)
+
+
+def shortest_words(classes: tuple[Ranges, ...], rows, start: int) -> dict[int, bytes]:
+    """The shortest (then least) input reaching each state reachable from ``start``, where
+    ``rows[state][class]`` is the next state (a DFA's transitions, or a product's pair rows)."""
+    order = _by_least_byte(classes)
+    words = {start: b""}
+    queue = deque([start])
     while queue:
         state = queue.popleft()
         for cls, byte in order:
-            following = dfa.transitions[state][cls]
+            following = rows[state][cls]
             if following not in words:
                 words[following] = words[state] + bytes([byte])
                 queue.append(following)
@@ -221,6 +230,6 @@ def bounded(dfa: Dfa, max_length: int) -> Dfa:
     return Dfa(dfa.classes, tuple(rows), 1, accepting, 0)
 
 
-__all__ = ["Pairs", "access_words", "bounded", "class_order", "completions", "count_by_length",
-           "difference", "distinguishing_input", "equivalent", "nearest_live_byte", "pairs", "product",
-           "shortest_word"]
+__all__ = ["Pairs", "access_words", "bounded", "class_order", "completions", "count_by_length", "difference",
+           "distinguishing_input", "equivalent", "nearest_live_byte", "pairs", "product", "shortest_word",
+           "shortest_words"]

@@ -76,13 +76,7 @@ class Classifier:
 
     def states(self, data: bytes) -> list[int]:
         """The state before each byte and after the last (stopping at the dead state)."""
-        states, state = [self.dfa.start], self.dfa.start
-        for byte in data:
-            state = self.dfa.transitions[state][self.dfa.byte_class[byte]]
-            states.append(state)
-            if state == self.dfa.dead:
-                break
-        return states
+        return self.dfa.trace(data)
 
     def range_of(self, byte: int) -> tuple[int, int]:
         for lo, hi in self.dfa.classes[self.dfa.byte_class[byte]]:

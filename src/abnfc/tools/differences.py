@@ -16,11 +16,10 @@ shortest completion on the side that goes on.
 """
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
 from ..automata.dfa import Dfa
-from ..automata.product import completions, count_by_length, difference, distinguishing_input, pairs
+from ..automata.product import completions, count_by_length, difference, distinguishing_input, pairs, shortest_words
 from ..charset import Ranges, normalize
 from ..errors import InvariantError
 
@@ -45,7 +44,7 @@ class Comparison:
 
 def compare(a: Dfa, b: Dfa, count_to: int) -> Comparison:
     together = pairs(a, b)
-    access = _access(together)
+    access = shortest_words(together.classes, together.rows, together.start)  # of each pair
     ends = (completions(a), completions(b))
     keyed: dict[tuple, list[tuple[int, int]]] = {}  # (pair, target, side) -> byte ranges
     found: list[Difference] = _at_the_start(a, b, ends)
@@ -85,16 +84,3 @@ def _at_the_start(a: Dfa, b: Dfa, ends: tuple[dict[int, bytes], dict[int, bytes]
     return [] if example is None else [Difference(only_a, (example,), len(example), ())]
 
 
-def _access(together) -> dict[int, bytes]:
-    """The shortest (then least) input reaching each pair."""
-    order = sorted(((cls, ranges[0][0]) for cls, ranges in enumerate(together.classes)), key=lambda c: c[1])
-    words = {together.start: b""}
-    queue = deque([together.start])
-    while queue:
-        index = queue.popleft()
-        for cls, byte in order:
-            target = together.rows[index][cls]
-            if target not in words:
-                words[target] = words[index] + bytes([byte])
-                queue.append(target)
-    return words

@@ -66,14 +66,7 @@ class DfaProvenance:
         self.start_rule = start_rule
 
     def _states(self, data: bytes) -> list[int]:
-        """The state before each byte, and after the last one or the one the DFA dies on."""
-        states, state = [self.dfa.start], self.dfa.start
-        for byte in data:
-            state = self.dfa.transitions[state][self.dfa.byte_class[byte]]
-            states.append(state)
-            if state == self.dfa.dead:
-                break
-        return states
+        return self.dfa.trace(data)
 
     def _readers(self, state: int, byte: int) -> list[Origin]:
         return [o for o in self.dfa.origins[state] if any(lo <= byte <= hi for lo, hi in o.reads)]

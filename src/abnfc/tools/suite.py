@@ -112,19 +112,12 @@ def _identification(dfa, provenance, suite, access, ids, extra_states) -> None:
     for state in sorted(access, key=lambda s: (len(access[s]), access[s])):
         for middle in _middles(dfa, extra_states):
             word = access[state] + middle
-            reached = _run(dfa, word)
+            reached = dfa.trace(word)[-1]
             for suffix in ids[reached]:
                 data = word + suffix
                 if suite.wants(data):
                     suite.put(data, "identify", f"identifies the state after {hex_text(word)}: "
                               f"{provenance.explain(data)}")
-
-
-def _run(dfa: Dfa, data: bytes) -> int:
-    state = dfa.start
-    for byte in data:
-        state = dfa.transitions[state][dfa.byte_class[byte]]
-    return state
 
 
 def _truncations(provenance, suite) -> None:

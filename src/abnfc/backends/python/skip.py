@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ... import graph
+from ...automata.notes import number_runs
 from ...charset import Ranges, normalize
 from ..tables import Tables
 
@@ -167,13 +168,7 @@ class _Builder:
 
 def _numbers(numbers: list[int]) -> str:
     """``2 and 4``, ``1-11``, ``1, 2 and 5-7``: runs of three or more consecutive numbers as ranges."""
-    runs: list[list[int]] = []
-    for number in numbers:
-        if runs and number == runs[-1][1] + 1:
-            runs[-1][1] = number
-        else:
-            runs.append([number, number])
-    words = [word for lo, hi in runs
+    words = [word for lo, hi in number_runs(numbers)
              for word in ([str(lo)] if lo == hi else [str(lo), str(hi)] if hi == lo + 1 else [f"{lo}-{hi}"])]
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + f" and {words[-1]}"
 
