@@ -1,7 +1,7 @@
 """Benchmark: ``abnfc explain`` on inputs of 1 KB and 10 KB, to show which sizes it handles.
 
 explain runs the interpreter for the verdict, then a memoised top-down search for the tree
-(:mod:`abnfc.tools.derivation`).  For each grammar the table gives the processor time of the
+(:mod:`abnfc.explain.search`).  For each grammar the table gives the processor time of the
 whole explanation (verdict, search, tree; not the printing), the search's steps per byte, and
 the ratio ``t(10 KB) / (10 x t(1 KB))``: 1.0 for linear time, 10 for quadratic.  The
 interpreter alone is timed on the same 10 KB input for comparison (explain does not change it:
@@ -15,11 +15,12 @@ import time
 from pathlib import Path
 
 import abnfc
-from abnfc.build import resolve_grammar
+from abnfc.i18n import ENGLISH, translator
+from abnfc.pipeline import Compilation, Limits, resolve_grammar
 from abnfc.interpret import recognize
-from abnfc.tools import trees
-from abnfc.tools.derivation import Search
-from abnfc.tools.explain import _in_deep_stack, explain
+from abnfc.explain import trees
+from abnfc.explain.explainer import _in_deep_stack, explain
+from abnfc.explain.search import Search
 
 ROOT = Path(__file__).resolve().parents[1]
 EMAIL = (ROOT / "grammars" / "email.abnf").read_text()
@@ -55,7 +56,8 @@ def main() -> None:
         for size in (1_000, 10_000):
             data = make(unit, prefix, suffix, size)
             try:
-                run = lambda d=data, g=resolved: explain("g", g, "in", d, 20_000_000)  # noqa: E731
+                compilation = Compilation(abnfc.load_grammar(text=text), None, Limits(max_work=20_000_000))
+                run = lambda d=data, c=compilation: explain(c, "in", d, translator(ENGLISH))  # noqa: E731
                 times.append(min(timed(run) for _ in range(2)))
             except abnfc.AbnfError:
                 times.append(None)
@@ -66,7 +68,7 @@ def main() -> None:
             print(f"| {name} | {first} | refused at the work limit (--max-work) | — | — | {interpreter:.3f} s |")
             continue
         search = Search(resolved, data, 100_000_000)
-        _in_deep_stack(lambda s=search: trees.tree(s))
+        _in_deep_stack(lambda s=search: trees.tree(s), translator(ENGLISH))
         small, large = times[0] or 0.0, times[1] or 0.0
         print(f"| {name} | {small:.2f} s | {large:.2f} s | {large / (10 * small):.1f} | "
               f"{search.meter.spent / len(data):.0f} | {interpreter:.3f} s |")

@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 import abnfc
-from abnfc.build import resolve_grammar
+from abnfc.pipeline import resolve_grammar
 from abnfc.interpret import recognize
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,7 +14,8 @@ import pytest
 
 import abnfc
 from abnfc import backends
-from abnfc.build import Compiled, Grammar, Limits, generate, load_validators
+from abnfc.frontend.source import Grammar
+from abnfc.pipeline import Compilation, Compiled, Limits, load_validators
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -41,15 +42,21 @@ def compile_text(text: str, start: str | None = None, limits: Limits = Limits(),
     return _compile_text(text, start, limits, setup)
 
 
-@functools.lru_cache(maxsize=4096)
 def _compile_text(text: str, start: str | None, limits: Limits, setup: Setup) -> Compiled:
-    return abnfc.compile_grammar(grammar_from_text(text, setup=setup), start, limits)
+    return compilation_of_text(text, start, limits, setup).compiled
+
+
+@functools.lru_cache(maxsize=4096)
+def compilation_of_text(text: str, start: str | None = None, limits: Limits = Limits(),
+                        setup: Setup = PLAIN) -> Compilation:
+    """The compilation of grammar ``text`` (its stages run once per test run, when first asked)."""
+    return Compilation(grammar_from_text(text, setup=setup), start, limits)
 
 
 def files_for(text: str, language: str, prefix: str = "g", start: str | None = None,
               limits: Limits = Limits(), options: dict | None = None, setup: Setup = PLAIN) -> dict[str, str]:
-    return generate(grammar_from_text(text, setup=setup), compile_text(text, start, limits, setup), [language],
-                    prefix, "test", options={language: options or {}})
+    return compilation_of_text(text, start, limits, setup).files([language], prefix, "test",
+                                                                  options={language: options or {}})
 
 
 def validators(texts: list[str], language: str, limits: Limits = Limits(),
@@ -66,7 +73,7 @@ def validators(texts: list[str], language: str, limits: Limits = Limits(),
 
 def python_module(text: str, start: str | None = None, name: str = "g") -> types.ModuleType:
     """The generated Python validator for grammar ``text``."""
-    files = generate(grammar_from_text(text), compile_text(text, start), ["python"], name, "test")
+    files = compilation_of_text(text, start, Limits(), PLAIN).files(["python"], name, "test")
     [module] = load_validators([files], "python")
     return module  # type: ignore[return-value]
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import abnfc
 from abnfc.automata import dfa, minimize, nfa
-from abnfc.build import DEFAULT_LIMITS, Limits, resolve_grammar
+from abnfc.pipeline import DEFAULT_LIMITS, Limits, resolve_grammar
 from abnfc.errors import AbnfError, LimitError
 from abnfc.interpret import recognize
 

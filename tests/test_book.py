@@ -7,12 +7,12 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from conftest import ROOT, compile_text, grammar_from_text
+from conftest import ROOT, grammar_from_text
 
+from abnfc.pipeline import Compilation
 from abnfc import api
 from abnfc.backends.html.plan import comment_safe, script_safe
 from abnfc.backends.html.runner import validator_source
-from abnfc.build import generate
 from abnfc.cli import main
 from abnfc.errors import AbnfError
 
@@ -83,8 +83,8 @@ def test_utf8_book_lists_who_uses_each_rule_and_what_each_state_expects(pages):
 @pytest.mark.parametrize("name", ["utf8", "uri", "datetime"])
 def test_regular_grammars_get_a_tester_running_the_javascript_backends_validator(name, pages):
     text = (ROOT / "grammars" / f"{name}.abnf").read_text(encoding="utf-8")
-    module = generate(grammar_from_text(text, f"grammars/{name}.abnf"), compile_text(text), ["js"], name,
-                      "test")[f"{name}.mjs"]
+    compilation = Compilation(grammar_from_text(text, f"grammars/{name}.abnf"))
+    module = compilation.files(["js"], name, "test")[f"{name}.mjs"]
     inlined = validator_source(pages[name])
     command = f"abnfc compile grammars/{name}.abnf --lang html --out "
     assert command in inlined  # the header says how the page was made; all else is the same module

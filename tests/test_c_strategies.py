@@ -26,7 +26,7 @@ from test_c import GRAMMARS, UTF8_TEXT, load_vectors, utf8_first_error
 from abnfc.backends import Header, make_tables
 from abnfc.backends.c import analysis, runner
 from abnfc.backends.c.plan import STRATEGIES
-from abnfc.build import load_validators
+from abnfc.pipeline import load_validators
 
 pytestmark = needs_gcc
 FORCED = ["pairs", "shift", "table"]

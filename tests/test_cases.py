@@ -21,7 +21,7 @@ import pytest
 from abnfc import backends, interpret
 from abnfc.errors import AbnfError
 
-from abnfc.build import resolve_grammar
+from abnfc.pipeline import resolve_grammar
 from conftest import LANGUAGES, PLAIN, ROOT, Setup, compile_text, grammar_from_text, validators
 
 CASES_DIR = ROOT / "tests" / "cases"

@@ -244,7 +244,7 @@ def test_prefix_must_name_a_module_and_c_identifiers(workdir, capsys, prefix, pr
                                           ("9lives", "g_9lives"), ("if", "g_if"), ("caf\u00e9", "caf_"),
                                           ("string", "g_string"), ("token", "g_token")])
 def test_default_prefix_comes_from_the_file_stem(stem, prefix):
-    from abnfc.build import default_prefix
+    from abnfc.naming import default_prefix
 
     assert default_prefix(f"grammars/{stem}.abnf") == prefix
 

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from abnfc import build
 from abnfc.cli import main
 
 from conftest import ROOT
@@ -220,10 +219,10 @@ def test_write_is_not_split_by_a_signal(tmp_path):
     script = f"""
 import os, signal
 from pathlib import Path
-from abnfc import build
+from abnfc import writing
 target, seen = Path({str(tmp_path / "f.txt")!r}), []
 signal.signal(signal.SIGTERM, lambda *a: seen.append(target.exists()))
-with build._signals_deferred():
+with writing._signals_deferred():
     os.kill(os.getpid(), signal.SIGTERM)
     target.write_text("done")
     inside = list(seen)

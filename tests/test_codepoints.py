@@ -17,7 +17,8 @@ import abnfc
 from abnfc import interpret
 from abnfc.automata import product
 from abnfc.charset import normalize
-from abnfc.check import InterpreterEngine, check_bytes, choose_engine
+from abnfc.engines import InterpreterEngine, check_bytes, choose_engine
+from abnfc.pipeline import Compilation
 from abnfc.cli import main
 from abnfc.errors import AbnfError
 from abnfc.frontend.parse import parse
@@ -247,7 +248,7 @@ CHECK_GRAMMAR = "r = 1*( %x41-5A / %xA0-D7FF / %x1F600 )\n"
 
 @pytest.mark.parametrize("engine", ["dfa", "interpreter"])
 def test_check_reports_code_points_at_a_character_boundary(engine):
-    chosen = choose_engine(grammar_from_text(CHECK_GRAMMAR), None, engine, abnfc.Limits())
+    chosen = choose_engine(Compilation(grammar_from_text(CHECK_GRAMMAR)), engine)
     report = check_bytes(chosen, "ABé!".encode(), "x").report()
     assert report.splitlines()[0] == ("x: invalid at offset 4: unexpected U+0021 '!'; expected "
                                       "U+0041-005A / U+00A0-D7FF / U+1F600")

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from abnfc.automata.dfa import Dfa
 from abnfc.automata.minimize import canonical, minimize
 from abnfc.automata.product import distinguishing_input, equivalent
-from abnfc.build import Limits
+from abnfc.pipeline import Limits
 from abnfc.errors import AbnfError, LimitError
 
 from conftest import compile_text

@@ -12,8 +12,11 @@ import textwrap
 
 import pytest
 
+import abnfc
+
 from abnfc.cli import main
-from abnfc.tools.language import load_language
+from abnfc.crosscheck.language import load_language
+from abnfc.pipeline import Compilation
 
 from conftest import ROOT
 from mutants import table_module, wrong_mutants
@@ -63,7 +66,7 @@ def test_the_generated_python_validator_agrees_with_its_grammar(capsys):
 
 
 def test_every_one_fault_dfa_is_caught(capsys, tmp_path):
-    dfa = load_language("grammars/utf8.abnf").minimal
+    dfa = load_language(Compilation(abnfc.load_grammar("grammars/utf8.abnf"))).minimal
     for number, faulty in enumerate(wrong_mutants(dfa, 6, seed=5)):
         module = tmp_path / f"faulty{number}.py"
         module.write_text(table_module(faulty))

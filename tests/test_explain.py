@@ -11,11 +11,12 @@ import random
 import pytest
 
 import abnfc
-from abnfc.build import compile_grammar, resolve_grammar
+from abnfc.i18n import ENGLISH, translator
+from abnfc.pipeline import Compilation, Limits, resolve_grammar
 from abnfc.cli import main
-from abnfc.tools.derivation import Derivation, Leaf, Search
-from abnfc.tools.explain import _in_deep_stack, explain
-from abnfc.tools.trees import tree as build_tree
+from abnfc.explain.explainer import _in_deep_stack, explain
+from abnfc.explain.search import Derivation, Leaf, Search
+from abnfc.explain.trees import tree as build_tree
 
 from conftest import ROOT, utf8_vectors
 
@@ -37,18 +38,22 @@ def run(capsys, tmp_path, grammar: str, data: bytes, *options: str) -> tuple[int
     return status, captured.out + captured.err
 
 
-@functools.cache
-def resolved_of(grammar: str):
-    return resolve_grammar(abnfc.load_grammar(ROOT / grammar), None)
+ENGLISH_TEXT = translator(ENGLISH)
 
 
 @functools.cache
-def compiled_of(grammar: str):
-    return compile_grammar(abnfc.load_grammar(ROOT / grammar))
+def compilation_of(grammar: str) -> Compilation:
+    return Compilation(abnfc.load_grammar(ROOT / grammar))
 
 
 def explained(grammar: str, data: bytes, steps: bool = False):
-    return explain(grammar, resolved_of(grammar), "input", data, 20_000_000, compiled_of(grammar) if steps else None)
+    return explain(compilation_of(grammar), "input", data, ENGLISH_TEXT, steps=steps)
+
+
+def explained_text(text: str, data: bytes, max_work: int):
+    """The explanation of ``data`` by the grammar ``text``, with a work limit."""
+    return explain(Compilation(abnfc.load_grammar(text=text), None, Limits(max_work=max_work)), "input", data,
+                   ENGLISH_TEXT)
 
 
 def rules(tree: Derivation, depth: int) -> list[tuple[str, int, int, int]]:
@@ -118,7 +123,7 @@ def work_per_byte(grammar: str, inputs: list[bytes]) -> list[float]:
     found = []
     for data in inputs:
         search = Search(resolved, data, 10_000_000)
-        tree = _in_deep_stack(lambda: build_tree(search))
+        tree = _in_deep_stack(lambda: build_tree(search), ENGLISH_TEXT)
         assert tree is not None and tree.end == len(data)
         found.append(search.meter.spent / len(data))
     return found
@@ -162,8 +167,7 @@ def test_unambiguous_grammars_say_nothing_about_ambiguity():
 
 
 def test_ambiguity_inside_a_rule_shows_which_terminals_differ():
-    grammar = abnfc.load_grammar(text='r = *( "a" ) *( "a" )\n')
-    explanation = explain("g", resolve_grammar(grammar, None), "input", b"aa", 1_000_000)
+    explanation = explained_text('r = *( "a" ) *( "a" )\n', b"aa", 1_000_000)
     ambiguity = explanation.ambiguity
     columns = [[leaf.origin.span.column for leaf in tree.walk() if isinstance(leaf, Leaf)]
                for tree in (ambiguity.first, ambiguity.second)]
@@ -171,8 +175,7 @@ def test_ambiguity_inside_a_rule_shows_which_terminals_differ():
 
 
 def test_ambiguity_between_equal_terminals_written_apart():
-    grammar = abnfc.load_grammar(text='r = ( "a" / "a" )\n')
-    ambiguity = explain("g", resolve_grammar(grammar, None), "input", b"a", 1_000_000).ambiguity
+    ambiguity = explained_text('r = ( "a" / "a" )\n', b"a", 1_000_000).ambiguity
     assert ambiguity is not None
     [first], [second] = ([leaf.origin.span.column for leaf in tree.walk() if isinstance(leaf, Leaf)]
                          for tree in (ambiguity.first, ambiguity.second))
@@ -253,7 +256,7 @@ def test_expected_positions_are_the_dfa_states_provenance():
         if explanation.accepted:
             continue
         rejected += 1
-        dfa = compiled_of(grammar).dfa
+        dfa = compilation_of(grammar).dfa
         state = dfa.start
         for byte in data[: explanation.outcome.offset]:
             state = dfa.transitions[state][dfa.byte_class[byte]]
@@ -266,7 +269,7 @@ def test_expected_positions_are_the_dfa_states_provenance():
 def test_steps_follow_the_dfa(capsys, tmp_path):
     data = b"a\xc3\xa4\xed\xa0\x80"
     explanation = explained(UTF8, data, steps=True)
-    minimal, exact = compiled_of(UTF8).minimal, compiled_of(UTF8).dfa
+    minimal, exact = compilation_of(UTF8).minimal, compilation_of(UTF8).dfa
     state, position = minimal.start, exact.start
     assert [step.offset for step in explanation.steps] == [0, 1, 2, 3, 4]  # up to the dead state
     for step in explanation.steps:
@@ -365,9 +368,7 @@ def test_help_has_an_example(capsys):
 def check_explanation(text: str, data: bytes, compiled=None) -> None:
     """The tree covers exactly the accepted input, leaves read each byte once with a terminal
     that reads it, and a rejection's positions are the DFA's (when there is one)."""
-    grammar = abnfc.load_grammar(text=text)
-    resolved = resolve_grammar(grammar, None)
-    explanation = explain("g", resolved, "input", data, 2_000_000)
+    explanation = explained_text(text, data, 2_000_000)
     if explanation.accepted:
         tree = explanation.tree
         assert (tree.start, tree.end, tree.complete) == (0, len(data), True)
@@ -395,7 +396,7 @@ def test_random_grammars(seed):
         text = make(rng)
         try:
             grammar = abnfc.load_grammar(text=text)
-            compiled = compile_grammar(grammar) if regular else None
+            compiled = abnfc.compile_grammar(grammar) if regular else None
         except abnfc.AbnfError:
             continue
         for _ in range(4):

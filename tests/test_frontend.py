@@ -159,7 +159,7 @@ def test_cli_prints_errors_without_traceback_and_exits_2(tmp_path):
 
 
 def test_grammar_file_that_is_not_utf8_is_an_error(tmp_path):
-    from abnfc.build import load
+    from abnfc.frontend.source import load
 
     bad = tmp_path / "latin1.abnf"
     bad.write_bytes(b'r = "a"\n; caf\xe9\n')

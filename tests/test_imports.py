@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 import abnfc
-from abnfc.build import resolve_grammar
+from abnfc.frontend.source import display_path
+from abnfc.pipeline import resolve_grammar
 from abnfc.cli import main
 from abnfc.errors import AbnfError
 
@@ -133,7 +134,7 @@ def test_errors_in_imported_grammars_name_the_imported_file(tmp_path):
     with pytest.raises(AbnfError) as caught:
         resolve_grammar(abnfc.load_grammar(text="r = y\n", name="main.abnf", imports=[library]))
     assert caught.value.diagnostics[0].format().startswith(
-        f"{abnfc.build.display_path(str(library))}:2:5: error: range %x50-40 is empty")
+        f"{display_path(str(library))}:2:5: error: range %x50-40 is empty")
     library.write_text('x = "a" &\n')
     with pytest.raises(AbnfError) as caught:
         abnfc.load_grammar(text="r = x\n", imports=[library])

@@ -19,7 +19,7 @@ import abnfc
 from abnfc.automata import product
 from abnfc.automata.dfa import Dfa
 
-from abnfc.build import load_validators
+from abnfc.pipeline import load_validators
 
 from conftest import ROOT, compile_text, files_for
 

@@ -18,7 +18,7 @@ import pytest
 
 import abnfc
 from abnfc import backends
-from abnfc.build import resolve_grammar
+from abnfc.pipeline import resolve_grammar
 from abnfc.interpret import Recognizer, recognize
 
 from conftest import LANGUAGES, ROOT, compile_text, validators

@@ -32,15 +32,17 @@ from hypothesis import strategies as st
 
 import pytest
 
-from abnfc import backends, check, interpret
+from abnfc import backends, interpret
+from abnfc import engines as check_engines
 from abnfc.automata import minimize, product
-from abnfc.build import Compiled, Grammar, Limits
+from abnfc.frontend.source import Grammar
+from abnfc.pipeline import Compiled, Limits
 from abnfc.errors import LimitError
 from abnfc.frontend.parse import parse
 from abnfc.frontend.resolve import ResolvedGrammar, resolve
 
 sys.path.insert(0, os.path.dirname(__file__))
-from conftest import ROOT, compile_text, grammar_from_text, python_module, validators  # noqa: E402
+from conftest import PLAIN, ROOT, compilation_of_text, compile_text, grammar_from_text, python_module, validators  # noqa: E402
 from grammar_gen import (SMALL, linear_grammar, mutations, random_bytes, random_linear_grammar,  # noqa: E402
                          random_regular_grammar, recursive_grammar, regular_grammar, sample)
 from reference_matcher import matches as reference_matches  # noqa: E402
@@ -226,13 +228,13 @@ class _Trickle:
 
 def _check_command_engines(case: RegularCase, engines: _Engines) -> None:
     """``abnfc check``: both engines, whole or trickled, report the same outcome."""
-    dfa = check.DfaEngine(case.grammar, case.compiled)
-    interpreter = check.InterpreterEngine(case.resolved)
+    dfa = check_engines.DfaEngine(compilation_of_text(case.text, None, LIMITS, PLAIN))
+    interpreter = check_engines.InterpreterEngine(case.resolved)
     for n, data in enumerate(case.inputs[::4]):
         outcomes = {}
         for engine in (dfa, interpreter):
-            outcomes[engine.name] = check.check_bytes(engine, data)
-            outcomes[engine.name + ", trickled"] = check.check_stream(engine, _Trickle(data, 1 + n % 5), "<data>")
+            outcomes[engine.name] = check_engines.check_bytes(engine, data)
+            outcomes[engine.name + ", trickled"] = check_engines.check_stream(engine, _Trickle(data, 1 + n % 5), "<data>")
         reports = {name: outcome.report() for name, outcome in outcomes.items()}
         want = engines.compiled.minimal.first_error(data)
         summary = {name: (o.offset, o.expected) for name, o in outcomes.items()}

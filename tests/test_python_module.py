@@ -11,7 +11,7 @@ from conftest import ROOT, compile_text, decodes, files_for, import_file, python
 
 from abnfc.backends import tables as neutral
 from abnfc.backends.python import idioms, plan, skip
-from abnfc.build import load_validators
+from abnfc.pipeline import load_validators
 
 VALID = ["41", "C2 A9", "E4 BD A0", "F0 9F 98 80", "79", "C3 A4", "C2 AE", "E2 82 AC", "F0 9D 84 9E", ""]
 INVALID = {"C0 80": 0, "ED A0 80": 1, "F5 80 80 80": 0, "E4 BD": 2, "C0 AF": 0, "ED A1 8C ED BE B4": 1}

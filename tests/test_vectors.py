@@ -13,9 +13,10 @@ import abnfc
 from abnfc.automata.identify import identifiers, separating_words
 from abnfc.automata.product import access_words, completions
 from abnfc.cli import main
-from abnfc.tools.language import load_language
-from abnfc.tools.provenance import NoProvenance
-from abnfc.tools.suite import build_suite
+from abnfc.crosscheck.language import load_language
+from abnfc.crosscheck.provenance import NoProvenance
+from abnfc.crosscheck.suite import build_suite
+from abnfc.pipeline import Compilation
 
 from conftest import ROOT, UTF8_GRAMMAR, decodes, utf8_vectors
 from mutants import wrong_mutants
@@ -25,7 +26,7 @@ GRAMMARS = ROOT / "grammars"
 
 @pytest.fixture(scope="module")
 def utf8():
-    language = load_language(str(UTF8_GRAMMAR))
+    language = load_language(Compilation(abnfc.load_grammar(UTF8_GRAMMAR)))
     return language, build_suite(language.minimal, language.provenance, language.accepts)
 
 
@@ -87,7 +88,7 @@ def test_truncations_every_rejected_proper_prefix_of_an_accepted_vector_once(utf
 
 @pytest.mark.parametrize("grammar", ["utf8", pytest.param("datetime", marks=pytest.mark.slow)])
 def test_every_one_fault_dfa_is_told_apart(grammar):
-    language = load_language(str(GRAMMARS / f"{grammar}.abnf"))
+    language = load_language(Compilation(abnfc.load_grammar(GRAMMARS / f"{grammar}.abnf")))
     vectors = build_suite(language.minimal, language.provenance, language.accepts)
     for faulty in wrong_mutants(language.minimal, 150, seed=1):
         assert any(faulty.matches(v.data) != v.valid for v in vectors)
@@ -98,7 +99,7 @@ def test_every_one_fault_dfa_is_told_apart(grammar):
                                                          ("datetime", 0, 400), ("datetime", 1, 100),
                                                          ("uri", 0, 25)])
 def test_every_faulty_dfa_with_up_to_k_more_states_is_told_apart(grammar, extra, count):
-    language = load_language(str(GRAMMARS / f"{grammar}.abnf"))
+    language = load_language(Compilation(abnfc.load_grammar(GRAMMARS / f"{grammar}.abnf")))
     vectors = build_suite(language.minimal, NoProvenance(), language.accepts, extra_states=extra)
     inputs, verdicts = [v.data for v in vectors], [v.valid for v in vectors]
     for faulty in wrong_mutants(language.minimal, count, seed=extra + 7, extra_states=extra):
@@ -170,11 +171,11 @@ def test_a_finite_recursive_language_is_explored_whole(capsys):
 
 
 def load_language_text(text: str, max_length: int):
-    from abnfc.build import from_text
+    from abnfc.frontend.source import from_text
     from abnfc.frontend.resolve import resolve
-    from abnfc.tools.bounded import explore
-    from abnfc.tools.language import Language
-    from abnfc.tools.provenance import InterpreterProvenance
+    from abnfc.crosscheck.bounded import explore
+    from abnfc.crosscheck.language import Language
+    from abnfc.crosscheck.provenance import InterpreterProvenance
     resolved = resolve(from_text(text).ast)
     found = explore(resolved, max_length)
     return Language("<text>", resolved, found.dfa, InterpreterProvenance(resolved), found)

@@ -17,22 +17,11 @@ import os
 from collections.abc import Mapping, Sequence
 
 from . import backends
-from .build import (
-    DEFAULT_LIMITS,
-    Compiled,
-    Grammar,
-    Limits,
-    compile_for,
-    from_text,
-    generate,
-    load,
-    load_validators,
-    resolve_grammar,
-    with_options,
-)
 from .errors import AbnfError
+from .frontend.source import Grammar, from_text, load, with_options
 from .interpret import Verdict
 from .interpret import recognize as _recognize
+from .pipeline import DEFAULT_LIMITS, Compilation, Compiled, Limits, load_validators
 
 GrammarLike = str | os.PathLike | Grammar
 
@@ -56,19 +45,15 @@ def _grammar(grammar: GrammarLike) -> Grammar:
 
 def compile_grammar(grammar: GrammarLike, start: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Compiled:
     """Resolve and compile to a DFA and the minimal DFA; recursive grammars raise AbnfError."""
-    from .build import compile_grammar as compile_loaded
-
-    return compile_loaded(_grammar(grammar), start, limits)
+    return Compilation(_grammar(grammar), start, limits).compiled
 
 
 def generate_files(grammar: GrammarLike, lang: str = "python", *, start: str | None = None,
                    prefix: str | None = None, options: Mapping[str, str] | None = None,
                    limits: Limits = DEFAULT_LIMITS) -> dict[str, str]:
     """The files ``abnfc compile`` would write for one language: file name -> text."""
-    loaded = _grammar(grammar)
-    resolved, compiled = compile_for(loaded, [lang], start, limits)
-    return generate(loaded, compiled, [lang], prefix, "abnfc (Python API)", options={lang: dict(options or {})},
-                    resolved=resolved)
+    compilation = Compilation(_grammar(grammar), start, limits)
+    return compilation.files([lang], prefix, "abnfc (Python API)", options={lang: dict(options or {})})
 
 
 def load_validator(grammar: GrammarLike, lang: str = "python", *, start: str | None = None,
@@ -83,7 +68,7 @@ def load_validator(grammar: GrammarLike, lang: str = "python", *, start: str | N
 def recognize(grammar: GrammarLike, data, start: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Verdict:
     """Match all of ``data`` against the grammar with the interpreter (any grammar).  Raises a
     LimitError once it takes more than ``limits.max_work`` steps beyond 100 a byte."""
-    return _recognize(resolve_grammar(_grammar(grammar), start), data, max_work=limits.max_work)
+    return _recognize(Compilation(_grammar(grammar), start, limits).resolved, data, max_work=limits.max_work)
 
 
 __all__ = [

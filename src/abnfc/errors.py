@@ -8,6 +8,7 @@ quoted as a window around the span, and many diagnostics of one kind are summari
 """
 from __future__ import annotations
 
+import sys
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -172,3 +173,9 @@ class InvariantError(Exception):
     def check(cls, condition: bool, message: str) -> None:
         if not condition:
             raise cls(message)
+
+
+def print_diagnostics(diagnostics: Iterable[Diagnostic]) -> None:
+    """Diagnostics on standard error, those beyond the first few of each kind counted."""
+    for text in summarize(diagnostics):
+        print(text, file=sys.stderr)

@@ -89,3 +89,8 @@ def translate_all(locale: str, messages: Iterable[str]) -> dict[str, str]:
     """Message -> translation, for pages that translate at run time (the book's tester)."""
     _ = translator(locale)
     return {message: _(message) for message in messages}
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 rule``, ``2 rules``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

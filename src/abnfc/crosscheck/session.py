@@ -1,10 +1,10 @@
-"""``abnfc crosscheck``: run another implementation over many inputs and report where it differs.
+"""Cross-checking: run another implementation over many inputs and find where it differs from the grammar.
 
 The inputs (:mod:`.inputs`): the grammar's vectors, every string up to ``--exhaustive`` bytes,
 ``--sample`` random strings one byte longer, and ``--random`` strings generated from the grammar
 with near-misses of them, all seeded by ``--seed`` and streamed in batches of 2^20, so memory
-stays flat.  The implementation runs through a runner (:mod:`.runners`); disagreements are
-grouped by where the languages part and shrunk (:mod:`.classes`); ``--against`` says which
+stays flat.  The implementation runs through a runner (:mod:`.programs`); disagreements are
+grouped by where the languages part and shrunk (:mod:`.disagreements`); ``--against`` says which
 other grammars the implementation agrees with on the same inputs.  Exit status 0: no
 disagreement; 1: disagreements; 2: a usage error, or a program that crashed, hung or printed
 something that is not a verdict.
@@ -12,36 +12,30 @@ something that is not a verdict.
 from __future__ import annotations
 
 import random
-import shlex
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..charset import format_abnf, from_bytes
-from ..errors import AbnfError
-from .classes import Classifier, InterpreterClassifier, Parting
-from .common import add_language_options, language_from_args, nonnegative, positive_seconds
+from .disagreements import Classifier, InterpreterClassifier, Parting
 from .inputs import InputStream, Part, all_strings, random_strings, sampled
 from .language import Language
+from .programs import Fault, Runner
 from .provenance import NoProvenance, hex_text
-from .report import DisagreementClass, Result, text, to_json
-from .runners import ExitStatus, Fault, HexLines, PythonFunction
+from .report import DisagreementClass, Result
 from .suite import build_suite
-
-NAME = "crosscheck"
-HELP = "run another implementation over many inputs and report where it disagrees with the grammar"
-EXAMPLE = ("examples:\n  abnfc crosscheck grammars/utf8.abnf --cmd 'python3 examples/cpython_decode.py'\n"
-           "  abnfc crosscheck grammars/utf8.abnf --python examples/cpython_decode.py:accepts\n"
-           "  abnfc crosscheck grammars/utf8.abnf --cmd './validate {}' --protocol exit\n"
-           "  abnfc crosscheck grammars/utf8.abnf --cmd ./mbrtowc --against grammars/variants/*.abnf")
 
 
 @dataclass(frozen=True)
 class Amounts:
+    """How many inputs of each kind to try (see the module's docstring)."""
+
     exhaustive: int
     sample: int
     random: int
+    seed: int = 0
+    extra_states: int = 0
 
 
 # Defaults per way of running: one process per input is slow, so it gets fewer inputs.
@@ -50,37 +44,6 @@ DEFAULTS = {"hex-lines": Amounts(2, 65_536, 10_000), "python": Amounts(2, 65_536
 MAX_KEPT = 200_000  # disagreements kept for classifying; the others are only counted
 # Shrinking: candidates asked at once, and at most per class.
 SHRINKING = {"hex-lines": (4096, 100_000), "python": (4096, 100_000), "exit": (32, 400)}
-
-
-def add_arguments(parser) -> None:
-    target = parser.add_mutually_exclusive_group(required=True)
-    target.add_argument("--cmd", metavar="'PROGRAM ARGS'", help="the program to check (split as a "
-                        "shell would, but run without a shell)")
-    target.add_argument("--python", metavar="MODULE:FUNCTION", help="a Python function to call on "
-                        "each input (FILE.py:FUNCTION also works); it returns a truth value, or "
-                        "raises to reject")
-    parser.add_argument("--protocol", choices=("hex-lines", "exit"), help="hex-lines (default): one "
-                        "process reads hex lines and prints 1/0, true/false or valid/invalid per "
-                        "line; exit: one process per input, on stdin or in the file named by {}, "
-                        "exit status 0 means accepted")
-    parser.add_argument("--exhaustive", type=nonnegative, metavar="N", help="try every string of up "
-                        "to N bytes (default 2; 1 with --protocol exit)")
-    parser.add_argument("--sample", type=nonnegative, metavar="N", help="and N random strings one byte "
-                        "longer (default 65536; 0 with --protocol exit)")
-    parser.add_argument("--random", type=nonnegative, metavar="N", help="and N strings generated from "
-                        "the grammar, every second one a near-miss (default 10000; 200 with "
-                        "--protocol exit)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
-    parser.add_argument("--extra-states", type=nonnegative, default=0, metavar="K",
-                        help="the vectors tried first detect every wrong DFA with up to K more states")
-    parser.add_argument("--timeout", type=positive_seconds, default=10.0, metavar="SECONDS",
-                        help="how long the program may take to show progress (default 10)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--against", nargs="+", default=[], metavar="FILE",
-                        help="other grammars: say which one the implementation agrees with")
-    parser.add_argument("--progress", action="store_true", help="report progress on standard error "
-                        "(the default when it is a terminal)")
-    add_language_options(parser)
 
 
 class Progress:
@@ -128,41 +91,23 @@ class Cached:
         return [self.known[data] for data in inputs]
 
 
-def _runner(args, progress: Progress):
-    if args.python:
-        if args.protocol:
-            raise AbnfError.at(None, "--protocol applies to --cmd programs, not to --python functions")
-        return PythonFunction(args.python, args.timeout, progress), "python"
-    try:
-        argv = shlex.split(args.cmd)
-    except ValueError as error:
-        raise AbnfError.at(None, f"cannot split --cmd {args.cmd!r}: {error}") from None
-    if not argv:
-        raise AbnfError.at(None, "--cmd is empty")
-    protocol = args.protocol or "hex-lines"
-    runner = ExitStatus(argv, args.timeout, progress) if protocol == "exit" else HexLines(argv, args.timeout, progress)
-    return runner, protocol
-
-
 def _vectors(language: Language, extra_states: int) -> list[bytes]:
     return [v.data for v in build_suite(language.minimal, NoProvenance(), language.accepts, extra_states)]
 
 
-def _inputs(language: Language, others: list[Language], args, defaults: Amounts) -> InputStream:
-    exhaustive = defaults.exhaustive if args.exhaustive is None else args.exhaustive
-    sample = defaults.sample if args.sample is None else args.sample
-    count = defaults.random if args.random is None else args.random
-    parts = [Part("vectors", _vectors(language, args.extra_states))]
+def _inputs(language: Language, others: list[Language], amounts: Amounts) -> InputStream:
+    exhaustive, sample, count, seed = amounts.exhaustive, amounts.sample, amounts.random, amounts.seed
+    parts = [Part("vectors", _vectors(language, amounts.extra_states))]
     if others:
         parts.append(Part("vectors of the --against grammars", [d for other in others for d in _vectors(other, 0)]))
     parts.append(Part(f"strings of up to {exhaustive} {'byte' if exhaustive == 1 else 'bytes'}",
                       all_strings(exhaustive), exhaustive=True))
     if sample:
         parts.append(Part(f"sampled strings of {exhaustive + 1} bytes",
-                          sampled(exhaustive + 1, sample, random.Random(f"sample {args.seed}"))))
+                          sampled(exhaustive + 1, sample, random.Random(f"sample {seed}"))))
     if count:
-        parts.append(Part(f"random strings and near-misses (seed {args.seed})",
-                          random_strings(language.minimal, count, random.Random(f"random {args.seed}"))))
+        parts.append(Part(f"random strings and near-misses (seed {seed})",
+                          random_strings(language.minimal, count, random.Random(f"random {seed}"))))
     return InputStream(parts, exhaustive)
 
 
@@ -175,14 +120,13 @@ class _Tally:
     against: list[int] = field(default_factory=list)  # disagreements with each --against grammar
 
 
-def run(args) -> int:
-    progress = Progress(args.progress or sys.stderr.isatty(), sys.stderr.isatty())
-    language = language_from_args(args)
-    others = [language_from_args(args, path) for path in args.against]
-    runner, kind = _runner(args, progress)
-    label = args.cmd if args.cmd else f"{args.python} (in process)"
+def crosscheck(language: Language, others: list[Language], runner: Runner, kind: str, amounts: Amounts,
+               progress: Progress, label: str) -> Result:
+    """Run the implementation behind ``runner`` over the inputs ``amounts`` asks for and compare
+    its verdicts with the grammar's (and those of the ``others``); a fault of the program (a
+    crash, a hang, an answer that is not a verdict) ends the run and is reported in the result."""
     progress.start("generating inputs")
-    stream = _inputs(language, others, args, DEFAULTS[kind])
+    stream = _inputs(language, others, amounts)
     try:
         tally = _run_all(language, others, stream, runner, progress)
         progress.start("classifying and shrinking")
@@ -191,8 +135,7 @@ def run(args) -> int:
         result = Result(language.path, language.start_name, label, language.describe_bound(), stream.total,
                         tuple(stream.counts), 0, (), 0, (), fault.message, fault.data)
     progress.done()
-    sys.stdout.write(to_json(result) if args.format == "json" else text(result))
-    return result.exit_status
+    return result
 
 
 def _run_all(language: Language, others: list[Language], stream: InputStream, runner, progress: Progress) -> _Tally:

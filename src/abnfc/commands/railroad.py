@@ -8,14 +8,12 @@ prints the one diagram ``--rule`` names.  Labels (``2 times``) are in the langua
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
-from ..build import load, resolve_grammar, write_files
-from ..errors import AbnfError
-from ..grammar_facts import shown_rules
-from ..i18n import LOCALES, choose, translator
-from ..pictures.railroad import diagram_svg
+from ..i18n import plural
+from . import options
 
 NAME = "railroad"
 HELP = "draw a railroad (syntax) diagram of every rule, as SVG"
@@ -23,18 +21,24 @@ EXAMPLE = ("examples:\n  abnfc railroad grammars/utf8.abnf --out diagrams      #
            "  abnfc railroad grammars/uri.abnf --rule IPv4address > ipv4.svg")
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    options.add_grammar(parser)
     parser.add_argument("--rule", action="append", default=[], metavar="RULE",
                         help="draw this rule (repeatable; default: every rule and the core rules they use)")
     parser.add_argument("--out", metavar="DIR", help="write <rule>.svg files into DIR; without it, print "
                         "the diagram of the one --rule")
-    parser.add_argument("--locale", metavar="LOCALE", help=f"language of the labels: {', '.join(LOCALES)} "
-                        "(default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)")
+    options.add_locale(parser, "the labels")
 
 
-def run(args) -> int:
-    grammar = load(args.grammar, args.imports, args.encoding)
-    resolved = resolve_grammar(grammar, args.start)
+def run(args: argparse.Namespace) -> int:
+    from ..errors import AbnfError
+    from ..grammar_facts import shown_rules
+    from ..i18n import choose, translator
+    from ..pictures.railroad import diagram_svg
+    from ..writing import write_files
+
+    compilation = options.compilation(args)
+    grammar, resolved = compilation.grammar, compilation.resolved
     try:
         translate = translator(choose(args.locale))
     except ValueError as error:
@@ -56,5 +60,5 @@ def run(args) -> int:
     for name in written:
         print(f"wrote {os.path.join(args.out, name)}")
     if not written:
-        print(f"{args.out}: up to date, nothing written ({len(files)} files)")
+        print(f"{args.out}: up to date, nothing written ({plural(len(files), 'file')})")
     return 0

@@ -1,4 +1,5 @@
-"""``abnfc check``: validate files of any size against a grammar, with the DFA or the interpreter.
+"""The engines of ``abnfc check``: validate inputs of any size against a grammar, with the DFA or
+the interpreter.
 
 Inputs are read in chunks of 1 MiB and fed to an incremental matcher, so memory does not grow
 with the input.  The DFA engine runs the module the Python backend generates for the grammar,
@@ -22,13 +23,13 @@ import io
 from dataclasses import dataclass
 from typing import BinaryIO, Protocol
 
-from .build import Compiled, Grammar, Limits, compile_grammar, generate, load_validators, resolve_grammar
 from .charset import Ranges, format_abnf, normalize
 from .errors import AbnfError, LimitError, printable
 from .frontend.encoding import UTF8, code_points
 from .frontend.resolve import ResolvedGrammar
 from .frontend.utf8ranges import format_code_points, intersect, led_by
 from .interpret import DEFAULT_MAX_WORK, Recognizer
+from .pipeline import Compilation, load_validators
 
 CHUNK_SIZE = 1 << 20
 CONTEXT = 8  # bytes shown on each side of an error
@@ -132,11 +133,11 @@ class DfaEngine:
 
     name = "dfa"
 
-    def __init__(self, grammar: Grammar, compiled: Compiled):
-        files = generate(grammar, compiled, ["python"], "validator", "abnfc check", automaton=compiled.dfa)
+    def __init__(self, compilation: Compilation):
+        files = compilation.files(["python"], "validator", "abnfc check", which="subset")
         [self.module] = load_validators([files], "python")
-        self.origins = compiled.dfa.origins
-        self.resolved = compiled.resolved
+        self.origins = compilation.dfa.origins
+        self.resolved = compilation.resolved
 
     def session(self) -> Session:
         return _DfaSession(self.module.Validator(), self.origins)
@@ -180,19 +181,17 @@ class _InterpreterSession:
         return verdict.offset, expected_by_rule((e.ranges, e.rule) for e in verdict.expected)
 
 
-def choose_engine(grammar: Grammar, start: str | None, engine: str, limits: Limits) -> Engine:
+def choose_engine(compilation: Compilation, engine: str) -> Engine:
     """``auto``: the DFA when the grammar is regular and fits the limits, else the interpreter."""
-    if engine == "interpreter":
-        return InterpreterEngine(resolve_grammar(grammar, start), limits.max_work)
-    if engine == "dfa":
-        return DfaEngine(grammar, compile_grammar(grammar, start, limits))
-    resolved = resolve_grammar(grammar, start)
-    if not resolved.is_regular:
-        return InterpreterEngine(resolved, limits.max_work)
+    interpreter = InterpreterEngine(compilation.resolved, compilation.limits.max_work)
+    if engine == "interpreter" or (engine == "auto" and not compilation.resolved.is_regular):
+        return interpreter
     try:
-        return DfaEngine(grammar, compile_grammar(grammar, start, limits))
+        return DfaEngine(compilation)
     except LimitError:
-        return InterpreterEngine(resolved, limits.max_work)
+        if engine == "dfa":
+            raise
+        return interpreter
 
 
 def check_stream(engine: Engine, stream: BinaryIO, name: str) -> Outcome:

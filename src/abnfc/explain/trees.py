@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..errors import InvariantError
 from ..frontend import ir
-from .derivation import Choice, Derivation, Leaf, Search
+from .search import Choice, Derivation, Leaf, Search
 
 
 def tree(search: Search) -> Derivation | None:

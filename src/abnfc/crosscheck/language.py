@@ -1,6 +1,6 @@
 """A grammar's language as the tools see it: a minimal DFA, a verdict per input, explanations.
 
-A regular grammar is compiled (:func:`abnfc.build.compile_grammar`): its minimal DFA is the
+A regular grammar is compiled (:class:`abnfc.pipeline.Compilation`): its minimal DFA is the
 exact language, verdicts come from it, and explanations from the DFA before minimization.  A
 recursive grammar has no DFA: verdicts come from the interpreter, which is exact on any input,
 while the automaton the tools derive inputs from is that of its inputs up to a length bound
@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..automata.dfa import Dfa
-from ..build import DEFAULT_LIMITS, Limits, compile_grammar, load, resolve_grammar
 from ..frontend.resolve import ResolvedGrammar
 from ..interpret import recognize
+from ..pipeline import Compilation
 from .bounded import DEFAULT_BUDGET, DEFAULT_MAX_LENGTH, BoundedLanguage, explore
 from .provenance import DfaProvenance, InterpreterProvenance, Provenance
 
@@ -64,16 +64,13 @@ class Language:
                 f"{self.bounded.statement()}, explored through the interpreter")
 
 
-def load_language(path: str, start: str | None = None, limits: Limits = DEFAULT_LIMITS,
-                  max_length: int = DEFAULT_MAX_LENGTH, budget: int = DEFAULT_BUDGET,
-                  imports: Sequence[str] = (), encoding: str | None = None) -> Language:
-    """Load ``path`` (``-`` for standard input, with rules from ``imports`` and terminal values
-    meaning ``encoding``) as a :class:`Language`; AbnfError on bad input."""
-    grammar = load(path, imports, encoding)
-    resolved = resolve_grammar(grammar, start)
+def load_language(compilation: Compilation, max_length: int = DEFAULT_MAX_LENGTH,
+                  budget: int = DEFAULT_BUDGET) -> Language:
+    """The language of ``compilation``'s grammar: exact when it is regular, else explored up to
+    ``max_length`` bytes with at most ``budget`` interpreter runs."""
+    resolved = compilation.resolved
     if resolved.is_regular:
-        compiled = compile_grammar(grammar, start, limits)
-        return Language(grammar.path, resolved, compiled.minimal,
-                        DfaProvenance(compiled.dfa, resolved.start_name))
+        return Language(compilation.grammar.path, resolved, compilation.minimal,
+                        DfaProvenance(compilation.dfa, resolved.start_name))
     found = explore(resolved, max_length, budget)
-    return Language(grammar.path, resolved, found.dfa, InterpreterProvenance(resolved), found)
+    return Language(compilation.grammar.path, resolved, found.dfa, InterpreterProvenance(resolved), found)

@@ -8,12 +8,13 @@ from __future__ import annotations
 import json
 
 from ..frontend.ir import Origin
-from .derivation import Derivation, Leaf
-from .explain import Explanation, Step
-from .explain_text import element_text, expectation_text, show_bytes
+from .model import Explanation, Step
+from .search import Derivation, Leaf
+from .text import TextRenderer
 
 
-def render(explanation: Explanation) -> str:
+def render(explanation: Explanation, text: TextRenderer) -> str:
+    """The JSON document; ``text`` renders the sentences in it (in the reader's language)."""
     outcome = explanation.outcome
     document = {
         "grammar": explanation.grammar,
@@ -21,9 +22,9 @@ def render(explanation: Explanation) -> str:
         "input": explanation.name,
         "size": outcome.size,
         "accepted": explanation.accepted,
-        "tree": _tree(explanation.tree, explanation.data) if explanation.tree else None,
-        "ambiguity": _ambiguity(explanation),
-        "error": _error(explanation),
+        "tree": _tree(explanation.tree, explanation.data, text) if explanation.tree else None,
+        "ambiguity": _ambiguity(explanation, text),
+        "error": _error(explanation, text),
     }
     if explanation.steps is not None:
         document["steps"] = [_step(step) for step in explanation.steps]
@@ -33,18 +34,18 @@ def render(explanation: Explanation) -> str:
     return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
 
 
-def _tree(tree: Derivation, data: bytes) -> dict:
+def _tree(tree: Derivation, data: bytes, text: TextRenderer) -> dict:
     """The tree as nested objects, built without recursion (trees may nest deeply)."""
     root: dict = {}
     stack: list[tuple[Derivation | Leaf, list | None]] = [(tree, None)]
     while stack:
         node, siblings = stack.pop()
         if isinstance(node, Leaf):
-            entry = {"terminal": element_text(node.origin), **_origin(node.origin), "offset": node.offset}
+            entry = {"terminal": text.element_text(node.origin), **_origin(node.origin), "offset": node.offset}
         else:
             entry = {"rule": node.rule, "alternative": node.alternative, "alternatives": node.alternatives,
                      "start": node.start, "end": node.end, "complete": node.complete,
-                     "text": show_bytes(data[node.start: node.end])[1:-1] if node.end - node.start <= 32
+                     "text": text.show_bytes(data[node.start: node.end])[1:-1] if node.end - node.start <= 32
                      else None,
                      "hex": data[node.start: node.end].hex(" "), "children": []}
             stack.extend((child, entry["children"]) for child in reversed(node.children))
@@ -63,24 +64,24 @@ def _origin(origin: Origin) -> dict:
             "column": span.column if span else None}
 
 
-def _ambiguity(explanation: Explanation) -> dict | None:
+def _ambiguity(explanation: Explanation, text: TextRenderer) -> dict | None:
     ambiguity = explanation.ambiguity
     if ambiguity is None:
         return None
     first = ambiguity.first
     return {"rule": first.rule, "start": first.start, "end": first.end,
-            "derivations": [_tree(ambiguity.first, explanation.data), _tree(ambiguity.second, explanation.data)]}
+            "derivations": [_tree(tree, explanation.data, text) for tree in (ambiguity.first, ambiguity.second)]}
 
 
-def _error(explanation: Explanation) -> dict | None:
+def _error(explanation: Explanation, text: TextRenderer) -> dict | None:
     outcome = explanation.outcome
     if outcome.offset is None:
         return None
     at_end = outcome.offset == outcome.size
     return {"offset": outcome.offset, "byte": None if at_end else explanation.data[outcome.offset],
             "context_start": outcome.context_start, "context": outcome.context.hex(" "),
-            "expected": [{**_origin(e.origin), "after": element_text(e.after) if e.after else None,
-                          "message": expectation_text(e)} for e in explanation.expected]}
+            "expected": [{**_origin(e.origin), "after": text.element_text(e.after) if e.after else None,
+                          "message": text.expectation_text(e)} for e in explanation.expected]}
 
 
 def _step(step: Step) -> dict:

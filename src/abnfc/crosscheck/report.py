@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from .classes import Parting
+from .disagreements import Parting
 from .provenance import hex_text
 
 

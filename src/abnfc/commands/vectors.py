@@ -1,19 +1,23 @@
 """``abnfc vectors``: test vectors with expected verdicts and notes, from the grammar's minimal DFA.
 
-The suite (:mod:`.suite`) covers every transition of the minimal DFA with boundary bytes, adds
+The suite (:mod:`abnfc.crosscheck.suite`) covers every transition of the minimal DFA with boundary bytes, adds
 lookalikes and truncations, and tells the DFA apart from every DFA with at most
 ``--extra-states`` more states that accepts a different language.  Recursive grammars get the
-suite of their language up to ``--max-length`` bytes (:mod:`.bounded`), and a statement on
+suite of their language up to ``--max-length`` bytes (:mod:`abnfc.crosscheck.bounded`), and a statement on
 standard error that the coverage is bounded.  TSV has the columns of the UTF-8 conformance file
 (``hex``, ``valid``, ``note``); JSON is a list of objects with those keys.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
-from .common import add_language_options, language_from_args, nonnegative
-from .suite import DEFAULT_MAX_VECTORS, Vector, build_suite
+from . import options
+
+if TYPE_CHECKING:
+    from ..crosscheck.suite import Vector
 
 NAME = "vectors"
 HELP = "test vectors with expected verdicts, derived from the grammar's minimal DFA"
@@ -21,14 +25,19 @@ EXAMPLE = ("examples:\n  abnfc vectors grammars/utf8.abnf > utf8-vectors.tsv\n"
            "  abnfc vectors grammars/utf8.abnf --extra-states 1 --format json")
 
 
-def add_arguments(parser) -> None:
+DEFAULT_MAX_VECTORS = 2_000_000  # as abnfc.crosscheck.suite's (a test checks they agree)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    options.add_grammar(parser)
     parser.add_argument("--format", choices=("tsv", "json"), default="tsv")
-    parser.add_argument("--extra-states", type=nonnegative, default=0, metavar="K",
+    parser.add_argument("--extra-states", type=options.nonnegative, default=0, metavar="K",
                         help="tell the grammar apart from every wrong DFA with up to K more states "
                              "(default 0)")
-    parser.add_argument("--max-vectors", type=nonnegative, default=DEFAULT_MAX_VECTORS, metavar="N",
+    parser.add_argument("--max-vectors", type=options.nonnegative, default=DEFAULT_MAX_VECTORS, metavar="N",
                         help="refuse a suite that could be larger (default %(default)s)")
-    add_language_options(parser)
+    options.add_exploration(parser)
+    options.add_limits(parser)
 
 
 def hex_column(data: bytes) -> str:
@@ -50,8 +59,11 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def run(args) -> int:
-    language = language_from_args(args)
+def run(args: argparse.Namespace) -> int:
+    from ..crosscheck.language import load_language
+    from ..crosscheck.suite import build_suite
+
+    language = load_language(options.compilation(args), args.max_length, args.max_runs)
     if not language.exact:
         print(f"abnfc vectors: {language.describe_bound()}; the vectors' coverage is bounded "
               "accordingly", file=sys.stderr)

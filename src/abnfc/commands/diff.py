@@ -1,22 +1,24 @@
 """``abnfc diff``: compare the languages of two grammars with a product automaton.
 
 Says whether the two accept the same inputs; otherwise lists each distinct difference
-(:mod:`.differences`) with its shortest inputs and the rules on both sides where they part, and
+(:mod:`abnfc.crosscheck.differences`) with its shortest inputs and the rules on both sides where they part, and
 counts the inputs of each length in only one of the languages.  A recursive grammar is compared
-up to a length bound (:mod:`.bounded`), and the output says so.  Exit status 0 when the
+up to a length bound (:mod:`abnfc.crosscheck.bounded`), and the output says so.  Exit status 0 when the
 languages are equal, 1 when they differ, 2 for errors.
 """
 from __future__ import annotations
 
+import argparse
 import sys
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from ..automata.product import bounded
-from ..interpret import recognize
-from .common import add_language_options, language_from_args, nonnegative, positive
-from .differences import Comparison, Difference, compare
-from .language import Language
-from .provenance import byte_text, hex_text
+from . import options
+
+if TYPE_CHECKING:
+    from ..automata.dfa import Dfa
+    from ..crosscheck.differences import Comparison, Difference
+    from ..crosscheck.language import Language
 
 NAME = "diff"
 HELP = "compare the languages of two grammars"
@@ -24,19 +26,24 @@ EXAMPLE = ("examples:\n  abnfc diff grammars/utf8.abnf grammars/variants/wtf8.ab
            "  abnfc diff a.abnf b.abnf --start-b other-rule --count-to 4")
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    options.add_grammar(parser, "GRAMMAR_A")
     parser.add_argument("other", metavar="GRAMMAR_B", help="the grammar to compare with")
     parser.add_argument("--start-b", metavar="RULE", help="start rule of GRAMMAR_B (default: its first)")
-    parser.add_argument("--count-to", type=nonnegative, default=6, metavar="N",
+    parser.add_argument("--count-to", type=options.nonnegative, default=6, metavar="N",
                         help="count the inputs only one side accepts for each length up to N (default 6)")
-    parser.add_argument("--max-shown", type=positive, default=8, metavar="N",
+    parser.add_argument("--max-shown", type=options.positive, default=8, metavar="N",
                         help="differences listed on each side (default 8)")
-    add_language_options(parser)
+    options.add_exploration(parser)
+    options.add_limits(parser)
 
 
-def run(args) -> int:
-    a = language_from_args(args)
-    b = language_from_args(args, args.other, args.start_b)
+def run(args: argparse.Namespace) -> int:
+    from ..crosscheck.differences import compare
+    from ..crosscheck.language import load_language
+
+    a = load_language(options.compilation(args), args.max_length, args.max_runs)
+    b = load_language(options.compilation(args, args.other, args.start_b), args.max_length, args.max_runs)
     dfa_a, dfa_b, bound = _comparable(a, b)
     comparison = compare(dfa_a, dfa_b, args.count_to if bound is None else min(args.count_to, bound))
     if bound is not None:
@@ -55,8 +62,10 @@ def run(args) -> int:
     return 0 if comparison.equal else 1
 
 
-def _comparable(a: Language, b: Language):
+def _comparable(a: Language, b: Language) -> tuple[Dfa, Dfa, int | None]:
     """The two DFAs to compare and the length bound (None: exact)."""
+    from ..automata.product import bounded
+
     if a.exact and b.exact:
         return a.minimal, b.minimal, None
     bound = min(language.bounded.bound for language in (a, b) if language.bounded is not None)
@@ -78,6 +87,8 @@ def _merge_by_exact_failure(comparison: Comparison, a: Language, b: Language) ->
 
 def _failure(language: Language, data: bytes) -> tuple:
     """Where and why ``language`` rejects ``data``, as a key."""
+    from ..interpret import recognize
+
     if language.exact:
         dfa, state = language.minimal, language.minimal.start
         for byte in data:
@@ -105,11 +116,15 @@ def _side(comparison: Comparison, only_in_a: bool, a: Language, b: Language, max
 
 
 def _examples(difference: Difference) -> str:
+    from ..crosscheck.provenance import hex_text
+
     return ", ".join(hex_text(example) for example in difference.examples)
 
 
 def _why(difference: Difference, keeps: Language, refuses: Language, only_in_a: bool) -> str:
     """The rules on both sides where they part."""
+    from ..crosscheck.provenance import byte_text
+
     example, offset = difference.examples[0], difference.offset
     keep_name, refuse_name = ("A", "B") if only_in_a else ("B", "A")
     if offset < 0:  # a bounded comparison: the refusing grammar's own reason

@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from ..errors import AbnfError
 
@@ -41,6 +42,12 @@ VERDICTS = {"1": True, "true": True, "valid": True, "0": False, "false": False, 
 WRITE_CHUNK = 1 << 16
 MAX_PROBES = 40  # processes run to find the input behind a fault
 Progress = Callable[[int, int], None]
+
+
+class Runner(Protocol):
+    """A way of running an implementation: its verdict on each input, in order."""
+
+    def verdicts(self, inputs: Sequence[bytes]) -> list[bool]: ...
 
 
 class Fault(Exception):

@@ -1,0 +1,31 @@
+"""The commands of ``abnfc``: one module each, found through :data:`COMMANDS`.
+
+A command module has ``NAME``, ``HELP`` (one line), ``EXAMPLE`` (the epilog of its help),
+``add_arguments(parser)`` and ``run(args) -> int`` (the exit status).  It declares its own
+arguments, taking shared groups from :mod:`.options`, and imports what it runs only inside
+``run``, so that building the command line stays quick.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+from typing import Protocol, cast
+
+# In the order ``abnfc --help`` lists them.
+COMMANDS = ("compile", "check", "dfa", "lint", "explain", "railroad", "vectors", "crosscheck", "diff")
+
+
+class Command(Protocol):
+    NAME: str
+    HELP: str
+    EXAMPLE: str
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+def command(name: str) -> Command:
+    """The module of command ``name``; KeyError when there is none."""
+    if name not in COMMANDS:
+        raise KeyError(name)
+    return cast(Command, importlib.import_module(f"{__name__}.{name}"))

@@ -1,0 +1,64 @@
+"""``abnfc check``: validate files (or standard input) of any size against a grammar
+(:mod:`abnfc.engines`)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import options
+
+NAME = "check"
+HELP = "validate input files against a grammar"
+EXAMPLE = ("examples:\n  abnfc check grammars/utf8.abnf README.md\n"
+           "  printf 'caf\\xc3\\xa9' | abnfc check grammars/utf8.abnf -\n"
+           "  abnfc check grammars/email.abnf --engine interpreter addresses.txt")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    options.add_grammar(parser)
+    parser.add_argument("inputs", nargs="*", metavar="FILE", help="files to check; - for standard input "
+                        "(the default when it is not a terminal)")
+    parser.add_argument("--engine", choices=("auto", "dfa", "interpreter"), default="auto",
+                        help="auto (default): the DFA when the grammar is regular, else the interpreter")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only invalid inputs")
+    options.add_limits(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..engines import choose_engine
+
+    if not args.inputs and sys.stdin is not None and sys.stdin.isatty():
+        print("abnfc check: no input files, and standard input is a terminal; give files, or "
+              "'-' to read standard input (run 'abnfc check --help')", file=sys.stderr)
+        return 2
+    engine = choose_engine(options.compilation(args), args.engine)
+    status = 0
+    for name in args.inputs or ["-"]:
+        status = max(status, _check_one(engine, name, args.quiet))
+    return status
+
+
+def _check_one(engine, name: str, quiet: bool) -> int:
+    """Check one input: 0 valid, 1 invalid, 2 unreadable or beyond the interpreter's work limit."""
+    from ..engines import check_stream
+    from ..errors import AbnfError
+    from ..interpret import WorkLimitError
+
+    shown = "<stdin>" if name == "-" else name
+    try:
+        if name == "-":
+            if sys.stdin is None:
+                raise AbnfError.at(None, "cannot read <stdin>: it is closed")
+            outcome = check_stream(engine, sys.stdin.buffer, shown)
+        else:
+            with open(name, "rb") as stream:
+                outcome = check_stream(engine, stream, shown)
+    except OSError as error:
+        print(f"abnfc: cannot read {name}: {error.strerror}", file=sys.stderr)
+        return 2
+    except WorkLimitError as error:  # this input is too much for the grammar; go on with the next
+        print(f"{shown}: {error.diagnostics[0].format()}", file=sys.stderr)
+        return 2
+    if not (outcome.matched and quiet):
+        print(outcome.report())
+    return 0 if outcome.matched else 1

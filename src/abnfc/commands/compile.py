@@ -1,0 +1,115 @@
+"""``abnfc compile``: write the validators of a grammar, or say which ones are stale (``--check``).
+
+The files of every language are rendered before any is written (:meth:`Compilation.files`), then
+written atomically and only when changed (:mod:`abnfc.writing`).  Each file's header records the
+command that regenerates it.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+
+from .. import backends
+from ..i18n import plural
+from . import options
+
+NAME = "compile"
+HELP = "generate validators from a grammar"
+EXAMPLE = ("example:\n  abnfc compile grammars/utf8.abnf --out generated\n"
+           "  abnfc compile grammars/utf8.abnf --out generated --check   # exit 1 if stale")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    options.add_grammar(parser)
+    parser.add_argument("--out", default=".", metavar="DIR", help="output folder (default: .)")
+    parser.add_argument("--lang", type=_languages, default=list(backends.DEFAULT_LANGUAGES), metavar="LANGS",
+                        help=f"comma-separated languages, from {', '.join(backends.names())} "
+                             f"(default: {','.join(backends.DEFAULT_LANGUAGES)})")
+    parser.add_argument("--prefix", type=_prefix, metavar="NAME", help="name of the generated files and C "
+                        "identifiers (default: the grammar file's stem)")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 listing every "
+                        "stale or missing file")
+    for language in backends.names():
+        for option in backends.get(language).options:
+            parser.add_argument(f"--{language}-{option.name}", *option.aliases,
+                                dest=_option_dest(language, option.name), choices=option.choices,
+                                default=option.default, help=option.help)
+    options.add_limits(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..errors import print_diagnostics
+    from ..writing import stale_files, write_files
+
+    compilation = options.compilation(args)
+    print_diagnostics(compilation.resolved.warnings)
+    files = compilation.files(args.lang, args.prefix, _regenerate_command(args, compilation.resolved.encoding),
+                              _backend_options(args))
+    if args.check:
+        stale = stale_files(files, args.out)
+        for name in stale:
+            print(f"stale or missing: {os.path.join(args.out, name)}", file=sys.stderr)
+        if not stale:
+            print(f"{args.out}: up to date ({plural(len(files), 'file')})")
+        return 1 if stale else 0
+    written = write_files(files, args.out)
+    for name in written:
+        print(f"wrote {os.path.join(args.out, name)}")
+    if not written:
+        print(f"{args.out}: up to date, nothing written ({plural(len(files), 'file')})")
+    return 0
+
+
+def _languages(text: str) -> list[str]:
+    languages = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [lang for lang in languages if lang not in backends.names()]
+    if unknown or not languages:
+        raise argparse.ArgumentTypeError(f"unknown language {', '.join(unknown) or text!r}; "
+                                         f"choose from {', '.join(backends.names())}")
+    return languages
+
+
+def _prefix(text: str) -> str:
+    from ..naming import prefix_problem
+
+    problem = prefix_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text!r} cannot name the generated files: {problem}")
+    return text
+
+
+def _option_dest(language: str, name: str) -> str:
+    return f"{language}_{name}".replace("-", "_")
+
+
+def _backend_options(args: argparse.Namespace) -> dict[str, dict[str, str]]:
+    chosen: dict[str, dict[str, str]] = {}
+    for language in backends.names():
+        for option in backends.get(language).options:
+            chosen.setdefault(language, {})[option.name] = getattr(args, _option_dest(language, option.name))
+    return chosen
+
+
+def _regenerate_command(args: argparse.Namespace, encoding: str) -> str:
+    """The command line that writes the same files again (it goes into their headers)."""
+    from ..frontend.source import display_path
+
+    words = ["abnfc", "compile", "<stdin>" if args.grammar == "-" else display_path(args.grammar)]
+    for imported in args.imports:
+        words += ["--import", display_path(imported)]
+    if args.encoding or encoding == "utf-8":  # the choice, even when made from the grammar
+        words += ["--encoding", encoding]
+    if args.start:
+        words += ["--start", args.start]
+    if args.prefix:
+        words += ["--prefix", args.prefix]
+    if args.lang != list(backends.DEFAULT_LANGUAGES):
+        words += ["--lang", ",".join(args.lang)]
+    for language, chosen in _backend_options(args).items():
+        for option in backends.get(language).options:
+            if chosen[option.name] != option.default:
+                words += [f"--{language}-{option.name}", chosen[option.name]]
+    words += ["--out", args.out]
+    return shlex.join(words)

@@ -1,0 +1,97 @@
+"""``abnfc crosscheck``: run another implementation over many inputs and report each class of
+disagreement with the grammar, with its shortest witness (:mod:`abnfc.crosscheck.session`).
+
+Exit status 0: no disagreement; 1: disagreements; 2: a usage error, or a program that crashed,
+hung or printed something that is not a verdict.
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from typing import TYPE_CHECKING
+
+from . import options
+
+if TYPE_CHECKING:
+    from ..crosscheck.programs import Runner
+    from ..crosscheck.session import Progress
+
+NAME = "crosscheck"
+HELP = "run another implementation over many inputs and report where it disagrees with the grammar"
+EXAMPLE = ("examples:\n  abnfc crosscheck grammars/utf8.abnf --cmd 'python3 examples/cpython_decode.py'\n"
+           "  abnfc crosscheck grammars/utf8.abnf --python examples/cpython_decode.py:accepts\n"
+           "  abnfc crosscheck grammars/utf8.abnf --cmd './validate {}' --protocol exit\n"
+           "  abnfc crosscheck grammars/utf8.abnf --cmd ./mbrtowc --against grammars/variants/*.abnf")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    options.add_grammar(parser)
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--cmd", metavar="'PROGRAM ARGS'", help="the program to check (split as a "
+                        "shell would, but run without a shell)")
+    target.add_argument("--python", metavar="MODULE:FUNCTION", help="a Python function to call on "
+                        "each input (FILE.py:FUNCTION also works); it returns a truth value, or "
+                        "raises to reject")
+    parser.add_argument("--protocol", choices=("hex-lines", "exit"), help="hex-lines (default): one "
+                        "process reads hex lines and prints 1/0, true/false or valid/invalid per "
+                        "line; exit: one process per input, on stdin or in the file named by {}, "
+                        "exit status 0 means accepted")
+    parser.add_argument("--exhaustive", type=options.nonnegative, metavar="N", help="try every string of up "
+                        "to N bytes (default 2; 1 with --protocol exit)")
+    parser.add_argument("--sample", type=options.nonnegative, metavar="N", help="and N random strings one byte "
+                        "longer (default 65536; 0 with --protocol exit)")
+    parser.add_argument("--random", type=options.nonnegative, metavar="N", help="and N strings generated from "
+                        "the grammar, every second one a near-miss (default 10000; 200 with "
+                        "--protocol exit)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    parser.add_argument("--extra-states", type=options.nonnegative, default=0, metavar="K",
+                        help="the vectors tried first detect every wrong DFA with up to K more states")
+    parser.add_argument("--timeout", type=options.positive_seconds, default=10.0, metavar="SECONDS",
+                        help="how long the program may take to show progress (default 10)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--against", nargs="+", default=[], metavar="FILE",
+                        help="other grammars: say which one the implementation agrees with")
+    parser.add_argument("--progress", action="store_true", help="report progress on standard error "
+                        "(the default when it is a terminal)")
+    options.add_exploration(parser)
+    options.add_limits(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..crosscheck.language import load_language
+    from ..crosscheck.report import text, to_json
+    from ..crosscheck.session import DEFAULTS, Amounts, Progress, crosscheck
+
+    progress = Progress(args.progress or sys.stderr.isatty(), sys.stderr.isatty())
+    language = load_language(options.compilation(args), args.max_length, args.max_runs)
+    others = [load_language(options.compilation(args, path), args.max_length, args.max_runs) for path in args.against]
+    runner, kind = _runner(args, progress)
+    defaults = DEFAULTS[kind]
+    amounts = Amounts(defaults.exhaustive if args.exhaustive is None else args.exhaustive,
+                      defaults.sample if args.sample is None else args.sample,
+                      defaults.random if args.random is None else args.random, args.seed, args.extra_states)
+    label = args.cmd if args.cmd else f"{args.python} (in process)"
+    result = crosscheck(language, others, runner, kind, amounts, progress, label)
+    sys.stdout.write(to_json(result) if args.format == "json" else text(result))
+    return result.exit_status
+
+
+def _runner(args: argparse.Namespace, progress: Progress) -> tuple[Runner, str]:
+    from ..crosscheck.programs import ExitStatus, HexLines, PythonFunction
+    from ..errors import AbnfError
+
+    if args.python:
+        if args.protocol:
+            raise AbnfError.at(None, "--protocol applies to --cmd programs, not to --python functions")
+        return PythonFunction(args.python, args.timeout, progress), "python"
+    try:
+        argv = shlex.split(args.cmd)
+    except ValueError as error:
+        raise AbnfError.at(None, f"cannot split --cmd {args.cmd!r}: {error}") from None
+    if not argv:
+        raise AbnfError.at(None, "--cmd is empty")
+    protocol = args.protocol or "hex-lines"
+    if protocol == "exit":
+        return ExitStatus(argv, args.timeout, progress), protocol
+    return HexLines(argv, args.timeout, progress), protocol

@@ -1,0 +1,42 @@
+"""``abnfc dfa``: print a grammar's minimal DFA (or the DFA before minimization) as a table, JSON,
+Graphviz DOT or SVG."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from . import options
+
+NAME = "dfa"
+HELP = "print a grammar's minimal DFA"
+EXAMPLE = ("examples:\n  abnfc dfa grammars/utf8.abnf --format json\n"
+           "  abnfc dfa grammars/utf8.abnf --format svg > utf8-dfa.svg   # needs Graphviz")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    options.add_grammar(parser)
+    parser.add_argument("--format", choices=("text", "json", "dot", "svg"), default="text",
+                        help="text (default), json, dot (Graphviz DOT) or svg (drawn by Graphviz's dot)")
+    parser.add_argument("--show-dead", action="store_true", help="dot and svg: draw the dead state "
+                        "and the edges into it")
+    parser.add_argument("--no-minimize", dest="minimal", action="store_false",
+                        help="print the DFA from subset construction, before minimization")
+    options.add_limits(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..automata import dump
+    from ..pictures import dot, graphviz
+
+    compilation = options.compilation(args)
+    automaton = compilation.minimal if args.minimal else compilation.dfa
+    if args.format in ("dot", "svg"):
+        drawing = dot.to_dot(automaton, dump.notes_of(automaton, compilation.dfa),
+                             compilation.resolved.start_name, args.show_dead)
+        print(graphviz.render_svg(drawing) if args.format == "svg" else drawing, end="")
+    elif args.format == "json":
+        fields = dump.to_json(automaton).items()
+        print("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in fields) + "\n}")
+    else:
+        print(dump.text(automaton, compilation.dfa), end="")
+    return 0

@@ -1,0 +1,114 @@
+"""Option groups the commands share, declared once: the grammar input (GRAMMAR, ``--start``,
+``--import``, ``--encoding``), the limits, the exploration bound of recursive grammars, the
+output language (``--locale``), and the argument types; and how a command turns them into a
+:class:`~abnfc.pipeline.Compilation`.
+
+Heavy modules (the front end, the automata) are imported only when a command runs, so building
+the command line stays quick.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from ..i18n import LOCALES
+
+if TYPE_CHECKING:
+    from ..pipeline import Compilation, Limits
+
+# The limits' defaults, as in abnfc.pipeline.Limits (a test checks they agree): repeated here so
+# that building the command line does not import the automata.
+DEFAULT_MAX_NFA_STATES = 200_000
+DEFAULT_MAX_DFA_STATES = 20_000
+DEFAULT_MAX_WORK = 20_000_000
+# How far the tools explore a recursive grammar, as in abnfc.crosscheck.bounded (tested likewise).
+DEFAULT_MAX_LENGTH = 4
+DEFAULT_MAX_RUNS = 200_000
+
+
+def nonnegative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (0 or more)")
+    return value
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
+def add_grammar(parser: argparse.ArgumentParser, metavar: str = "GRAMMAR") -> None:
+    """The grammar to read, its start rule, the grammars it imports and its encoding."""
+    parser.add_argument("grammar", metavar=metavar, help="ABNF grammar file ('-': standard input)")
+    parser.add_argument("--start", metavar="RULE", help="start rule (default: the first rule)")
+    parser.add_argument("--import", dest="imports", action="append", default=[], metavar="FILE",
+                        help="a grammar that supplies rules GRAMMAR uses but does not define "
+                             "(repeatable; searched in order)")
+    parser.add_argument("--encoding", choices=("octets", "utf-8"), help="what terminal values mean: "
+                        "octets (bytes) or utf-8 (Unicode code points, matched as their UTF-8 "
+                        "encoding); default: utf-8 when a value the start rule reaches is above %%xFF")
+
+
+def add_limits(parser: argparse.ArgumentParser) -> None:
+    """The limits of every stage and engine (see the README's "Command line")."""
+    parser.add_argument("--max-nfa-states", type=positive, default=DEFAULT_MAX_NFA_STATES, metavar="N",
+                        help="NFA size limit (default %(default)s)")
+    parser.add_argument("--max-dfa-states", type=positive, default=DEFAULT_MAX_DFA_STATES, metavar="N",
+                        help="DFA size limit before minimization (default %(default)s)")
+    parser.add_argument("--max-work", type=positive, default=DEFAULT_MAX_WORK, metavar="N",
+                        help="the work each engine may do (default %(default)s): the steps of the "
+                             "subset construction and of minimization, or the interpreter's and "
+                             "the tree search's steps beyond 100 a byte")
+
+
+def add_exploration(parser: argparse.ArgumentParser) -> None:
+    """How far the tools explore a recursive grammar, which has no DFA."""
+    parser.add_argument("--max-length", type=positive, default=DEFAULT_MAX_LENGTH, metavar="N",
+                        help="recursive grammars only: explore their language up to N bytes "
+                             "through the interpreter (default %(default)s)")
+    parser.add_argument("--max-runs", type=positive, default=DEFAULT_MAX_RUNS, metavar="N",
+                        help="recursive grammars only: interpreter runs the exploration may use "
+                             "(default %(default)s); it stops at the last length that fits")
+
+
+def add_locale(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--locale", metavar="LOCALE", help=f"the language of {what} ({', '.join(LOCALES)}; "
+                        "default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)")
+
+
+def limits(args: argparse.Namespace) -> Limits:
+    """The limits a command was given (the defaults for a command that has no limit options)."""
+    from ..pipeline import DEFAULT_LIMITS, Limits
+
+    if not hasattr(args, "max_work"):
+        return DEFAULT_LIMITS
+    return Limits(args.max_nfa_states, args.max_dfa_states, args.max_work)
+
+
+def compilation(args: argparse.Namespace, path: str | None = None, start: str | None = None) -> Compilation:
+    """The grammar ``path`` (default: the command's GRAMMAR, from its ``--start``) with the
+    command's imports, encoding and limits, ready to run through the stages."""
+    from ..frontend.source import load
+    from ..pipeline import Compilation
+
+    grammar = load(args.grammar if path is None else path, args.imports, args.encoding)
+    return Compilation(grammar, args.start if path is None else start, limits(args))

@@ -1,0 +1,196 @@
+"""How a grammar reads an input, in the grammar's own terms: the :class:`~.model.Explanation`
+that ``abnfc explain`` prints.
+
+For an accepted input, its derivation tree (each rule with the alternative it took, its bytes
+and their offsets), and a second derivation where the grammar is ambiguous for the input.  For a
+rejected input, the tree of the part before the error, and each grammar position that could
+have read the next byte.  With a compilation, the automaton's steps too, one per byte.
+
+The verdict comes from the interpreter (any grammar, recursive ones included, in linear time on
+the grammars of practice); the trees come from a separate top-down search (:mod:`.search`,
+:mod:`.trees`) that only runs when asked, so the interpreter keeps its speed.  The steps come
+from the DFA: state numbers and byte classes of the minimal DFA (as ``abnfc dfa`` prints them),
+and grammar positions from the DFA before minimization, whose states are exactly the sets of
+positions.  :mod:`.text` and :mod:`.json_output` render the result.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TypeVar
+
+from ..automata.dfa import Dfa
+from ..engines import InterpreterEngine, Outcome, check_bytes
+from ..errors import AbnfError, InvariantError
+from ..frontend.ir import Origin
+from ..frontend.resolve import ResolvedGrammar
+from ..i18n import Translate
+from ..pipeline import Compilation
+from . import trees
+from .model import Expected, Explanation, Step
+from .search import Ambiguity, Derivation, Leaf, Search, SearchLimitError
+
+STACK_BYTES = 512 << 20  # the search recurses once per nesting level of the derivation
+RECURSION_LIMIT = 1_000_000
+T = TypeVar("T")
+
+
+def explain(compilation: Compilation, name: str, data: bytes, translate: Translate,
+            steps: bool = False) -> Explanation:
+    """Everything explain shows about ``data``; with ``steps``, the automaton's steps too.
+    ``translate`` gives the messages of errors in the reader's language."""
+    resolved, max_work = compilation.resolved, compilation.limits.max_work
+    outcome = check_bytes(InterpreterEngine(resolved, max_work), data, name)
+    explanation = _in_deep_stack(
+        lambda: _derive(compilation.grammar.path, resolved, name, data, outcome, max_work), translate)
+    if not steps:
+        return explanation
+    found, final = automaton_steps(compilation, data)
+    return replace(explanation, steps=found, final_state=final)
+
+
+def _derive(grammar_path: str, resolved: ResolvedGrammar, name: str, data: bytes, outcome: Outcome,
+            max_work: int) -> Explanation:
+    def explanation(tree: Derivation | None, **more) -> Explanation:
+        return Explanation(grammar_path, resolved.start_name, name, data, outcome, tree, **more)
+
+    if outcome.offset is None:
+        search = Search(resolved, data, max_work)
+        tree = trees.tree(search)
+        _agrees(tree is not None)
+        return explanation(tree, ambiguity=_ambiguity(search, tree))
+    search = Search(resolved, data[: outcome.offset], max_work)
+    tree = trees.open_tree(search)
+    if tree is None:  # the prefix is complete, and nothing can follow it
+        tree = trees.tree(search)
+        _agrees(tree is not None)
+        return explanation(tree)
+    counts = {rule.name: len(search.alternatives(key)) for key, rule in resolved.rules.items()
+              if key in resolved.ir}
+    expected = tuple(Expected(t.origin, _after(t.origin, tree), counts.get(t.origin.rule, 1))
+                     for t in search.expected())
+    shown = tree if tree.end > tree.start else None  # rejected at offset 0: nothing was read
+    return explanation(shown, expected=tuple(sorted(expected, key=_position)))
+
+
+def _agrees(found: bool) -> None:
+    InvariantError.check(found, "the interpreter accepts what the tree search cannot derive")
+
+
+def _ambiguity(search: Search, tree: Derivation | None) -> Ambiguity | None:
+    if search.ambiguity is None or tree is None:
+        return None
+    (key, i, j), choice = search.ambiguity
+    first = trees.rebuild(search, key, i, j, {})
+    second = trees.rebuild(search, key, i, j, {choice: 1})
+    if first is None or second is None or _shape(first) == _shape(second):
+        return None
+    return Ambiguity(first, second)
+
+
+def _shape(tree: Derivation) -> list:
+    """What tells two derivations apart: each node with its depth and its place in the grammar
+    text (origins compare without their spans, so equal terminals written apart would look alike)."""
+    shape: list = []
+    stack: list[tuple[Derivation | Leaf, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, Leaf):
+            shape.append((depth, node.offset, node.origin, node.origin.span))
+        else:
+            shape.append((depth, node.rule, node.alternative, node.start, node.end))
+            stack.extend((child, depth + 1) for child in reversed(node.children))
+    return shape
+
+
+def _after(origin: Origin, tree: Derivation) -> Origin | None:
+    """The position that read the last byte of the tree, if it is the element just before
+    ``origin`` in the same alternative."""
+    leaves = [node for node in tree.walk() if isinstance(node, Leaf)]
+    if not leaves:
+        return None
+    last = max(leaves, key=lambda leaf: leaf.offset).origin
+    if (last.rule, last.alternative) != (origin.rule, origin.alternative):
+        return None
+    return last if last.element == origin.element - 1 else None
+
+
+def _position(expected: Expected):
+    span = expected.origin.span
+    where = (span.source.name, span.line, span.column) if span else ("", 0, 0)
+    return (*where, expected.origin.rule, expected.origin.reads)
+
+
+def automaton_steps(compilation: Compilation, data: bytes) -> tuple[tuple[Step, ...], tuple[int, bool] | None]:
+    """The minimal DFA's steps over ``data`` (up to the byte that leads to the dead state), with
+    the positions of the DFA before minimization, run alongside."""
+    minimal, exact = compilation.minimal, compilation.dfa
+    steps = []
+    state, position = minimal.start, exact.start
+    for offset, byte in enumerate(data):
+        byte_class = minimal.byte_class[byte]
+        following = minimal.transitions[state][byte_class]
+        readers = _readers(exact, position, byte)
+        expected = tuple(sorted(exact.origins[position], key=_origin_order)) if not readers else ()
+        steps.append(Step(offset, byte, byte_class, state, following, readers, expected))
+        state, position = following, exact.transitions[position][exact.byte_class[byte]]
+        if state == minimal.dead:
+            break
+    final = None if state == minimal.dead else (state, state in minimal.accepting)
+    return tuple(steps), final
+
+
+def _readers(dfa: Dfa, state: int, byte: int) -> tuple[Origin, ...]:
+    found = (o for o in dfa.origins[state] if any(lo <= byte <= hi for lo, hi in o.reads))
+    return tuple(sorted(found, key=_origin_order))
+
+
+def _origin_order(origin: Origin):
+    return (origin.rule, origin.alternative, origin.element, origin.reads)
+
+
+def _in_deep_stack(function: Callable[[], T], _: Translate) -> T:
+    """``function()`` in a thread with a large stack and recursion limit: the tree search
+    recurses once per nesting level of the derivation, and a long right-recursive list nests as
+    deep as it is long."""
+    result: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            result["value"] = function()
+        except BaseException as error:  # handed to the caller's thread
+            result["error"] = error
+
+    previous_stack, previous_limit = threading.stack_size(), sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous_limit, RECURSION_LIMIT))
+    try:
+        for stack in (STACK_BYTES, previous_stack):  # the second where address space is limited
+            threading.stack_size(stack)
+            worker = threading.Thread(target=target, name="abnfc-explain", daemon=True)
+            try:
+                worker.start()
+            except RuntimeError:
+                continue
+            worker.join()
+            break
+        else:
+            raise AbnfError.at(None, _("cannot start a thread for the tree search"))
+    finally:
+        threading.stack_size(previous_stack)
+        sys.setrecursionlimit(previous_limit)
+    error = result.get("error")
+    if isinstance(error, SearchLimitError):
+        raise AbnfError.at(None, _("the tree search gave up after {steps:,} steps, more than the work "
+                                   "limit of {limit:,}: explain is meant for inputs of modest size; "
+                                   "raise the limit with --max-work if this is intended").format(
+                                       steps=error.steps, limit=error.limit))
+    if isinstance(error, RecursionError):
+        raise AbnfError.at(None, _("the input's derivation nests too deeply for explain"))
+    if isinstance(error, BaseException):
+        raise error
+    return result["value"]  # type: ignore[return-value]
+
+
+__all__ = ["explain"]

@@ -1,0 +1,219 @@
+"""The text output of ``abnfc explain``: indented trees, two-sided diagnostics, the steps.
+
+A tree prints one line per rule in pre-order, indented by depth, each with its alternative, its
+offsets and its bytes; beyond ``max_nodes`` lines the middle is left out and counted.  A
+grammar position is quoted with the project's diagnostic rendering (:func:`abnfc.errors.quote_span`),
+so carets stay under the element on lines with tabs and wide characters.
+"""
+from __future__ import annotations
+
+from ..charset import format_abnf
+from ..errors import quote_span
+from ..frontend.ir import Origin
+from ..i18n import Translate
+from .model import Expected, Explanation, Step
+from .search import Derivation, Leaf
+
+MAX_SHOWN_BYTES = 32  # bytes shown on a tree line before the rest is left out
+MAX_POSITIONS = 10  # grammar positions quoted for a rejected byte
+MAX_INDENT = 40  # deeper tree lines are indented this far and show their depth
+
+
+class TextRenderer:
+    """Renders explanations in one language: ``translate`` turns each English sentence into the
+    reader's (:mod:`abnfc.i18n`); grammar text, rule names and bytes stay as written."""
+
+    def __init__(self, translate: Translate):
+        self._ = translate
+
+    def render(self, explanation: Explanation, max_nodes: int) -> str:
+        lines = self._summary(explanation)
+        if explanation.tree is not None:
+            lines += self._elide(self.tree_lines(explanation.tree, explanation.data), max_nodes)
+        if explanation.ambiguity is not None:
+            lines += self._ambiguity(explanation, max_nodes)
+        if not explanation.accepted:
+            lines += self._diagnostic(explanation)
+        if explanation.steps is not None:
+            lines += self._steps(explanation)
+        return "\n".join(lines) + "\n"
+
+
+    def _summary(self, explanation: Explanation) -> list[str]:
+        outcome, start = explanation.outcome, explanation.start
+        if outcome.offset is None:
+            return [self._("{name}: valid ({size} bytes), derived from {start}:").format(
+                name=explanation.name, size=outcome.size, start=start)]
+        if outcome.offset == 0:
+            return [self._("{name}: invalid at offset 0").format(name=explanation.name)]
+        return [self._("{name}: invalid at offset {offset}; how {start} reads the bytes before it:").format(
+            name=explanation.name, offset=outcome.offset, start=start)]
+
+
+    def tree_lines(self, tree: Derivation, data: bytes, leaves: bool = False) -> list[str]:
+        """One line per rule (and per terminal, with ``leaves``), indented by depth."""
+        lines = []
+        stack: list[tuple[Derivation | Leaf, int]] = [(tree, 0)]
+        while stack:
+            node, depth = stack.pop()
+            indent = "  " * depth if depth <= MAX_INDENT else "  " * MAX_INDENT + f"[{depth}] "
+            if isinstance(node, Leaf):
+                lines.append(f"{indent}{self.leaf_text(node.origin)}  {self._span(node.offset, node.offset + 1)}  "
+                             f"{self.show_bytes(data[node.offset: node.offset + 1])}")
+                continue
+            lines.append(indent + self.node_text(node, data))
+            children = [child for child in node.children if leaves or isinstance(child, Derivation)]
+            stack.extend((child, depth + 1) for child in reversed(children))
+        return lines
+
+
+    def node_text(self, node: Derivation, data: bytes) -> str:
+        """``UTF8-3 (alternative 2 of 4)  bytes 3-5  "€"``."""
+        alternative = self._(" (alternative {number} of {count})").format(
+            number=node.alternative, count=node.alternatives) if node.alternatives > 1 else ""
+        state = "" if node.complete else self._(", incomplete")
+        shown = self.show_bytes(data[node.start: node.end])
+        return f"{node.rule}{alternative}  {self._span(node.start, node.end)}{state}  {shown}"
+
+
+    def _span(self, start: int, end: int) -> str:
+        if end == start:
+            return self._("empty at {offset}").format(offset=start)
+        if end == start + 1:
+            return self._("byte {offset}").format(offset=start)
+        return self._("bytes {first}-{last}").format(first=start, last=end - 1)
+
+
+    def show_bytes(self, data: bytes) -> str:
+        """The bytes in quotes: characters where they are printable UTF-8, escapes otherwise."""
+        shown = data[:MAX_SHOWN_BYTES]
+        parts, index = [], 0
+        while index < len(shown):
+            for length in range(1, 5):
+                try:
+                    char = shown[index: index + length].decode("utf-8")
+                except UnicodeDecodeError:
+                    continue
+                break
+            else:
+                char, length = "", 1
+            if len(char) == 1 and char.isprintable():
+                parts.append("\\" + char if char in '"\\' else char)
+                index += length
+            else:
+                parts.append(f"\\x{shown[index]:02x}")
+                index += 1
+        more = self._(" ... ({count} bytes)").format(count=len(data)) if len(data) > len(shown) else ""
+        return '"' + "".join(parts) + '"' + more
+
+
+    def element_text(self, origin: Origin) -> str:
+        """The element as the grammar writes it (``%xED``, ``"http"``), or the bytes it reads."""
+        span = origin.span
+        if span is not None and span.line == span.end_line:
+            text = span.source.line_text(span.line)[span.column - 1: span.end_column - 1]
+            if text:
+                return text
+        return format_abnf(origin.reads)
+
+
+    def leaf_text(self, origin: Origin) -> str:
+        """``%xED at 10:15``: the terminal and where the grammar writes it."""
+        span = origin.span
+        where = self._(" at {line}:{column}").format(line=span.line, column=span.column) if span else ""
+        return self.element_text(origin) + where
+
+
+    def _elide(self, lines: list[str], max_nodes: int) -> list[str]:
+        if not max_nodes or len(lines) <= max_nodes:
+            return lines
+        head = max_nodes - max_nodes // 2
+        tail = max_nodes // 2
+        left_out = len(lines) - head - tail
+        if left_out == 1:
+            note = self._("... 1 more line of the tree left out "
+                          "(--max-nodes {limit} sets how many are shown) ...")
+        else:
+            note = self._("... {count:,} more lines of the tree left out "
+                          "(--max-nodes {limit} sets how many are shown) ...")
+        return [*lines[:head], note.format(count=left_out, limit=max_nodes), *lines[len(lines) - tail:]]
+
+
+    def _ambiguity(self, explanation: Explanation, max_nodes: int) -> list[str]:
+        ambiguity = explanation.ambiguity
+        if ambiguity is None:
+            return []
+        first = ambiguity.first
+        lines = [self._("ambiguous: {rule} derives {span} in more than one way; two of them:").format(
+            rule=first.rule, span=self._span(first.start, first.end))]
+        for number, tree in enumerate((ambiguity.first, ambiguity.second), 1):
+            lines.append(self._("derivation {number}:").format(number=number))
+            shown = self._elide(self.tree_lines(tree, explanation.data, leaves=True), max_nodes)
+            lines += ["  " + line for line in shown]
+        return lines
+
+
+    def _diagnostic(self, explanation: Explanation) -> list[str]:
+        outcome, name = explanation.outcome, explanation.name
+        offset = outcome.offset if outcome.offset is not None else 0
+        if offset == outcome.size:
+            what = self._("{name}:{offset}: the input ends here, but the grammar needs more").format(
+                name=name, offset=offset)
+        else:
+            what = self._("{name}:{offset}: byte 0x{byte:02X} is not allowed here").format(
+                name=name, offset=offset, byte=explanation.data[offset])
+        lines = [what, "  " + outcome.hexdump()]
+        if not explanation.expected:
+            lines.append(self._("{start} is complete after {count} bytes, and nothing in it can follow").format(
+                start=explanation.start, count=offset))
+        for expected in explanation.expected[:MAX_POSITIONS]:
+            lines += self.position_lines(expected)
+        if len(explanation.expected) > MAX_POSITIONS:
+            more = len(explanation.expected) - MAX_POSITIONS
+            lines.append(self._("and {count} more grammar positions").format(count=more))
+        return lines
+
+
+    def expectation_text(self, expected: Expected) -> str:
+        """``UTF8-3 (alternative 3) expects %x80-9F after %xED``."""
+        origin = expected.origin
+        after = self._(" after {element}").format(element=self.element_text(expected.after)) if expected.after else ""
+        if expected.alternatives == 1:
+            return self._("{rule} expects {bytes}{after}").format(
+                rule=origin.rule, bytes=format_abnf(origin.reads), after=after)
+        return self._("{rule} (alternative {number}) expects {bytes}{after}").format(
+            rule=origin.rule, number=origin.alternative + 1, bytes=format_abnf(origin.reads), after=after)
+
+
+    def position_lines(self, expected: Expected) -> list[str]:
+        span = expected.origin.span
+        where = f"{span.location()}: " if span else ""
+        return [where + self.expectation_text(expected), *(quote_span(span) if span else [])]
+
+
+    def _steps(self, explanation: Explanation) -> list[str]:
+        lines = [self._("steps (states and byte classes of the minimal DFA, as abnfc dfa prints it; grammar "
+                   "positions from the DFA before minimization):")]
+        lines += ["  " + self.step_text(step) for step in explanation.steps or ()]
+        if explanation.final_state is not None:
+            state, accepting = explanation.final_state
+            verdict = self._("accepting") if accepting else self._("not accepting")
+            lines.append("  " + self._("end: state {state}, {verdict}").format(state=state, verdict=verdict))
+        return lines
+
+
+    def step_text(self, step: Step) -> str:
+        """``offset 1: byte 0xC3, class 5, state 1 -> 2: read by %xC2-DF (UTF8-2, alternative 1, element 1)``."""
+        char = chr(step.byte)
+        shown = f" '{char}'" if step.byte < 0x80 and char.isprintable() else ""
+        head = self._("offset {offset}: byte 0x{byte:02X}{char}, class {cls}, state {before} -> {after}").format(
+            offset=step.offset, byte=step.byte, char=shown, cls=step.byte_class, before=step.before, after=step.after)
+        if step.read_by:
+            return head + self._(": read by {positions}").format(positions=self._positions(step.read_by))
+        if step.expected:
+            return head + self._(" (dead): expected {positions}").format(positions=self._positions(step.expected))
+        return head + self._(" (dead): the input could only end here")
+
+
+    def _positions(self, origins: tuple[Origin, ...]) -> str:
+        return "; ".join(origin.describe() for origin in origins)

@@ -1,0 +1,170 @@
+"""The pipeline: one grammar's way through the stages, each run at most once and only when asked.
+
+    Grammar (read and parsed: frontend.source)
+      --resolve-->     ResolvedGrammar (rule table, IR, recursion kinds)
+      --Thompson-->    Nfa
+      --subsets-->     Dfa (exact provenance: each state is a set of grammar positions)
+      --Hopcroft-->    minimal Dfa
+      --tables-->      neutral Tables (with the state notes as data)
+      --lower-->       a backend's frozen plan  --render-->  files
+
+A :class:`Compilation` is the lazily evaluated, memoising chain of these stages (as a build
+system's targets are: asked for the files, it runs what they need and nothing twice), shared by
+the command line, ``abnfc check``, the tools and the public API.  Every stage returns frozen
+data; a failure in any stage raises before anything is rendered, so nothing is written.
+"""
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from . import backends
+from .automata import dfa, minimize, nfa
+from .automata.dfa import Dfa
+from .automata.nfa import Nfa
+from .backends.facts import GrammarFacts
+from .backends.tables import Header, Tables, grammar_only, make_tables
+from .errors import InvariantError, LimitError
+from .frontend.resolve import ResolvedGrammar, resolve
+from .frontend.source import Grammar
+from .grammar_facts import grammar_facts
+from .naming import default_prefix
+
+Automaton = Literal["minimal", "subset"]  # the minimal DFA, or the DFA from subset construction
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How far the automaton stages and the interpreter may go (each has a command-line option)."""
+
+    max_nfa_states: int = nfa.DEFAULT_MAX_NFA_STATES
+    max_dfa_states: int = dfa.DEFAULT_MAX_DFA_STATES
+    max_work: int = dfa.DEFAULT_MAX_WORK
+
+
+DEFAULT_LIMITS = Limits()
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A regular grammar's automata, as the public API returns them."""
+
+    resolved: ResolvedGrammar
+    nfa: Nfa
+    dfa: Dfa  # before minimization
+    minimal: Dfa
+
+
+class Compilation:
+    """The stages of one grammar from one start rule, each computed on first use and kept."""
+
+    def __init__(self, grammar: Grammar, start: str | None = None, limits: Limits = DEFAULT_LIMITS):
+        self.grammar = grammar
+        self.start = start
+        self.limits = limits
+        self._tables: dict[tuple[Automaton, Header], Tables] = {}
+        self._facts: dict[tuple[str, str], GrammarFacts] = {}
+
+    @cached_property
+    def resolved(self) -> ResolvedGrammar:
+        """The rule table and IR from the start rule, with the imports and encoding."""
+        return resolve(self.grammar.ast, self.start, imports=[g.ast for g in self.grammar.imports],
+                       encoding=self.grammar.encoding)
+
+    @cached_property
+    def nfa(self) -> Nfa:
+        return nfa.build(self.resolved, self.limits.max_nfa_states)
+
+    @cached_property
+    def dfa(self) -> Dfa:
+        """The DFA from subset construction, whose states are sets of grammar positions."""
+        with self._located():
+            return dfa.determinize(self.nfa, self.limits.max_dfa_states, self.limits.max_work)
+
+    @cached_property
+    def minimal(self) -> Dfa:
+        with self._located():
+            return minimize.minimize(self.dfa, self.limits.max_work)
+
+    @property
+    def compiled(self) -> Compiled:
+        return Compiled(self.resolved, self.nfa, self.dfa, self.minimal)
+
+    def automaton(self, which: Automaton = "minimal") -> Dfa:
+        return self.minimal if which == "minimal" else self.dfa
+
+    def tables(self, header: Header, which: Automaton = "minimal") -> Tables:
+        """The neutral tables of the minimal DFA (or the subset DFA), with notes from the exact
+        provenance of the subset DFA."""
+        key = (which, header)
+        if key not in self._tables:
+            self._tables[key] = make_tables(self.automaton(which), header, self.dfa)
+        return self._tables[key]
+
+    def facts(self, locale: str, picture: str) -> GrammarFacts:
+        """What a teaching backend needs about the grammar, in ``locale``."""
+        key = (locale, picture)
+        if key not in self._facts:
+            regular = self.resolved.is_regular
+            self._facts[key] = grammar_facts(self.grammar.ast, self.grammar.text, self.resolved,
+                                             self.minimal if regular else None, self.dfa if regular else None,
+                                             locale, picture)
+        return self._facts[key]
+
+    def header(self, command: str) -> Header:
+        grammar, resolved = self.grammar, self.resolved
+        return Header(grammar.path, grammar.text, grammar.sha256, resolved.start_name, command,
+                      encoding=resolved.encoding, imports=tuple((g.path, g.sha256) for g in grammar.imports))
+
+    def files(self, languages: Sequence[str], prefix: str | None, command: str,
+              options: Mapping[str, Mapping[str, str]] | None = None, which: Automaton = "minimal") -> dict[str, str]:
+        """File name -> content for every language in ``languages``, from the minimal DFA (or
+        the subset DFA).  ``options`` holds each backend's options by language.  A recursive
+        grammar has no automaton: only backends that need none accept it."""
+        header = self.header(command)
+        name = prefix or default_prefix(self.grammar.path)
+        files: dict[str, str] = {}
+        for language in languages:
+            backend = backends.get(language)
+            chosen = {**backend.defaults(), "prefix": name, **(options or {}).get(language, {})}
+            files.update(backend.generate(self._tables_for(backend, header, which, chosen), chosen))
+        return files
+
+    def _tables_for(self, backend: backends.Backend, header: Header, which: Automaton,
+                    options: Mapping[str, str]) -> Tables:
+        regular = self.resolved.is_regular
+        if not regular and backend.needs_automaton:
+            self.dfa  # noqa: B018 -- raises the error that says why this grammar has no DFA
+            raise InvariantError("a recursive grammar was compiled to a DFA")
+        tables = self.tables(header, which) if regular else None
+        if not backend.wants_facts:
+            if tables is None:
+                raise InvariantError(f"--lang {backend.name} needs an automaton, and none was compiled")
+            return tables
+        facts = self.facts(options["locale"], options["picture"])
+        return replace(tables, facts=facts) if tables is not None else grammar_only(header, facts)
+
+    @contextlib.contextmanager
+    def _located(self) -> Iterator[None]:
+        """Say which grammar and start rule an automaton limit was hit for."""
+        try:
+            yield
+        except LimitError as error:
+            raise error.located(self.resolved.rule(self.resolved.start).span) from None
+
+
+def load_validators(file_sets: Sequence[Mapping[str, str]], language: str) -> list[backends.Validator]:
+    """Run rendered files of one language: the backend builds and loads them in a temporary
+    folder, which is gone once they are loaded."""
+    with tempfile.TemporaryDirectory(prefix="abnfc-") as folder:
+        return backends.get(language).runners(file_sets, Path(folder))
+
+
+def resolve_grammar(grammar: Grammar, start: str | None = None) -> ResolvedGrammar:
+    """The resolved grammar alone (for scripts and tests that need no other stage)."""
+    return Compilation(grammar, start).resolved

@@ -1,0 +1,92 @@
+"""Writing generated files: atomically, only when their content changed, and safe to interrupt.
+
+Each file is written to a temporary file in the target folder and renamed over the target
+(rename is atomic within a file system, POSIX ``rename(2)``).  Termination signals are held
+back meanwhile, so an interrupted run leaves each file either as it was or complete, and no
+temporary file.  Check mode (:func:`stale_files`) writes nothing and says what is stale.
+Problems of the output folder are the user's to fix: they raise :class:`AbnfError` naming the
+path.
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import signal
+import tempfile
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from .errors import AbnfError
+
+_DEFERRED_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+def stale_files(files: Mapping[str, str], out_dir: str) -> list[str]:
+    """Names of files that are missing or differ from ``files``."""
+    stale = []
+    for name, content in sorted(files.items()):
+        try:
+            current = Path(out_dir, name).read_bytes()
+        except OSError:
+            current = None
+        if current != content.encode("utf-8"):
+            stale.append(name)
+    return stale
+
+
+def write_files(files: Mapping[str, str], out_dir: str) -> list[str]:
+    """Write what changed, each file atomically; return the names written.
+
+    Problems of the output folder (missing permission, a file in the way, a full disk) raise
+    :class:`AbnfError` naming the path, and leave no partial file.
+    """
+    changed = stale_files(files, out_dir)
+    folder = Path(out_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise AbnfError.at(None, f"cannot write to {out_dir}: it is a file, not a folder") from None
+    except OSError as error:
+        raise AbnfError.at(None, f"cannot create the output folder {out_dir}: {_reason(error)}") from None
+    for name in changed:
+        target = folder / name
+        try:
+            _write_atomically(target, files[name].encode("utf-8"))
+        except OSError as error:
+            raise AbnfError.at(None, f"cannot write {target}: {_reason(error)}") from None
+    return changed
+
+
+def _reason(error: OSError) -> str:
+    if error.errno == errno.ENOSPC:
+        return "no space left on the device"
+    return error.strerror or str(error)
+
+
+def _write_atomically(target: Path, content: bytes) -> None:
+    """Write to a temporary file in the target's folder, then rename it over the target; only
+    SIGKILL, which cannot be held back, may leave a temporary ``.<name>.*.tmp`` behind."""
+    with _signals_deferred():
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(content)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, target)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals are delivered to the main thread only
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
