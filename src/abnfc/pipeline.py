@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Literal
 
 from . import backends
-from .automata import dfa, minimize, nfa
-from .automata.dfa import Dfa
-from .automata.nfa import Nfa
+from .automata.dfa import DEFAULT_MAX_DFA_STATES, DEFAULT_MAX_WORK, Dfa, determinize
+from .automata.minimize import minimize
+from .automata.nfa import DEFAULT_MAX_NFA_STATES, Nfa
+from .automata.nfa import build as build_nfa
 from .backends.facts import GrammarFacts
 from .backends.tables import Header, Tables, grammar_only, make_tables
 from .errors import InvariantError, LimitError
@@ -42,9 +43,9 @@ Automaton = Literal["minimal", "subset"]  # the minimal DFA, or the DFA from sub
 class Limits:
     """How far the automaton stages and the interpreter may go (each has a command-line option)."""
 
-    max_nfa_states: int = nfa.DEFAULT_MAX_NFA_STATES
-    max_dfa_states: int = dfa.DEFAULT_MAX_DFA_STATES
-    max_work: int = dfa.DEFAULT_MAX_WORK
+    max_nfa_states: int = DEFAULT_MAX_NFA_STATES
+    max_dfa_states: int = DEFAULT_MAX_DFA_STATES
+    max_work: int = DEFAULT_MAX_WORK
 
 
 DEFAULT_LIMITS = Limits()
@@ -69,6 +70,7 @@ class Compilation:
         self.limits = limits
         self._tables: dict[tuple[Automaton, Header], Tables] = {}
         self._facts: dict[tuple[str, str], GrammarFacts] = {}
+        self._files: dict[tuple[str, tuple[tuple[str, str], ...], Header, Automaton], dict[str, str]] = {}
 
     @cached_property
     def resolved(self) -> ResolvedGrammar:
@@ -78,18 +80,18 @@ class Compilation:
 
     @cached_property
     def nfa(self) -> Nfa:
-        return nfa.build(self.resolved, self.limits.max_nfa_states)
+        return build_nfa(self.resolved, self.limits.max_nfa_states)
 
     @cached_property
     def dfa(self) -> Dfa:
         """The DFA from subset construction, whose states are sets of grammar positions."""
         with self._located():
-            return dfa.determinize(self.nfa, self.limits.max_dfa_states, self.limits.max_work)
+            return determinize(self.nfa, self.limits.max_dfa_states, self.limits.max_work)
 
     @cached_property
     def minimal(self) -> Dfa:
         with self._located():
-            return minimize.minimize(self.dfa, self.limits.max_work)
+            return minimize(self.dfa, self.limits.max_work)
 
     @property
     def compiled(self) -> Compiled:
@@ -132,7 +134,10 @@ class Compilation:
         for language in languages:
             backend = backends.get(language)
             chosen = {**backend.defaults(), "prefix": name, **(options or {}).get(language, {})}
-            files.update(backend.generate(self._tables_for(backend, header, which, chosen), chosen))
+            key = (language, tuple(sorted(chosen.items())), header, which)
+            if key not in self._files:
+                self._files[key] = backend.generate(self._tables_for(backend, header, which, chosen), chosen)
+            files.update(self._files[key])
         return files
 
     def _tables_for(self, backend: backends.Backend, header: Header, which: Automaton,

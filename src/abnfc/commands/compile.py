@@ -1,7 +1,7 @@
 """``abnfc compile``: write the validators of a grammar, or say which ones are stale (``--check``).
 
 The files of every language are rendered before any is written (:meth:`Compilation.files`), then
-written atomically and only when changed (:mod:`abnfc.writing`).  Each file's header records the
+written atomically and only when changed (:mod:`.writing`).  Each file's header records the
 command that regenerates it.
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import print_diagnostics
-    from ..writing import stale_files, write_files
+    from .writing import stale_files, write_files
 
     compilation = options.compilation(args)
     print_diagnostics(compilation.resolved.warnings)

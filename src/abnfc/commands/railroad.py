@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from ..grammar_facts import shown_rules
     from ..i18n import choose, translator
     from ..pictures.railroad import diagram_svg
-    from ..writing import write_files
+    from .writing import write_files
 
     compilation = options.compilation(args)
     grammar, resolved = compilation.grammar, compilation.resolved

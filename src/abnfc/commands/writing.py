@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from .errors import AbnfError
+from ..errors import AbnfError
 
 _DEFERRED_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 

@@ -1,0 +1,100 @@
+"""The shape of the package: no import cycle at all (grimp, counting imports inside functions
+and under TYPE_CHECKING), no package folder with more than 12 modules, and the stages called
+only from the pipeline, so that no command can redo one."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import grimp
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "abnfc"
+MAX_MODULES = 12
+# Stage functions and the modules allowed to call them: the pipeline, and the stage's own module.
+# crosscheck.bounded minimizes the automaton of a recursive grammar's bounded language, which is
+# not a stage of the grammar's pipeline.
+STAGE_CALLS = {r"\bresolve\(": {"pipeline.py", "frontend/resolve.py"},
+               r"\bdeterminize\(": {"pipeline.py", "automata/dfa.py"},
+               r"\bminimize\(": {"pipeline.py", "automata/minimize.py", "crosscheck/bounded.py"},
+               r"\bbuild_nfa\(|\bnfa\.build\(": {"pipeline.py"},
+               r"\bmake_tables\(": {"pipeline.py", "backends/tables.py"},
+               r"\bgrammar_facts\(": {"pipeline.py", "grammar_facts.py"}}
+
+
+def import_cycles() -> list[list[str]]:
+    """Strongly connected sets of modules (Tarjan 1972), iteratively."""
+    graph = grimp.build_graph("abnfc", include_external_packages=False)
+    edges = {module: sorted(graph.find_modules_directly_imported_by(module)) for module in graph.modules}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles = []
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            module, position = work.pop()
+            if position == 0:
+                index[module] = low[module] = len(index)
+                stack.append(module)
+                on_stack.add(module)
+            targets = edges[module]
+            if position < len(targets):
+                work.append((module, position + 1))
+                target = targets[position]
+                if target not in index:
+                    work.append((target, 0))
+                elif target in on_stack:
+                    low[module] = min(low[module], index[target])
+                continue
+            if low[module] == index[module]:
+                members = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    members.append(member)
+                    if member == module:
+                        break
+                if len(members) > 1:
+                    cycles.append(sorted(members))
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[module])
+    return cycles
+
+
+def test_the_cycle_finder_finds_cycles(monkeypatch):
+    class Graph:
+        modules = frozenset({"a", "b", "c", "d"})
+
+        @staticmethod
+        def find_modules_directly_imported_by(module):
+            return {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}[module]
+
+    monkeypatch.setattr(grimp, "build_graph", lambda *args, **kwargs: Graph)
+    assert import_cycles() == [["a", "b", "c"]]
+
+
+def test_no_import_cycle():
+    assert import_cycles() == []
+
+
+def test_no_package_folder_holds_more_than_twelve_modules():
+    crowded = {str(folder.relative_to(SRC)): count for folder in [SRC, *SRC.rglob("*")] if folder.is_dir()
+               and (count := len(list(folder.glob("*.py")))) > MAX_MODULES}
+    assert crowded == {}
+
+
+def test_stages_are_called_only_from_the_pipeline():
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        name = path.relative_to(SRC).as_posix()
+        text = path.read_text(encoding="utf-8")
+        for pattern, allowed in STAGE_CALLS.items():
+            for match in re.finditer(pattern, text):
+                line = text.count("\n", 0, match.start()) + 1
+                if name not in allowed and not text.splitlines()[line - 1].lstrip().startswith(("def ", "#")):
+                    found.append(f"{name}:{line}: {text.splitlines()[line - 1].strip()}")
+    assert found == []
