@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .automata.dfa import Dfa
-from .automata.notes import note_text, state_notes
+from .automata.notes import StateNote, note_text
 from .backends.facts import PICTURE_DRAWN, PICTURE_NO_GRAPHVIZ, PICTURE_OFF, GrammarFacts, Mention, Position, RuleFacts
 from .frontend import ast
 from .frontend.resolve import ResolvedGrammar
@@ -26,7 +26,7 @@ def anchor(key: str) -> str:
 
 
 def grammar_facts(grammar: ast.Grammar, text: str, resolved: ResolvedGrammar, minimal: Dfa | None,
-                  exact: Dfa | None, locale: str, picture: str) -> GrammarFacts:
+                  notes: tuple[StateNote, ...], locale: str, picture: str) -> GrammarFacts:
     """``picture``: ``off``, ``auto`` (drawn when Graphviz is installed) or ``graphviz`` (drawn,
     or an error saying how to install Graphviz)."""
     _ = translator(locale)
@@ -40,7 +40,6 @@ def grammar_facts(grammar: ast.Grammar, text: str, resolved: ResolvedGrammar, mi
                          resolved.embedding.path if resolved.embedding else "", diagram_style=railroad.CSS)
     if minimal is None:
         return facts
-    notes = state_notes(minimal, exact)
     positions = tuple(tuple(Position(o.rule, o.alternative + 1, o.element + 1, o.reads)
                             for o in sorted(note.expects, key=lambda o: (o.reads, o.rule, o.alternative, o.element)))
                       for note in notes)

@@ -28,6 +28,7 @@ from .automata.dfa import DEFAULT_MAX_DFA_STATES, DEFAULT_MAX_WORK, Dfa, determi
 from .automata.minimize import minimize
 from .automata.nfa import DEFAULT_MAX_NFA_STATES, Nfa
 from .automata.nfa import build as build_nfa
+from .automata.notes import StateNote, note_text, state_notes
 from .backends.facts import GrammarFacts
 from .backends.tables import Header, Tables, grammar_only, make_tables
 from .errors import InvariantError, LimitError
@@ -68,6 +69,7 @@ class Compilation:
         self.grammar = grammar
         self.start = start
         self.limits = limits
+        self._notes: dict[Automaton, tuple[StateNote, ...]] = {}
         self._tables: dict[tuple[Automaton, Header], Tables] = {}
         self._facts: dict[tuple[str, str], GrammarFacts] = {}
         self._files: dict[tuple[str, tuple[tuple[str, str], ...], Header, Automaton], dict[str, str]] = {}
@@ -100,12 +102,22 @@ class Compilation:
     def automaton(self, which: Automaton = "minimal") -> Dfa:
         return self.minimal if which == "minimal" else self.dfa
 
+    def notes(self, which: Automaton = "minimal") -> tuple[StateNote, ...]:
+        """What each state stands for in grammar terms, as data, from the exact provenance of the
+        subset DFA; every backend and locale renders these."""
+        if which not in self._notes:
+            self._notes[which] = state_notes(self.automaton(which), self.dfa)
+        return self._notes[which]
+
+    def note_texts(self, which: Automaton = "minimal") -> tuple[str, ...]:
+        """The notes in English, as ``abnfc dfa`` and generated comments show them."""
+        return tuple(note_text(note) for note in self.notes(which))
+
     def tables(self, header: Header, which: Automaton = "minimal") -> Tables:
-        """The neutral tables of the minimal DFA (or the subset DFA), with notes from the exact
-        provenance of the subset DFA."""
+        """The neutral tables of the minimal DFA (or the subset DFA), with its notes."""
         key = (which, header)
         if key not in self._tables:
-            self._tables[key] = make_tables(self.automaton(which), header, self.dfa)
+            self._tables[key] = make_tables(self.automaton(which), header, self.notes(which))
         return self._tables[key]
 
     def facts(self, locale: str, picture: str) -> GrammarFacts:
@@ -114,7 +126,7 @@ class Compilation:
         if key not in self._facts:
             regular = self.resolved.is_regular
             self._facts[key] = grammar_facts(self.grammar.ast, self.grammar.text, self.resolved,
-                                             self.minimal if regular else None, self.dfa if regular else None,
+                                             self.minimal if regular else None, self.notes() if regular else (),
                                              locale, picture)
         return self._facts[key]
 

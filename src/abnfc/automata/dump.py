@@ -1,7 +1,7 @@
 """A DFA as a readable table and as JSON, shared by ``abnfc dfa`` and the backends.
 
-Each state's note says what it expects in grammar terms (:mod:`.notes`), from the provenance of
-``exact``, the DFA before minimization, when the caller has it.
+Each state's note says what it expects in grammar terms (:mod:`.notes`); the caller gives the
+notes, computed once by the pipeline from the provenance of the DFA before minimization.
 """
 from __future__ import annotations
 
@@ -37,13 +37,14 @@ def table_lines(dfa: Dfa, notes: Sequence[str]) -> list[str]:
 MAX_LISTED_ACCEPTING = 16  # beyond this the summary gives a count; the table marks each one
 
 
-def text(dfa: Dfa, exact: Dfa | None = None) -> str:
+def text(dfa: Dfa, notes: Sequence[str]) -> str:
+    """The summary, the byte classes and the table with a note per state, as ``abnfc dfa`` prints it."""
     accepting = sorted(dfa.accepting)
     listed = (f"accepting {accepting}" if len(accepting) <= MAX_LISTED_ACCEPTING
               else f"{len(accepting)} accepting states (marked *)")
     summary = (f"{dfa.num_states} states (dead state {dfa.dead} included), {dfa.num_classes} byte "
                f"classes, start {dfa.start}, {listed}")
-    return "\n".join([summary, "", *class_lines(dfa), "", *table_lines(dfa, notes_of(dfa, exact))]) + "\n"
+    return "\n".join([summary, "", *class_lines(dfa), "", *table_lines(dfa, notes)]) + "\n"
 
 
 def to_json(dfa: Dfa) -> dict:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..automata.dfa import Dfa
 from ..automata.dump import class_lines, table_lines
-from ..automata.notes import note_text, state_notes
+from ..automata.notes import StateNote, note_text, state_notes
 from ..charset import Ranges, class_map, normalize
 from ..errors import printable
 from ..version import __version__
@@ -89,6 +89,9 @@ class Tables:
     alternatives: tuple[tuple[str, int], ...] = ()
     # For backends that teach the grammar (``Backend.wants_facts``); None for the others.
     facts: GrammarFacts | None = None
+    # What each state stands for in grammar terms, as data (``State.note`` is its English text);
+    # a backend that speaks another language renders these with ``notes.note_text``.
+    notes: tuple[StateNote, ...] = ()
 
     @property
     def num_states(self) -> int:
@@ -111,10 +114,11 @@ class Tables:
         return printable(self.header.grammar_file)
 
 
-def make_tables(dfa: Dfa, header: Header, exact: Dfa | None = None) -> Tables:
-    """The tables of ``dfa``; state notes come from the provenance of ``exact``, the DFA before
-    minimization that ``dfa`` was made from (``dfa`` itself when None)."""
-    found = state_notes(dfa, exact)
+def make_tables(dfa: Dfa, header: Header, found: tuple[StateNote, ...] | None = None) -> Tables:
+    """The tables of ``dfa``, with ``found``, the notes of its states (as data; the English text
+    of each goes into generated comments).  The pipeline gives the notes it computed from the
+    DFA before minimization; without them, they come from ``dfa``'s own provenance."""
+    found = state_notes(dfa) if found is None else found
     notes = tuple(note_text(note) for note in found)
     states = tuple(State(s, row, s in dfa.accepting, notes[s],
                          _bytes_where(dfa, row, lambda t: t != dfa.dead),
@@ -125,7 +129,7 @@ def make_tables(dfa: Dfa, header: Header, exact: Dfa | None = None) -> Tables:
         for reading in state.reads:
             seen[reading.rule] = max(seen.get(reading.rule, 0), reading.alternative + 1)
     return Tables(header, dfa.classes, states, dfa.start, dfa.dead, class_map(dfa.classes),
-                  (*class_lines(dfa), "", *table_lines(dfa, notes)), tuple(sorted(seen.items())))
+                  (*class_lines(dfa), "", *table_lines(dfa, notes)), tuple(sorted(seen.items())), notes=found)
 
 
 def grammar_only(header: Header, facts: GrammarFacts) -> Tables:

@@ -31,12 +31,12 @@ def run(args: argparse.Namespace) -> int:
     compilation = options.compilation(args)
     automaton = compilation.minimal if args.minimal else compilation.dfa
     if args.format in ("dot", "svg"):
-        drawing = dot.to_dot(automaton, dump.notes_of(automaton, compilation.dfa),
-                             compilation.resolved.start_name, args.show_dead)
+        notes = compilation.note_texts("minimal" if args.minimal else "subset")
+        drawing = dot.to_dot(automaton, notes, compilation.resolved.start_name, args.show_dead)
         print(graphviz.render_svg(drawing) if args.format == "svg" else drawing, end="")
     elif args.format == "json":
         fields = dump.to_json(automaton).items()
         print("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in fields) + "\n}")
     else:
-        print(dump.text(automaton, compilation.dfa), end="")
+        print(dump.text(automaton, compilation.note_texts("minimal" if args.minimal else "subset")), end="")
     return 0
