@@ -222,7 +222,7 @@ from pathlib import Path
 from abnfc.commands import writing
 target, seen = Path({str(tmp_path / "f.txt")!r}), []
 signal.signal(signal.SIGTERM, lambda *a: seen.append(target.exists()))
-with writing._signals_deferred():
+with writing.signals_deferred():
     os.kill(os.getpid(), signal.SIGTERM)
     target.write_text("done")
     inside = list(seen)

@@ -1,14 +1,36 @@
-"""``python -m abnfc`` and the ``abnfc`` script: the command line, safe to interrupt at any moment."""
+"""``python -m abnfc`` and the ``abnfc`` script: the command line, safe to interrupt at any moment.
+
+The ``abnfc`` script that pip writes runs some code of its own between importing this module and
+calling :func:`run` (it rewrites ``sys.argv[0]`` with a regular expression), so a Ctrl-C there
+would end in a traceback.  This module therefore holds Ctrl-C back from the moment it is
+imported, and :func:`run` acts on a held one as soon as it starts.
+"""
+import signal
 import sys
+
+_held: list[int] = []
+
+
+def _hold(signum: int, frame: object) -> None:
+    _held.append(signum)
+
+
+if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when Ctrl-C is ignored
+    signal.signal(signal.SIGINT, _hold)
 
 
 def run() -> int:
-    """Import the command line and run it; Ctrl-C while Python is still importing exits 130 quietly."""
+    """Import the command line and run it; Ctrl-C at any moment of it exits 130 quietly."""
     try:
+        if signal.getsignal(signal.SIGINT) is _hold:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        if _held:
+            raise KeyboardInterrupt
         from .cli import main
+
+        return main()
     except KeyboardInterrupt:
         return 130
-    return main()
 
 
 if __name__ == "__main__":

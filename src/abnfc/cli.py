@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from types import FrameType
 
 from .commands import COMMANDS, command
+from .commands.writing import signals_deferred
 from .version import __version__
 
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
@@ -40,16 +41,18 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str]) -> int:
     where = next((index for index, word in enumerate(argv) if not word.startswith("-")), len(argv))
     # The command list in the help imports every command module; only help and errors need it.
-    top = _top_parser(listed=where == len(argv) or argv[where] not in COMMANDS
-                      or any(word in ("-h", "--help") for word in argv[:where]))
-    general = top.parse_args(argv[:where])
+    general_words = argv[:where]
+    top = _top_parser(listed="--version" not in general_words and (
+        where == len(argv) or argv[where] not in COMMANDS or any(word in ("-h", "--help") for word in general_words)))
+    general = top.parse_args(general_words)
     if where == len(argv):
         top.print_help(sys.stderr)
         return EXIT_ERROR
     if argv[where] not in COMMANDS:
         top.error(f"unknown command {argv[where]!r}; choose from {', '.join(COMMANDS)}")
     parser = command_parser(argv[where])
-    args = parser.parse_intermixed_args(argv[where + 1:])
+    with signals_deferred():  # argparse's intermixed parsing breaks if interrupted half-way
+        args = parser.parse_intermixed_args(argv[where + 1:])
     args.debug = args.debug or general.debug
     with _terminate_as_interrupt():
         return _run(args)

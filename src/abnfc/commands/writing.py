@@ -68,7 +68,7 @@ def _reason(error: OSError) -> str:
 def _write_atomically(target: Path, content: bytes) -> None:
     """Write to a temporary file in the target's folder, then rename it over the target; only
     SIGKILL, which cannot be held back, may leave a temporary ``.<name>.*.tmp`` behind."""
-    with _signals_deferred():
+    with signals_deferred():
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         try:
             with os.fdopen(handle, "wb") as stream:
@@ -81,7 +81,8 @@ def _write_atomically(target: Path, content: bytes) -> None:
 
 
 @contextlib.contextmanager
-def _signals_deferred() -> Iterator[None]:
+def signals_deferred() -> Iterator[None]:
+    """Termination signals (Ctrl-C included) held back in the block, delivered at its end."""
     if threading.current_thread() is not threading.main_thread():
         yield  # signals are delivered to the main thread only
         return
