@@ -118,7 +118,7 @@ def write_grammar(folder, name, text):
             if bytes.fromhex(line) == b"\\xf4\\x8f\\x80\\x80":
                 break
             print(1)
-        """, "lines for", "F4 8F 80 80"),
+        """, "answers for", "F4 8F 80 80"),
     pytest.param("hang.py", """\
         import sys, time
         for line in sys.stdin:

@@ -5,14 +5,23 @@ and closes the program's standard input, while the calling thread reads its answ
 (``select`` with a time limit), so a program that answers line by line and one that answers only
 once its input has ended are both served, and neither side can block the other on a full pipe.
 Standard error goes to a temporary file, which cannot fill up.  The time limit counts from the
-last sign of progress (an answer read, or input taken by the program).
+last sign of progress (an answer read, or input taken by the program).  An answer line is at
+most :data:`MAX_LINE` bytes (the longest verdict with room for white space), so a program that
+prints without end is stopped at once; once every input is answered, the answers are complete
+whether or not the program's output ever ends (a child it left behind may hold it open).
 
 ``exit``: one process per input, given on standard input or in a temporary file whose path
-replaces ``{}``; exit status 0 means accepted.  Processes run in parallel, one per processor.
+replaces ``{}``; exit status 0 means accepted.  Processes run in parallel, one per processor;
+the first input the program does not finish within the time limit stops the run.
 
-``--python module:function``: called in process on each input; a ``bool`` (or ``int``) result is
-the verdict, an exception means rejected, and any other result (the decoded text, ``None``)
-means accepted, because the function returned.
+``--python module:function``: called on each input in a child process
+(:mod:`.python_worker`, which speaks hex-lines), so that nothing the function does -- exit,
+close a descriptor, kill its process, hang -- can end abnfc or pass for a verdict.  A ``bool``
+(or ``int``) result is the verdict, an exception means rejected, and any other result (the
+decoded text, ``None``) means accepted, because the function returned.
+
+Every program runs in a process group of its own, which is killed as a whole when it is done
+with, so that no child it started outlives the run.
 
 A program that crashes, hangs, prints something other than a verdict or the wrong number of
 lines raises :class:`Fault` with the input that triggered it: the first input left unanswered,
@@ -39,6 +48,8 @@ from typing import Protocol
 from ..errors import AbnfError
 
 VERDICTS = {"1": True, "true": True, "valid": True, "0": False, "false": False, "invalid": False}
+MAX_LINE = 64  # bytes: the longest verdict ("invalid") with white space around it; longer is garbage
+GRACE = 0.5  # seconds: how long a program that answered every input may go on printing extra lines
 WRITE_CHUNK = 1 << 16
 MAX_PROBES = 40  # processes run to find the input behind a fault
 Progress = Callable[[int, int], None]
@@ -81,12 +92,14 @@ def parse_verdict(line: bytes) -> bool | None:
 
 
 class HexLines:
-    """A long-running program speaking the hex-lines protocol."""
+    """A long-running program speaking the hex-lines protocol; ``who`` names it in messages."""
 
-    def __init__(self, argv: list[str], timeout: float, progress: Progress | None = None):
+    def __init__(self, argv: list[str], timeout: float, progress: Progress | None = None,
+                 who: str = "the program"):
         self.argv = argv
         self.timeout = timeout
         self.progress = progress
+        self.who = who
 
     def verdicts(self, inputs: Sequence[bytes]) -> list[bool]:
         batch = self._run(inputs, self.progress)
@@ -99,10 +112,10 @@ class HexLines:
         with tempfile.TemporaryFile() as errors:
             try:
                 process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                           stderr=errors)
+                                           stderr=errors, start_new_session=True)
             except OSError as error:
                 raise AbnfError.at(None, f"cannot run {self.argv[0]}: {error.strerror or error}") from None
-            batch = _Conversation(process, payload, len(inputs), self.timeout, progress).run()
+            batch = _Conversation(process, payload, len(inputs), self.timeout, progress, self.who).run()
             if batch.problem is not None:
                 batch = _Batch(batch.answers, batch.problem + _stderr_tail(errors), batch.index)
         return batch
@@ -137,12 +150,13 @@ class _Conversation:
     """One run of a hex-lines program: write everything, read the answers, judge the end."""
 
     def __init__(self, process: subprocess.Popen, payload: bytes, expected: int, timeout: float,
-                 progress: Progress | None):
+                 progress: Progress | None, who: str = "the program"):
         self.process = process
         self.payload = payload
         self.expected = expected
         self.timeout = timeout
         self.progress = progress
+        self.who = who
         self.last_sign = time.monotonic()  # of life: input taken or answer given
 
     def run(self) -> _Batch:
@@ -151,9 +165,7 @@ class _Conversation:
         try:
             return self._read()
         finally:
-            if self.process.poll() is None:
-                self.process.kill()
-            self.process.wait()
+            kill_group(self.process)
             writer.join()
 
     def _write(self) -> None:
@@ -177,26 +189,20 @@ class _Conversation:
         pending = b""
         stdout = self.process.stdout
         if stdout is None:
-            return _Batch(answers, "the program's output could not be read", 0)
+            return _Batch(answers, f"{self.who}'s output could not be read", 0)
         with selectors.DefaultSelector() as selector:
             selector.register(stdout, selectors.EVENT_READ)
             while True:
-                wait = self.last_sign + self.timeout - time.monotonic()
-                if wait <= 0 or not selector.select(wait):
-                    if self.last_sign + self.timeout > time.monotonic():
-                        continue  # the writer made progress meanwhile
-                    self.process.kill()
-                    return _Batch(answers, f"the program gave no answer for {self.timeout:g} s "
-                                  f"(--timeout) after {len(answers):,} answers", len(answers))
-                chunk = os.read(stdout.fileno(), 1 << 16)
+                chunk = self._next_chunk(selector, stdout.fileno(), len(answers))
+                if isinstance(chunk, _Batch):
+                    return chunk
                 if not chunk:
                     break
                 self.last_sign = time.monotonic()
                 lines = (pending + chunk).split(b"\n")
                 pending = lines.pop()
-                problem = self._take(lines, answers)
+                problem = self._take(lines, answers) or self._overlong(pending, answers)
                 if problem is not None:
-                    self.process.kill()
                     return problem
         if pending.strip():
             problem = self._take([pending], answers)
@@ -204,14 +210,39 @@ class _Conversation:
                 return problem
         return self._judge_end(answers)
 
+    def _next_chunk(self, selector: selectors.BaseSelector, fd: int, answered: int) -> bytes | _Batch:
+        """The next piece of output; b"" at its end, or once every input is answered and the
+        program has exited (a child it left behind may hold the output open); a fault when the
+        program shows no progress for the time limit."""
+        done = answered >= self.expected
+        deadline = self.last_sign + (min(self.timeout, GRACE) if done else self.timeout)
+        while True:
+            wait = deadline - time.monotonic()
+            if done:
+                wait = min(wait, 0.05)  # look for its exit meanwhile
+            if wait > 0 and selector.select(wait):
+                return os.read(fd, 1 << 16)
+            if done and (self.process.poll() is not None or time.monotonic() >= deadline):
+                return b""  # complete: the rest of its output, if any, was not a verdict's
+            if not done and time.monotonic() >= deadline:
+                return _Batch([], f"{self.who} gave no answer for {self.timeout:g} s (--timeout) after "
+                              f"{answered:,} answers", answered)
+
+    def _overlong(self, pending: bytes, answers: list[bool]) -> _Batch | None:
+        """A line longer than any verdict is garbage, without waiting for its end."""
+        if len(pending) <= MAX_LINE:
+            return None
+        return _Batch(answers, f"{self.who} printed {_shown(pending)}, which is not a verdict "
+                      "(1/0, true/false or valid/invalid)", len(answers))
+
     def _take(self, lines: list[bytes], answers: list[bool]) -> _Batch | None:
         for line in lines:
             verdict = parse_verdict(line)
             if len(answers) >= self.expected:
-                return _Batch(answers, f"the program printed more lines than the {self.expected:,} "
+                return _Batch(answers, f"{self.who} printed more lines than the {self.expected:,} "
                               f"inputs it was given (extra line {_shown(line)})", None)
             if verdict is None:
-                return _Batch(answers, f"the program printed {_shown(line)}, which is not a verdict "
+                return _Batch(answers, f"{self.who} printed {_shown(line)}, which is not a verdict "
                               "(1/0, true/false or valid/invalid)", len(answers))
             answers.append(verdict)
         if self.progress is not None:
@@ -219,20 +250,28 @@ class _Conversation:
         return None
 
     def _judge_end(self, answers: list[bool]) -> _Batch:
+        if len(answers) == self.expected:
+            return _Batch(answers)  # complete, however it ends; run() stops what is left of it
         try:
-            status = self.process.wait(self.timeout)
+            status = self.process.wait(max(0.0, self.last_sign + self.timeout - time.monotonic()))
         except subprocess.TimeoutExpired:
-            self.process.kill()
-            status = self.process.wait()
-            if len(answers) == self.expected:
-                return _Batch(answers)  # it answered everything; only its exit was slow
+            return _Batch(answers, f"{self.who} closed its output after {len(answers):,} answers for "
+                          f"{self.expected:,} inputs and did not exit within {self.timeout:g} s (--timeout)",
+                          len(answers))
         if status < 0:
-            return _Batch(answers, f"the program crashed ({_signal_name(-status)}) after "
+            return _Batch(answers, f"{self.who} crashed ({_signal_name(-status)}) after "
                           f"{len(answers):,} answers", len(answers))
-        if len(answers) < self.expected:
-            return _Batch(answers, f"the program printed {len(answers):,} lines for {self.expected:,} "
-                          f"inputs and exited with status {status}", len(answers))
-        return _Batch(answers)
+        return _Batch(answers, f"{self.who} exited with status {status} after {len(answers):,} answers "
+                      f"for {self.expected:,} inputs", len(answers))
+
+
+def kill_group(process: subprocess.Popen) -> None:
+    """Kill the process and whatever it started in its process group, and reap it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is gone already
+    process.wait()
 
 
 def _shown(line: bytes) -> str:
@@ -268,32 +307,48 @@ class ExitStatus:
         self.lock = threading.Lock()
 
     def verdicts(self, inputs: Sequence[bytes]) -> list[bool]:
+        """Every input's verdict; a :class:`Fault` naming the first input (in order) on which the
+        program misbehaved.  After the first fault no further process is started."""
         self.done, self.total = 0, len(inputs)
+        stop = threading.Event()
         with ThreadPoolExecutor(self.jobs) as pool:
-            outcomes = list(pool.map(self._one, inputs))
+            outcomes = list(pool.map(lambda data: self._one(data, stop), inputs))
         for data, outcome in zip(inputs, outcomes, strict=True):
             if isinstance(outcome, str):
                 raise Fault(outcome, data)
         return [bool(outcome) for outcome in outcomes]
 
-    def _one(self, data: bytes) -> bool | str:
+    def _one(self, data: bytes, stop: threading.Event) -> bool | str | None:
+        """The verdict on ``data``, a fault's message, or None when the run stopped before it."""
+        if stop.is_set():
+            return None
         with tempfile.TemporaryDirectory(prefix="abnfc-") as folder:
             argv, stdin = self.argv, data
             if any("{}" in word for word in argv):
                 path = Path(folder, "input")
                 path.write_bytes(data)
                 argv, stdin = [word.replace("{}", str(path)) for word in argv], b""
-            try:
-                result = subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL, timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                return f"the program did not exit within {self.timeout:g} s (--timeout)"
-            except OSError as error:
-                raise AbnfError.at(None, f"cannot run {argv[0]}: {error.strerror or error}") from None
+            status = self._status(argv, stdin)
+        if isinstance(status, str) or status < 0:
+            stop.set()
+            return status if isinstance(status, str) else f"the program crashed ({_signal_name(-status)})"
         self._tick()
-        if result.returncode < 0:
-            return f"the program crashed ({_signal_name(-result.returncode)})"
-        return result.returncode == 0
+        return status == 0
+
+    def _status(self, argv: list[str], stdin: bytes) -> int | str:
+        """The exit status of one run, or why there is none; its process group is killed after."""
+        try:
+            process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL, start_new_session=True)
+        except OSError as error:
+            raise AbnfError.at(None, f"cannot run {argv[0]}: {error.strerror or error}") from None
+        try:
+            process.communicate(stdin, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            return f"the program did not exit within {self.timeout:g} s (--timeout)"
+        finally:
+            kill_group(process)
+        return process.returncode
 
     def _tick(self) -> None:
         if self.progress is not None:
@@ -302,52 +357,31 @@ class ExitStatus:
                 self.progress(self.done, self.total)
 
 
-class PythonFunction:
-    """A Python callable run in this process."""
+class PythonFunction(HexLines):
+    """A Python function, run in a child process (:mod:`.python_worker`) that speaks hex-lines."""
 
     def __init__(self, spec: str, timeout: float, progress: Progress | None = None):
-        self.function = load_function(spec)
+        super().__init__([sys.executable, "-m", "abnfc.crosscheck.python_worker", spec], timeout, progress,
+                         who=f"the function {spec}")
         self.spec = spec
-        self.timeout = timeout
-        self.progress = progress
+        self._check_loads()
 
-    def verdicts(self, inputs: Sequence[bytes]) -> list[bool]:
-        alarm = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
-        previous = signal.signal(signal.SIGALRM, _on_alarm) if alarm else None
-        answers = []
+    def _check_loads(self) -> None:
+        """Load the function once, with no input, so that a module that cannot be imported is
+        reported as such before any input is tried."""
+        process = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, start_new_session=True)
         try:
-            for count, data in enumerate(inputs, 1):
-                answers.append(self._call(data, alarm))
-                if self.progress is not None and count % 4096 == 0:
-                    self.progress(count, len(inputs))
+            _, errors = process.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            raise AbnfError.at(None, f"--python {self.spec}: it did not load within {self.timeout:g} s "
+                                     "(--timeout)") from None
         finally:
-            if alarm:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, previous)
-        return answers
-
-    def _call(self, data: bytes, alarm: bool) -> bool:
-        if alarm:
-            signal.setitimer(signal.ITIMER_REAL, self.timeout)
-        try:
-            result = self.function(data)
-        except _Timeout:
-            raise Fault(f"{self.spec} did not return within {self.timeout:g} s (--timeout)", data) from None
-        except Exception:
-            return False
-        finally:
-            if alarm:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-        return bool(result) if isinstance(result, (bool, int)) else True
-
-
-class _Timeout(BaseException):
-    """Raised by the alarm inside the function under test; BaseException so that its own
-    ``except Exception`` cannot swallow it."""
-
-
-def _on_alarm(_signum, _frame):
-    raise _Timeout
+            kill_group(process)
+        if process.returncode != 0:
+            lines = errors.decode("utf-8", "replace").strip().splitlines()
+            why = lines[-1][:300] if lines else f"loading it ended with status {process.returncode}"
+            raise AbnfError.at(None, f"--python {self.spec}: {why}")
 
 
 def load_function(spec: str) -> Callable[[bytes], object]:
