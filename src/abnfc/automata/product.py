@@ -21,9 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..charset import Ranges, contiguous_classes
+from ..errors import LimitError
 from .dfa import Dfa
 
 Combine = Callable[[bool, bool], bool]
+Spend = Callable[[int], None]  # charges steps to a work limit, raising LimitError beyond it
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,9 @@ class Pairs:
     start: int
 
 
-def pairs(a: Dfa, b: Dfa) -> Pairs:
+def pairs(a: Dfa, b: Dfa, max_pairs: int | None = None, spend: Spend | None = None) -> Pairs:
+    """The reachable pairs; LimitError beyond ``max_pairs`` of them, and ``spend`` is charged a
+    step per transition built (the time and memory the product takes grow with both)."""
     classes = contiguous_classes([*a.classes, *b.classes])
     lows = [ranges[0][0] for ranges in classes]
     a_class, b_class = a.byte_class, b.byte_class
@@ -48,10 +52,16 @@ def pairs(a: Dfa, b: Dfa) -> Pairs:
     found = list(index)
     rows = []
     for left, right in found:  # grows while iterating
+        if spend is not None:
+            spend(len(columns))
         row = []
         for ca, cb in columns:
             pair = (a.transitions[left][ca], b.transitions[right][cb])
             if pair not in index:
+                if max_pairs is not None and len(found) >= max_pairs:
+                    raise LimitError.at(None, f"the product of the two DFAs has more than {max_pairs:,} pairs "
+                                        "of states (--max-dfa-states); the languages are too far apart "
+                                        "to compare quickly; raise the limit if this is intended")
                 index[pair] = len(found)
                 found.append(pair)
             row.append(index[pair])
@@ -190,21 +200,34 @@ def nearest_live_byte(dfa: Dfa, state: int, byte: int) -> int | None:
     return None
 
 
-def count_by_length(dfa: Dfa, max_length: int) -> list[int]:
+def count_by_length(dfa: Dfa, max_length: int, spend: Spend | None = None) -> list[int]:
     """``counts[n]``: how many inputs of exactly ``n`` bytes ``dfa`` accepts, for n = 0..max_length."""
-    sizes = [sum(hi - lo + 1 for lo, hi in ranges) for ranges in dfa.classes]
-    reaching = {dfa.start: 1}
+    return count_paths(dfa.classes, dfa.transitions, dfa.start, dfa.dead, dfa.accepting.__contains__,
+                       max_length, spend)
+
+
+def count_paths(classes: tuple[Ranges, ...], rows, start: int, dead: int, accepts: Callable[[int], bool],
+                max_length: int, spend: Spend | None = None) -> list[int]:
+    """``counts[n]``: how many inputs of ``n`` bytes lead from ``start`` to a state ``accepts``
+    holds for (dynamic programming over lengths, each class weighted by its number of bytes);
+    ``rows`` are a DFA's transitions or a product's pair rows.  ``spend`` is charged a step per
+    transition followed and one more per 512 bits of the counts carried along it (counts of
+    inputs of ``n`` bytes have up to ``8n`` bits, and adding them takes time in proportion)."""
+    sizes = [sum(hi - lo + 1 for lo, hi in ranges) for ranges in classes]
+    reaching = {start: 1}
     counts = []
     for length in range(max_length + 1):
-        counts.append(sum(n for state, n in reaching.items() if state in dfa.accepting))
+        counts.append(sum(n for state, n in reaching.items() if accepts(state)))
         if length == max_length:
             break
         following: dict[int, int] = {}
         for state, n in reaching.items():
-            if state == dfa.dead:
+            if state == dead:
                 continue
-            for cls, target in enumerate(dfa.transitions[state]):
-                if target != dfa.dead:
+            if spend is not None:
+                spend(len(sizes) * (1 + length // 64))
+            for cls, target in enumerate(rows[state]):
+                if target != dead:
                     following[target] = following.get(target, 0) + n * sizes[cls]
         reaching = following
     return counts
@@ -230,6 +253,20 @@ def bounded(dfa: Dfa, max_length: int) -> Dfa:
     return Dfa(dfa.classes, tuple(rows), 1, accepting, 0)
 
 
-__all__ = ["Pairs", "access_words", "bounded", "class_order", "completions", "count_by_length", "difference",
-           "distinguishing_input", "equivalent", "nearest_live_byte", "pairs", "product", "shortest_word",
-           "shortest_words"]
+__all__ = [
+    "Pairs",
+    "access_words",
+    "bounded",
+    "class_order",
+    "completions",
+    "count_by_length",
+    "count_paths",
+    "difference",
+    "distinguishing_input",
+    "equivalent",
+    "nearest_live_byte",
+    "pairs",
+    "product",
+    "shortest_word",
+    "shortest_words",
+]

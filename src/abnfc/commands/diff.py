@@ -45,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
     a = load_language(options.compilation(args), args.max_length, args.max_runs)
     b = load_language(options.compilation(args, args.other, args.start_b), args.max_length, args.max_runs)
     dfa_a, dfa_b, bound = _comparable(a, b)
-    comparison = compare(dfa_a, dfa_b, args.count_to if bound is None else min(args.count_to, bound))
+    count_to = args.count_to if bound is None else min(args.count_to, bound)
+    comparison = compare(dfa_a, dfa_b, count_to, args.max_dfa_states, args.max_work,
+                         listed=args.max_shown if bound is None else None)
     if bound is not None:
         comparison = _merge_by_exact_failure(comparison, a, b)
     lines = [f"A = {a.path} ({a.start_name})", f"B = {b.path} ({b.start_name})"]
@@ -82,7 +84,9 @@ def _merge_by_exact_failure(comparison: Comparison, a: Language, b: Language) ->
         key = (difference.only_in_a, _failure(refuses, difference.examples[0]))
         if key not in kept:
             kept[key] = replace(difference, offset=-1)
-    return replace(comparison, differences=tuple(kept.values()))
+    merged = tuple(kept.values())
+    found = (sum(d.only_in_a for d in merged), sum(not d.only_in_a for d in merged))
+    return replace(comparison, differences=merged, found=found)
 
 
 def _failure(language: Language, data: bytes) -> tuple:
@@ -102,16 +106,17 @@ def _failure(language: Language, data: bytes) -> tuple:
 
 
 def _side(comparison: Comparison, only_in_a: bool, a: Language, b: Language, max_shown: int) -> list[str]:
-    found = [d for d in comparison.differences if d.only_in_a == only_in_a]
-    if not found:
+    total = comparison.found[0 if only_in_a else 1]
+    if not total:
         return []
+    shown = [d for d in comparison.differences if d.only_in_a == only_in_a][:max_shown]
     name = "A" if only_in_a else "B"
-    lines = [f"only in {name}: {len(found)} {'difference' if len(found) == 1 else 'differences'}"]
-    for difference in found[:max_shown]:
+    lines = [f"only in {name}: {total:,} {'difference' if total == 1 else 'differences'}"]
+    for difference in shown:
         keeps, refuses = (a, b) if only_in_a else (b, a)
         lines.append(f"  {_examples(difference)}: {_why(difference, keeps, refuses, only_in_a)}")
-    if len(found) > max_shown:
-        lines.append(f"  and {len(found) - max_shown} more (--max-shown)")
+    if total > len(shown):
+        lines.append(f"  and {total - len(shown):,} more (--max-shown)")
     return lines
 
 
@@ -139,12 +144,26 @@ def _why(difference: Difference, keeps: Language, refuses: Language, only_in_a: 
 
 
 def _counts(comparison: Comparison) -> list[str]:
-    rows = [(n, x, y) for n, x, y in comparison.counts if x or y]
+    rows = [(n, _count(x), _count(y)) for n, x, y in comparison.counts if x or y]
     if not rows:
         return []
-    width = max(len(f"{value:,}") for row in rows for value in row[1:])
-    width = max(width, len("only in A"))
+    width = max(len("only in A"), *(len(value) for row in rows for value in row[1:]))
     lines = [f"inputs of each length accepted by one side only (up to {comparison.counts[-1][0]} bytes):",
              f"  {'bytes':>5}  {'only in A':>{width}}  {'only in B':>{width}}"]
-    lines += [f"  {n:>5}  {x:>{width},}  {y:>{width},}" for n, x, y in rows]
+    lines += [f"  {n:>5}  {x:>{width}}  {y:>{width}}" for n, x, y in rows]
     return lines
+
+
+EXACT_BELOW = 10**18  # counts up to here are printed exactly; above, as 1.23e45
+
+
+def _count(number: int) -> str:
+    """``1,234`` or, for counts too long to read (or to print: Python refuses ints of over 4,300
+    digits), ``1.23e4815`` (rounded down)."""
+    if number < EXACT_BELOW:
+        return f"{number:,}"
+    exponent = int(number.bit_length() * 0.30102999566398120) - 1  # log10(2): at most one too small
+    while number >= 10 ** (exponent + 1):
+        exponent += 1
+    digits = number * 100 // 10**exponent
+    return f"{digits // 100}.{digits % 100:02d}e{exponent}"

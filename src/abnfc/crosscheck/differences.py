@@ -16,12 +16,14 @@ shortest completion on the side that goes on.
 """
 from __future__ import annotations
 
+import heapq
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..automata.dfa import Dfa
-from ..automata.product import completions, count_by_length, difference, distinguishing_input, pairs, shortest_words
+from ..automata.product import Pairs, Spend, completions, count_paths, pairs, shortest_words
 from ..charset import Ranges, normalize
-from ..errors import InvariantError
+from ..errors import InvariantError, LimitError
 
 
 @dataclass(frozen=True)
@@ -34,45 +36,90 @@ class Difference:
 
 @dataclass(frozen=True)
 class Comparison:
-    differences: tuple[Difference, ...]  # shortest example first
+    differences: tuple[Difference, ...]  # shortest example first; with a listing limit, the first ones
     counts: tuple[tuple[int, int, int], ...]  # (length, only in A, only in B), lengths 0..N
+    found: tuple[int, int] = (0, 0)  # how many differences there are only in A, only in B
 
     @property
     def equal(self) -> bool:
         return not self.differences
 
 
-def compare(a: Dfa, b: Dfa, count_to: int) -> Comparison:
-    together = pairs(a, b)
+def compare(a: Dfa, b: Dfa, count_to: int, max_pairs: int | None = None, max_work: int | None = None,
+            listed: int | None = None) -> Comparison:
+    """The differences of ``a`` and ``b`` (with ``listed``, only the first ``listed`` on each
+    side, all being counted) and the counts of inputs of each length up to ``count_to`` that
+    only one accepts.  The product is at most ``max_pairs`` pairs of states, and building it and
+    counting take at most ``max_work`` steps (LimitError beyond either)."""
+    spend = _Budget(max_work).spend if max_work is not None else None
+    together = pairs(a, b, max_pairs, spend)
+    kept: tuple[list[Difference], list[Difference]] = ([], [])
+    found = [0, 0]
+    for difference in _differences(a, b, together):
+        side = 0 if difference.only_in_a else 1
+        found[side] += 1
+        kept[side].append(difference)
+        if listed is not None and len(kept[side]) > 2 * listed:  # keep the list short as it grows
+            kept[side][:] = heapq.nsmallest(listed, kept[side], key=_order)
+    shown = [d for side in kept for d in (heapq.nsmallest(listed, side, key=_order) if listed is not None else side)]
+    parted = any((left in a.accepting) != (right in b.accepting) for left, right in together.pairs)
+    InvariantError.check(bool(shown) == parted, "the differences found disagree with the product automaton")
+    return Comparison(tuple(sorted(shown, key=_order)), _counts(a, b, together, count_to, spend),
+                      (found[0], found[1]))
+
+
+def _order(difference: Difference) -> tuple[int, bytes]:
+    return len(difference.examples[0]), difference.examples[0]
+
+
+def _differences(a: Dfa, b: Dfa, together: Pairs) -> Iterator[Difference]:
+    """Every difference, once, in no particular order (see the module's docstring)."""
     access = shortest_words(together.classes, together.rows, together.start)  # of each pair
     ends = (completions(a), completions(b))
-    keyed: dict[tuple, list[tuple[int, int]]] = {}  # (pair, target, side) -> byte ranges
-    found: list[Difference] = _at_the_start(a, b, ends)
-    for index in sorted(access, key=lambda i: (len(access[i]), access[i])):
+    yield from _at_the_start(a, b, ends)
+    for index, word in access.items():
         left, right = together.pairs[index]
         if left == a.dead or right == b.dead:
             continue
         if (left in a.accepting) != (right in b.accepting):
-            found.append(Difference(left in a.accepting, (access[index],), len(access[index]), ()))
+            yield Difference(left in a.accepting, (word,), len(word), ())
+        keyed: dict[tuple[int, bool], list[tuple[int, int]]] = {}  # (target, side) -> byte ranges
         for cls, target in enumerate(together.rows[index]):
             to_left, to_right = together.pairs[target]
             if (to_left == a.dead) != (to_right == b.dead):
                 only_a = to_right == b.dead
                 if (to_left if only_a else to_right) in ends[0 if only_a else 1]:
-                    keyed.setdefault((index, target, only_a), []).extend(together.classes[cls])
-    for (index, target, only_a), ranges in keyed.items():
-        to_state = together.pairs[target][0 if only_a else 1]
-        ending = ends[0 if only_a else 1][to_state]
-        merged = normalize(ranges)
-        lowest, highest = merged[0][0], merged[-1][1]
-        examples = tuple(dict.fromkeys(access[index] + bytes([byte]) + ending for byte in (lowest, highest)))
-        found.append(Difference(only_a, examples, len(access[index]), merged))
-    found.sort(key=lambda d: (len(d.examples[0]), d.examples[0]))
-    InvariantError.check(bool(found) == (distinguishing_input(a, b) is not None),
-                         "the differences found disagree with the product automaton")
-    in_a, in_b = count_by_length(difference(a, b), count_to), count_by_length(difference(b, a), count_to)
-    counts = tuple((n, in_a[n], in_b[n]) for n in range(count_to + 1))
-    return Comparison(tuple(found), counts)
+                    keyed.setdefault((target, only_a), []).extend(together.classes[cls])
+        for (target, only_a), ranges in keyed.items():
+            ending = ends[0 if only_a else 1][together.pairs[target][0 if only_a else 1]]
+            merged = normalize(ranges)
+            examples = tuple(dict.fromkeys(word + bytes([byte]) + ending for byte in (merged[0][0], merged[-1][1])))
+            yield Difference(only_a, examples, len(word), merged)
+
+
+def _counts(a: Dfa, b: Dfa, together: Pairs, count_to: int, spend: Spend | None) -> tuple[tuple[int, int, int], ...]:
+    """(length, only in A, only in B) for lengths 0..count_to, by dynamic programming over the pairs."""
+    def only(first: frozenset[int], second: frozenset[int], side: int) -> list[int]:
+        return count_paths(together.classes, together.rows, together.start, 0,
+                           lambda i: together.pairs[i][side] in first and together.pairs[i][1 - side] not in second,
+                           count_to, spend)
+    in_a, in_b = only(a.accepting, b.accepting, 0), only(b.accepting, a.accepting, 1)
+    return tuple((n, in_a[n], in_b[n]) for n in range(count_to + 1))
+
+
+class _Budget:
+    """Counts the steps of a comparison against ``--max-work``."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.spent = 0
+
+    def spend(self, steps: int) -> None:
+        self.spent += steps
+        if self.spent > self.limit:
+            raise LimitError.at(None, f"comparing the two grammars took more than {self.limit:,} steps "
+                                "(--max-work: pairs of states times byte classes, while building the "
+                                "product and counting inputs); raise the limit if this is intended")
 
 
 def _at_the_start(a: Dfa, b: Dfa, ends: tuple[dict[int, bytes], dict[int, bytes]]) -> list[Difference]:
