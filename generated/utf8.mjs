@@ -57,10 +57,10 @@
  *     states x classes (next state):
  *           0  1  2  3  4  5  6  7  8  9 10 11
  *       0:  0  0  0  0  0  0  0  0  0  0  0  0   ; dead
- *     * 1:  1  0  0  0  0  2  3  4  5  6  7  8   ; start; accepting; expects %x00-7F (UTF8-1 alternative 1), %xC2-DF (UTF8-2 alternative 1), %xE0-EF (UTF8-3 alternatives 1-4) or %xF0-F4 (UTF8-4 alternatives 1-3)
- *       2:  0  1  1  1  0  0  0  0  0  0  0  0   ; after %x80-BF (UTF8-3 alternatives 1, 3), %x80-BF (UTF8-tail alternative 1) or %xC2-DF (UTF8-2 alternative 1): expects %x80-BF (UTF8-tail alternative 1, element 1)
+ *     * 1:  1  0  0  0  0  2  3  4  5  6  7  8   ; start; accepting; expects %x00-7F (UTF8-1 alternative 1), %xC2-DF (UTF8-2 alternative 1), %xE0 (UTF8-3 alternative 1), %xE1-EC (UTF8-3 alternative 2), %xED (UTF8-3 alternative 3), %xEE-EF (UTF8-3 alternative 4), %xF0 (UTF8-4 alternative 1), %xF1-F3 (UTF8-4 alternative 2) or %xF4 (UTF8-4 alternative 3)
+ *       2:  0  1  1  1  0  0  0  0  0  0  0  0   ; after %x80-9F (UTF8-3 alternative 3), %xA0-BF (UTF8-3 alternative 1), %x80-BF (UTF8-tail alternative 1) or %xC2-DF (UTF8-2 alternative 1): expects %x80-BF (UTF8-tail alternative 1, element 1)
  *       3:  0  0  0  2  0  0  0  0  0  0  0  0   ; after %xE0: expects %xA0-BF (UTF8-3 alternative 1, element 2)
- *       4:  0  2  2  2  0  0  0  0  0  0  0  0   ; after %x80-BF (UTF8-4 alternatives 1, 3), %x80-BF (UTF8-tail alternative 1) or %xE1-EC / %xEE-EF (UTF8-3 alternatives 2, 4): expects %x80-BF (UTF8-tail alternative 1, element 1)
+ *       4:  0  2  2  2  0  0  0  0  0  0  0  0   ; after %x80-8F (UTF8-4 alternative 3), %x90-BF (UTF8-4 alternative 1), %x80-BF (UTF8-tail alternative 1), %xE1-EC (UTF8-3 alternative 2) or %xEE-EF (UTF8-3 alternative 4): expects %x80-BF (UTF8-tail alternative 1, element 1)
  *       5:  0  2  2  0  0  0  0  0  0  0  0  0   ; after %xED: expects %x80-9F (UTF8-3 alternative 3, element 2)
  *       6:  0  0  4  4  0  0  0  0  0  0  0  0   ; after %xF0: expects %x90-BF (UTF8-4 alternative 1, element 2)
  *       7:  0  4  4  4  0  0  0  0  0  0  0  0   ; after %xF1-F3 (UTF8-4 alternative 2, element 1): expects %x80-BF (UTF8-tail alternative 1, element 1)
@@ -90,10 +90,10 @@ export const CLASSES = Object.freeze([
 // TRANSITIONS[state][class] is the next state: one row per state.
 export const TRANSITIONS = Object.freeze([
   [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], // 0: dead
-  [1, 0, 0, 0, 0, 2, 3, 4, 5, 6, 7, 8], // 1: start; accepting; expects %x00-7F (UTF8-1 alternative 1), %xC2-DF (UTF8-2 alternative 1), %xE0-EF (UTF8-3 alternatives 1-4) or %xF0-F4 (UTF8-4 alternatives 1-3)
-  [0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0], // 2: after %x80-BF (UTF8-3 alternatives 1, 3), %x80-BF (UTF8-tail alternative 1) or %xC2-DF (UTF8-2 alternative 1): expects %x80-BF (UTF8-tail alternative 1, element 1)
+  [1, 0, 0, 0, 0, 2, 3, 4, 5, 6, 7, 8], // 1: start; accepting; expects %x00-7F (UTF8-1 alternative 1), %xC2-DF (UTF8-2 alternative 1), %xE0 (UTF8-3 alternative 1), %xE1-EC (UTF8-3 alternative 2), %xED (UTF8-3 alternative 3), %xEE-EF (UTF8-3 alternative 4), %xF0 (UTF8-4 alternative 1), %xF1-F3 (UTF8-4 alternative 2) or %xF4 (UTF8-4 alternative 3)
+  [0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0], // 2: after %x80-9F (UTF8-3 alternative 3), %xA0-BF (UTF8-3 alternative 1), %x80-BF (UTF8-tail alternative 1) or %xC2-DF (UTF8-2 alternative 1): expects %x80-BF (UTF8-tail alternative 1, element 1)
   [0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0], // 3: after %xE0: expects %xA0-BF (UTF8-3 alternative 1, element 2)
-  [0, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0], // 4: after %x80-BF (UTF8-4 alternatives 1, 3), %x80-BF (UTF8-tail alternative 1) or %xE1-EC / %xEE-EF (UTF8-3 alternatives 2, 4): expects %x80-BF (UTF8-tail alternative 1, element 1)
+  [0, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0], // 4: after %x80-8F (UTF8-4 alternative 3), %x90-BF (UTF8-4 alternative 1), %x80-BF (UTF8-tail alternative 1), %xE1-EC (UTF8-3 alternative 2) or %xEE-EF (UTF8-3 alternative 4): expects %x80-BF (UTF8-tail alternative 1, element 1)
   [0, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0], // 5: after %xED: expects %x80-9F (UTF8-3 alternative 3, element 2)
   [0, 0, 4, 4, 0, 0, 0, 0, 0, 0, 0, 0], // 6: after %xF0: expects %x90-BF (UTF8-4 alternative 1, element 2)
   [0, 4, 4, 4, 0, 0, 0, 0, 0, 0, 0, 0], // 7: after %xF1-F3 (UTF8-4 alternative 2, element 1): expects %x80-BF (UTF8-tail alternative 1, element 1)

@@ -25,6 +25,16 @@ def normalize(ranges: Iterable[Range]) -> Ranges:
     return tuple((lo, hi) for lo, hi in merged)
 
 
+def intersect(left: Ranges, right: Ranges) -> Ranges:
+    """The values in both sorted range lists."""
+    found = []
+    for lo, hi in left:
+        for other_lo, other_hi in right:
+            if other_lo <= hi and lo <= other_hi:
+                found.append((max(lo, other_lo), min(hi, other_hi)))
+    return normalize(found)
+
+
 def from_bytes(values: Iterable[int]) -> Ranges:
     return normalize((v, v) for v in values)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .automata.dfa import Dfa
-from .automata.notes import StateNote, note_text
+from .automata.notes import Reading, StateNote, note_text
 from .backends.facts import PICTURE_DRAWN, PICTURE_NO_GRAPHVIZ, PICTURE_OFF, GrammarFacts, Mention, Position, RuleFacts
 from .frontend import ast
 from .frontend.resolve import ResolvedGrammar
@@ -40,12 +40,17 @@ def grammar_facts(grammar: ast.Grammar, text: str, resolved: ResolvedGrammar, mi
                          resolved.embedding.path if resolved.embedding else "", diagram_style=railroad.CSS)
     if minimal is None:
         return facts
-    positions = tuple(tuple(Position(o.rule, o.alternative + 1, o.element + 1, o.reads)
-                            for o in sorted(note.expects, key=lambda o: (o.reads, o.rule, o.alternative, o.element)))
+    positions = tuple(tuple(Position(r.origin.rule, r.origin.alternative + 1, r.origin.element + 1, r.ranges)
+                            for r in sorted(note.expects, key=_reading_order))
                       for note in notes)
     texts = tuple(note_text(note, _) for note in notes)
     drawing, status = _picture(minimal, texts, resolved.start_name, picture)
     return replace(facts, notes=texts, positions=positions, picture=drawing, picture_status=status)
+
+
+def _reading_order(reading: Reading) -> tuple:
+    origin = reading.origin
+    return (reading.ranges, origin.rule, origin.alternative, origin.element)
 
 
 def _references(node: ast.Node) -> list[ast.RuleRef]:

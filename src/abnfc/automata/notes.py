@@ -8,15 +8,22 @@ minimal state are therefore gathered from the states before minimization that it
 found by walking both automata in step from their start states (they accept the same language
 and the minimal DFA is a quotient of the other, so each state maps to exactly one minimal state).
 
+Each position in a note carries exactly the bytes it reads there (:class:`Reading`): a position
+that leads into the state, the bytes of its terminal that take a predecessor into this state; a
+position the state expects, the bytes of its terminal that do not lead to the dead state.  So
+every range a note attributes to a position is a subset of what that position reads, and the
+union over the positions is the state's real set of incoming (or expected) bytes.
+
 A note reads ``after %xE0: expects %xA0-BF (UTF8-3 alternative 1, element 2)``; the words are
 translatable (:mod:`abnfc.i18n`), the grammar's names and bytes are not.
 """
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..charset import format_abnf, normalize
+from ..charset import Ranges, format_abnf, intersect, normalize
 from ..errors import InvariantError
 from ..frontend.ir import Origin
 from .dfa import Dfa
@@ -31,12 +38,21 @@ def _english(message: str) -> str:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """A grammar position and exactly the bytes it reads where the note says (a subset of the
+    bytes its terminal reads, ``origin.reads``)."""
+
+    origin: Origin
+    ranges: Ranges
+
+
+@dataclass(frozen=True)
 class Path:
     """Some inputs reach the state after one of ``after`` read their last byte, and expect one of
     ``expects`` next (empty: the input must end here)."""
 
-    after: frozenset[Origin]
-    expects: frozenset[Origin]
+    after: frozenset[Reading]
+    expects: frozenset[Reading]
 
 
 @dataclass(frozen=True)
@@ -47,12 +63,20 @@ class StateNote:
     paths: tuple[Path, ...]  # sorted; one per distinct ``expects``
 
     @property
-    def expects(self) -> frozenset[Origin]:
-        return frozenset(o for path in self.paths for o in path.expects)
+    def expects(self) -> frozenset[Reading]:
+        return _merged(r for path in self.paths for r in path.expects)
 
     @property
-    def after(self) -> frozenset[Origin]:
-        return frozenset(o for path in self.paths for o in path.after)
+    def after(self) -> frozenset[Reading]:
+        return _merged(r for path in self.paths for r in path.after)
+
+
+def _merged(readings: Iterable[Reading]) -> frozenset[Reading]:
+    """One reading per position, with the union of its bytes."""
+    by_origin: dict[Origin, list[tuple[int, int]]] = defaultdict(list)
+    for reading in readings:
+        by_origin[reading.origin].extend(reading.ranges)
+    return frozenset(Reading(origin, normalize(ranges)) for origin, ranges in by_origin.items())
 
 
 def state_notes(dfa: Dfa, exact: Dfa | None = None) -> tuple[StateNote, ...]:
@@ -63,11 +87,10 @@ def state_notes(dfa: Dfa, exact: Dfa | None = None) -> tuple[StateNote, ...]:
     readers = _readers(exact)
     notes = []
     for state in range(dfa.num_states):
-        by_expects: dict[frozenset[Origin], set[Origin]] = defaultdict(set)
+        by_expects: dict[frozenset[Reading], list[Reading]] = defaultdict(list)
         for member in members[state]:
-            expects = exact.origins[member] if exact.origins else frozenset()
-            by_expects[expects] |= readers[member]
-        paths = tuple(sorted((Path(frozenset(after), expects) for expects, after in by_expects.items()
+            by_expects[_expected(exact, member)].extend(readers[member])
+        paths = tuple(sorted((Path(_merged(after), expects) for expects, after in by_expects.items()
                               if state != dfa.dead), key=_path_key))
         notes.append(StateNote(state == dfa.dead, state == dfa.start, state in dfa.accepting, paths))
     return tuple(notes)
@@ -93,9 +116,21 @@ def _members(dfa: Dfa, exact: Dfa) -> list[list[int]]:
     return members
 
 
-def _readers(exact: Dfa) -> list[set[Origin]]:
-    """For each state, the terminals that read the byte of some transition into it."""
-    readers: list[set[Origin]] = [set() for _ in range(exact.num_states)]
+def _expected(exact: Dfa, state: int) -> frozenset[Reading]:
+    """The positions ``state`` reads at, each with the bytes of its terminal that go on (do not
+    lead to the dead state)."""
+    if not exact.origins or state == exact.dead:
+        return frozenset()
+    live = normalize(r for cls, target in enumerate(exact.transitions[state]) if target != exact.dead
+                     for r in exact.classes[cls])
+    found = (Reading(origin, intersect(origin.reads, live)) for origin in exact.origins[state])
+    return frozenset(reading for reading in found if reading.ranges)
+
+
+def _readers(exact: Dfa) -> list[list[Reading]]:
+    """For each state, the terminals that read the byte of some transition into it, each with
+    exactly those of its bytes that lead into it."""
+    readers: list[list[Reading]] = [[] for _ in range(exact.num_states)]
     if not exact.origins:
         return readers
     classes_of: dict[tuple, list[int]] = {}
@@ -104,9 +139,12 @@ def _readers(exact: Dfa) -> list[set[Origin]]:
         for origin in origins:
             if origin.reads not in classes_of:
                 classes_of[origin.reads] = _classes_within(exact, origin.reads)
+            into: dict[int, list[tuple[int, int]]] = defaultdict(list)
             for cls in classes_of[origin.reads]:
                 if row[cls] != exact.dead:
-                    readers[row[cls]].add(origin)
+                    into[row[cls]].extend(exact.classes[cls])
+            for target, ranges in into.items():
+                readers[target].append(Reading(origin, intersect(origin.reads, normalize(ranges))))
     return readers
 
 
@@ -120,41 +158,50 @@ def _origin_key(origin: Origin):
     return (origin.reads, origin.rule, origin.alternative, origin.element)
 
 
+def _reading_key(reading: Reading):
+    return (reading.ranges, reading.origin.rule, reading.origin.alternative, reading.origin.element,
+            reading.origin.reads)
+
+
 def _path_key(path: Path):
-    return (sorted(map(_origin_key, path.expects)), sorted(map(_origin_key, path.after)))
+    return (sorted(map(_reading_key, path.expects)), sorted(map(_reading_key, path.after)))
 
 
 # -- text ---------------------------------------------------------------------------------------
 
-def position_text(origin: Origin, _=_english) -> str:
+def position_text(reading: Reading, _=_english) -> str:
     """``%xA0-BF (UTF8-3 alternative 1, element 2)``."""
+    origin = reading.origin
     return _("{bytes} ({rule} alternative {alternative}, element {element})").format(
-        bytes=format_abnf(origin.reads), rule=origin.rule, alternative=origin.alternative + 1,
+        bytes=format_abnf(reading.ranges), rule=origin.rule, alternative=origin.alternative + 1,
         element=origin.element + 1)
 
 
-def positions_text(origins, _=_english) -> str:
-    """A few positions one by one; more grouped by rule, with the bytes each rule reads."""
-    found = sorted(set(origins), key=_origin_key)
+def positions_text(readings: Iterable[Reading], _=_english) -> str:
+    """A few positions one by one; more grouped by rule, and within a rule by the bytes read (the
+    alternatives that read exactly the same bytes there together), so that every range is
+    exactly what its positions read.  Beyond :data:`MAX_RULES` rules, the rest are counted."""
+    found = sorted(set(readings), key=_reading_key)
     if len(found) <= MAX_LISTED:
-        return _list([position_text(o, _) for o in found], _)
-    by_rule: dict[str, list[Origin]] = defaultdict(list)
-    for origin in found:
-        by_rule[origin.rule].append(origin)
-    groups = sorted(by_rule.items(), key=lambda item: min(_origin_key(o) for o in item[1]))
-    texts = [_rule_group_text(rule, group, _) for rule, group in groups[:MAX_RULES]]
-    if len(groups) > MAX_RULES:
-        texts.append(_("other rules: {count}").format(count=len(groups) - MAX_RULES))
+        return _list([position_text(r, _) for r in found], _)
+    by_rule: dict[str, dict[Ranges, list[Reading]]] = defaultdict(lambda: defaultdict(list))
+    for reading in found:  # in order: rules and their groups come in the order of their first bytes
+        by_rule[reading.origin.rule][reading.ranges].append(reading)
+    rules = list(by_rule.items())
+    texts = [_group_text(rule, ranges, group, _) for rule, groups in rules[:MAX_RULES]
+             for ranges, group in groups.items()]
+    if len(rules) > MAX_RULES:
+        texts.append(_("other rules: {count}").format(count=len(rules) - MAX_RULES))
     return _list(texts, _)
 
 
-def _rule_group_text(rule: str, origins: list[Origin], _) -> str:
-    alternatives = sorted({o.alternative + 1 for o in origins})
+def _group_text(rule: str, ranges: Ranges, readings: list[Reading], _) -> str:
+    """``%x80-BF (UTF8-3 alternatives 2, 4)``: alternatives of one rule reading the same bytes."""
+    alternatives = sorted({r.origin.alternative + 1 for r in readings})
     numbers = _numbers_text(alternatives)
     template = _("{bytes} ({rule} alternative {alternatives})") if len(alternatives) == 1 else \
         _("{bytes} ({rule} alternatives {alternatives})")
-    return template.format(bytes=format_abnf(normalize(r for o in origins for r in o.reads)), rule=rule,
-                           alternatives=numbers)
+    return template.format(bytes=format_abnf(ranges), rule=rule, alternatives=numbers)
 
 
 def _numbers_text(numbers: list[int]) -> str:
@@ -192,8 +239,8 @@ def _after_text(path: Path, _) -> str:
     (``after %xE0: expects %xA0-BF (UTF8-3 alternative 1, element 2)``)."""
     if len(path.after) == 1 and len(path.expects) == 1:
         (before,), (next_one,) = path.after, path.expects
-        if (before.rule, before.alternative) == (next_one.rule, next_one.alternative):
-            return format_abnf(before.reads)
+        if (before.origin.rule, before.origin.alternative) == (next_one.origin.rule, next_one.origin.alternative):
+            return format_abnf(before.ranges)
     return positions_text(path.after, _)
 
 

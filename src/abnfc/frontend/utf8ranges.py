@@ -111,16 +111,6 @@ def led_by(byte_ranges: Ranges) -> Ranges:
     return normalize(found)
 
 
-def intersect(left: Ranges, right: Ranges) -> Ranges:
-    """The values in both sorted range lists."""
-    found = []
-    for lo, hi in left:
-        for other_lo, other_hi in right:
-            if other_lo <= hi and lo <= other_hi:
-                found.append((max(lo, other_lo), min(hi, other_hi)))
-    return normalize(found)
-
-
 def format_code_points(ranges: Ranges) -> str:
     """``U+0020-007E / U+00A0-D7FF``: code-point ranges in the notation of the Unicode standard."""
     return " / ".join(f"U+{lo:04X}" if lo == hi else f"U+{lo:04X}-{hi:04X}" for lo, hi in ranges)
