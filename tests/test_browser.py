@@ -120,6 +120,19 @@ def test_the_first_error_byte_is_highlighted_with_what_was_expected(open_book):
     assert page.locator("#steps tr.error").count() == 1
 
 
+def test_expected_positions_are_listed_under_exactly_the_bytes_they_read(open_book):
+    """C0 AF: at offset 0 the start state expects nine positions; each is listed under its own
+    bytes (UTF8-3 alternative 1 under %xE0 alone, not under a merged %xC2-F4)."""
+    page = open_book("utf8")
+    type_hex(page, "C0 AF")
+    items = page.locator("#expected li").all_inner_texts()
+    assert "%xE0: UTF8-3 alternative 1, element 1" in items
+    assert "%xC2-DF: UTF8-2 alternative 1, element 1" in items
+    assert "%xF1-F3: UTF8-4 alternative 2, element 1" in items
+    assert not any(item.startswith("%xC2-F4") for item in items)
+    assert len(items) == 9 + 1  # the nine positions, and the end of the input (the start state accepts)
+
+
 def test_an_incomplete_input_lists_the_bytes_that_may_follow(open_book):
     page = open_book("utf8")
     type_hex(page, "F0 9F")

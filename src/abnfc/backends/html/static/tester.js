@@ -71,21 +71,27 @@ function showBytes(bytes, error) {
   if (end < bytes.length) box.append(element("span", "…", "elided"));
 }
 
-// At the first error: the byte ranges the state could read, each with the positions reading it.
+// At the first error: the bytes the state could read, each set with the positions reading it.
 function showExpected(error, state) {
   const box = document.getElementById("expected");
   box.replaceChildren();
   if (error === null) return;
   box.append(element("p", message("Expected at offset {offset}:", { offset: error })));
   const list = element("ul");
-  const ranges = expectedBytes(state);
-  for (const [lo, hi] of ranges) {
-    const readers = BOOK.positions[state].filter((p) => p[3].some(([a, b]) => a <= hi && lo <= b));
+  // One item per set of bytes, with exactly the positions that read those bytes here: a
+  // position is never listed under bytes it does not read.
+  const groups = new Map();
+  for (const position of BOOK.positions[state]) {
+    const key = JSON.stringify(position[3]);
+    if (!groups.has(key)) groups.set(key, { ranges: position[3], places: [] });
+    groups.get(key).places.push(place(position));
+  }
+  for (const { ranges, places } of groups.values()) {
     const item = element("li");
-    item.append(element("code", abnfBytes([[lo, hi]])), ": " + readers.map(place).join("; "));
+    item.append(element("code", abnfBytes(ranges)), ": " + places.join("; "));
     list.append(item);
   }
-  if (ranges.length === 0 || ACCEPTING.includes(state)) list.append(element("li", message("the end of the input")));
+  if (groups.size === 0 || ACCEPTING.includes(state)) list.append(element("li", message("the end of the input")));
   box.append(list);
 }
 
