@@ -81,14 +81,17 @@ def test_utf8_tree_names_each_character_rule_and_alternative():
 def test_utf8_text_output(capsys, tmp_path):
     status, out = run(capsys, tmp_path, UTF8, SAMPLE)
     assert status == 0
-    assert out.splitlines()[:7] == [
+    assert out.splitlines()[:10] == [
         "input.bin: valid (10 bytes), derived from UTF8-octets:".replace("input.bin", str(tmp_path / "input.bin")),
         'UTF8-octets  bytes 0-9  "aä€😀"',
         '  UTF8-char (alternative 1 of 4)  byte 0  "a"',
         '    UTF8-1  byte 0  "a"',
+        '      %x00-7F at 7:15  byte 0  "a"',
         '  UTF8-char (alternative 2 of 4)  bytes 1-2  "ä"',
         '    UTF8-2  bytes 1-2  "ä"',
+        '      %xC2-DF at 8:15  byte 1  "\\xc3"',
         '      UTF8-tail  byte 2  "\\xa4"',
+        '        %x80-BF at 13:15  byte 2  "\\xa4"',
     ]
     assert '    UTF8-4 (alternative 1 of 3)  bytes 6-9  "😀"' in out.splitlines()
 
@@ -182,14 +185,24 @@ def test_ambiguity_between_equal_terminals_written_apart():
     assert {first, second} == {7, 13}
 
 
+def test_every_byte_appears_under_the_terminal_that_read_it(capsys, tmp_path):
+    """The lead byte of "€" is read by %xE1-EC in UTF8-3's second alternative; it used to vanish
+    from the tree, which showed only rules."""
+    status, out = run(capsys, tmp_path, UTF8, "€".encode())
+    assert status == 0
+    assert '      %xE1-EC at 9:40  byte 0  "\\xe2"' in out.splitlines()
+    for offset in range(3):
+        assert sum(f"  byte {offset}  " in line and line.lstrip().startswith("%x") for line in out.splitlines()) == 1
+
+
 def test_long_trees_are_elided_with_a_count(capsys, tmp_path):
     status, out = run(capsys, tmp_path, UTF8, b"a" * 100, "--max-nodes", "10")
     lines = out.splitlines()
     assert len(lines) == 12
-    assert lines[6] == "... 191 more lines of the tree left out (--max-nodes 10 sets how many are shown) ..."
-    assert lines[-1] == '    UTF8-1  byte 99  "a"'
+    assert lines[6] == "... 291 more lines of the tree left out (--max-nodes 10 sets how many are shown) ..."
+    assert lines[-1] == '      %x00-7F at 7:15  byte 99  "a"'
     status, out = run(capsys, tmp_path, UTF8, b"a" * 100, "--max-nodes", "0")
-    assert status == 0 and len(out.splitlines()) == 202
+    assert status == 0 and len(out.splitlines()) == 302
 
 
 # -- rejected inputs: diagnostics ------------------------------------------------------------

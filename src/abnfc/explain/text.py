@@ -50,8 +50,10 @@ class TextRenderer:
             name=explanation.name, offset=outcome.offset, start=start)]
 
 
-    def tree_lines(self, tree: Derivation, data: bytes, leaves: bool = False) -> list[str]:
-        """One line per rule (and per terminal, with ``leaves``), indented by depth."""
+    def tree_lines(self, tree: Derivation, data: bytes) -> list[str]:
+        """One line per rule and per terminal (with the byte it read and where the grammar
+        writes it), indented by depth: every byte of the input appears under the terminal that
+        read it."""
         lines = []
         stack: list[tuple[Derivation | Leaf, int]] = [(tree, 0)]
         while stack:
@@ -62,8 +64,7 @@ class TextRenderer:
                              f"{self.show_bytes(data[node.offset: node.offset + 1])}")
                 continue
             lines.append(indent + self.node_text(node, data))
-            children = [child for child in node.children if leaves or isinstance(child, Derivation)]
-            stack.extend((child, depth + 1) for child in reversed(children))
+            stack.extend((child, depth + 1) for child in reversed(node.children))
         return lines
 
 
@@ -148,7 +149,7 @@ class TextRenderer:
             rule=first.rule, span=self._span(first.start, first.end))]
         for number, tree in enumerate((ambiguity.first, ambiguity.second), 1):
             lines.append(self._("derivation {number}:").format(number=number))
-            shown = self._elide(self.tree_lines(tree, explanation.data, leaves=True), max_nodes)
+            shown = self._elide(self.tree_lines(tree, explanation.data), max_nodes)
             lines += ["  " + line for line in shown]
         return lines
 
