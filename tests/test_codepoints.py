@@ -24,7 +24,7 @@ from abnfc.errors import AbnfError
 from abnfc.frontend.parse import parse
 from abnfc.frontend.resolve import resolve
 from abnfc.charset import intersect
-from abnfc.frontend.utf8ranges import MAX_CODE_POINT, format_code_points, led_by, sequences
+from abnfc.frontend.encoding import MAX_CODE_POINT, format_code_points, led_by, sequences
 
 from conftest import ROOT, UTF8_GRAMMAR, compile_text, grammar_from_text, python_module
 

@@ -25,9 +25,8 @@ from typing import BinaryIO, Protocol
 
 from .charset import Ranges, format_abnf, intersect, normalize
 from .errors import AbnfError, LimitError, printable
-from .frontend.encoding import UTF8, code_points
+from .frontend.encoding import UTF8, code_points, format_code_points, led_by
 from .frontend.resolve import ResolvedGrammar
-from .frontend.utf8ranges import format_code_points, led_by
 from .interpret import DEFAULT_MAX_WORK, Recognizer
 from .pipeline import Compilation, load_validators
 

@@ -1,5 +1,5 @@
-"""The front end: ABNF text -> AST (:mod:`.parse`) -> resolved rule table and IR (:mod:`.resolve`)."""
-from .parse import parse
-from .resolve import ResolvedGrammar, resolve
+"""The front end: grammar files (:mod:`.source`) -> AST (:mod:`.parse`, :mod:`.ast`) -> resolved
+rule table and IR (:mod:`.resolve`, :mod:`.lower`, :mod:`.ir`).
 
-__all__ = ["ResolvedGrammar", "parse", "resolve"]
+Nothing is imported here, so that importing the IR or the AST does not load the parser (lark).
+"""

@@ -34,13 +34,22 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
-from ..errors import Diagnostic
+from ..errors import Diagnostic, Span
 from . import ast
 
-if TYPE_CHECKING:
-    from .resolve import RuleDef
+
+@dataclass(frozen=True)
+class RuleDef:
+    """A rule of a grammar's rule table: its definition as written (``=/`` merged)."""
+
+    name: str
+    definition: ast.Node
+    span: Span | None
+    core: bool = False
+    partial: bool = False  # written only with '=/': extends a definition found by linking
+    source: str | None = None  # the imported grammar file it was taken from
+
 
 MAIN = 0  # scope index of the grammar itself; imports are 1..n
 CORE = -1  # scope of the core rules the grammar does not redefine

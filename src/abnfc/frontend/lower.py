@@ -6,7 +6,7 @@ what the result looks like.  Each terminal is tagged with its :class:`~abnfc.fro
 the index of the rule's top-level alternative and of the element within it.
 
 In ``utf-8`` mode (:mod:`.encoding`) a numeric value is a code point: it becomes the terminals
-of its UTF-8 encoding, and a range becomes the alternatives :func:`.utf8ranges.sequences`
+of its UTF-8 encoding, and a range becomes the alternatives :func:`.encoding.sequences`
 gives, so everything after lowering still reads bytes.
 """
 from __future__ import annotations
@@ -14,8 +14,7 @@ from __future__ import annotations
 from ..charset import Ranges, case_variants, normalize
 from ..errors import AbnfError, InvariantError
 from . import ast, ir
-from .encoding import OCTETS
-from .utf8ranges import encode, sequences
+from .encoding import OCTETS, encode, sequences
 
 
 def lower_rule(name: str, definition: ast.Node, encoding: str = OCTETS) -> ir.Node:

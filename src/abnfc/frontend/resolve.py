@@ -24,20 +24,10 @@ from .. import graph
 from ..errors import AbnfError, Diagnostic, InvariantError, Span
 from . import ast, ir, recursion
 from .encoding import OCTETS, check_terminals, choose
-from .imports import Scope, link, prose_error
+from .imports import RuleDef, Scope, link, prose_error
 from .lower import lower_rule
 from .names import NameIndex
 from .productive import productive_rules
-
-
-@dataclass(frozen=True)
-class RuleDef:
-    name: str
-    definition: ast.Node
-    span: Span | None
-    core: bool = False
-    partial: bool = False  # written only with '=/': extends a definition found by linking
-    source: str | None = None  # the imported grammar file it was taken from
 
 
 @dataclass(frozen=True)

@@ -14,18 +14,26 @@ here and now, so a call never completes where it was made.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from .nodes import DONE, END, Alt, Item, Leaf, PendingCall, Ref, Rep, RepFrame, Seq, SeqFrame, Thread
+from .nodes import DONE, END, Alt, Frame, Item, Leaf, PendingCall, Ref, Rep, RepFrame, Seq, SeqFrame, Thread
+from .program import Program
 
-if TYPE_CHECKING:
-    from .cache import Cache
+
+class Continuations(Protocol):
+    """What a closure needs of the cache (:class:`.cache.Cache`): the program, and continuations
+    interned as numbers."""
+
+    program: Program
+
+    def cont(self, frame: Frame) -> int: ...
+    def frame(self, cont: int) -> Frame: ...
 
 
 class Closure:
     __slots__ = ("cache", "entered", "enters", "finished", "finishes", "items", "lowest", "program")
 
-    def __init__(self, cache: Cache):
+    def __init__(self, cache: Continuations):
         self.cache = cache
         self.program = cache.program
         self.items: set[Item] = set()
