@@ -50,7 +50,8 @@ class Page(HTMLParser):
 def pages(tmp_path_factory):
     out = tmp_path_factory.mktemp("books")
     for name in GRAMMARS:
-        assert main(["compile", str(ROOT / "grammars" / f"{name}.abnf"), "--lang", "html", "--out", str(out)]) == 0
+        assert main(["compile", str(ROOT / "grammars" / f"{name}.abnf"), "--lang", "html", "--out", str(out),
+                     "--prefix", name]) == 0
     return {name: (out / f"{name}.html").read_text(encoding="utf-8") for name in GRAMMARS}
 
 
@@ -86,7 +87,7 @@ def test_regular_grammars_get_a_tester_running_the_javascript_backends_validator
     compilation = Compilation(grammar_from_text(text, f"grammars/{name}.abnf"))
     module = compilation.files(["js"], name, "test")[f"{name}.mjs"]
     inlined = validator_source(pages[name])
-    command = f"abnfc compile grammars/{name}.abnf --lang html --out "
+    command = f"abnfc compile grammars/{name}.abnf --prefix {name} --lang html --out "
     assert command in inlined  # the header says how the page was made; all else is the same module
 
     def body(code: str) -> list[str]:  # without the command in the header

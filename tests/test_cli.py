@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import io
 import os
 import shutil
 import subprocess
@@ -227,24 +228,38 @@ def test_awkward_file_names_and_comments_give_valid_python_c_and_js(workdir, nam
 @pytest.mark.parametrize("prefix, problem", [("my-g", "ASCII letters, digits and underscores"),
                                              ("9x", "starting with a letter"), ("_x", "starting with a letter"),
                                              ("caf\u00e9", "ASCII"), ("while", "Python keyword"),
-                                             ("string", "shadow the standard header <string.h>"),
+                                             ("string", "shadow Python's standard module string"),
+                                             ("json", "json.py would shadow Python's standard module json"),
+                                             ("cstring", "shadow the standard header <cstring.h>"),
                                              ("stdint", "shadow the standard header"),
                                              ("vector", "<vector>"), ("int", "C or C++ keyword"),
-                                             ("switch", "C or C++ keyword"), ("token", "reserves function names"),
+                                             ("switch", "C or C++ keyword"), ("tomato", "reserves function names that start with to"),
                                              ("strict", "reserves function names that start with str")])
 def test_prefix_must_name_a_module_and_c_identifiers(workdir, capsys, prefix, problem):
-    with pytest.raises(SystemExit) as caught:
-        run("compile", "grammars/utf8.abnf", "--out", "out", "--prefix", prefix)
-    assert caught.value.code == 2
+    assert run("compile", "grammars/utf8.abnf", "--out", "out", "--prefix", prefix) == 2
     assert problem in capsys.readouterr().err
+    assert not (workdir / "out").exists()
+
+
+def test_a_prefix_is_checked_against_the_languages_asked_for(workdir, capsys):
+    assert run("compile", "grammars/utf8.abnf", "--out", "out", "--prefix", "json", "--lang", "js,html") == 0
+    assert sorted(path.name for path in (workdir / "out").iterdir()) == ["json.html", "json.mjs"]
+    assert run("compile", "grammars/utf8.abnf", "--out", "out", "--prefix", "json", "--lang", "python") == 2
+
+
+def test_a_grammar_from_standard_input_needs_a_prefix(workdir, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'r = "a"\n')))
+    assert run("compile", "-", "--out", "out") == 2
+    assert "give --prefix NAME" in capsys.readouterr().err
     assert not (workdir / "out").exists()
 
 
 @pytest.mark.parametrize("stem, prefix", [("utf8", "utf8"), ("URI-reference", "uri_reference"),
                                           ("9lives", "g_9lives"), ("if", "g_if"), ("caf\u00e9", "caf_"),
+                                          ("json", "g_json"), ("email", "g_email"),
                                           ("string", "g_string"), ("token", "g_token")])
 def test_default_prefix_comes_from_the_file_stem(stem, prefix):
-    from abnfc.naming import default_prefix
+    from abnfc.backends.naming import default_prefix
 
     assert default_prefix(f"grammars/{stem}.abnf") == prefix
 
@@ -311,7 +326,8 @@ def test_unwritable_out_as_a_user_without_rights(workdir):
     try:
         parent.chmod(0o755)
         (parent / "readonly").mkdir(mode=0o555)
-        result = subprocess.run([*nobody, sys.executable, "-m", "abnfc", "compile", "-", "--out", str(parent / "readonly")],
+        result = subprocess.run([*nobody, sys.executable, "-m", "abnfc", "compile", "-", "--prefix", "utf8", "--out",
+                                 str(parent / "readonly")],
                                 input=UTF8_GRAMMAR.read_text(), capture_output=True, text=True, cwd="/")
         assert not list((parent / "readonly").iterdir())
     finally:

@@ -30,12 +30,12 @@ from .automata.nfa import DEFAULT_MAX_NFA_STATES, Nfa
 from .automata.nfa import build as build_nfa
 from .automata.notes import StateNote, note_text, state_notes
 from .backends.facts import GrammarFacts
+from .backends.naming import default_prefix
 from .backends.tables import Header, Tables, grammar_only, make_tables
 from .errors import InvariantError, LimitError
 from .frontend.resolve import ResolvedGrammar, resolve
 from .frontend.source import Grammar
 from .grammar_facts import grammar_facts
-from .naming import default_prefix
 
 Automaton = Literal["minimal", "subset"]  # the minimal DFA, or the DFA from subset construction
 
@@ -179,7 +179,7 @@ def load_validators(file_sets: Sequence[Mapping[str, str]], language: str) -> li
     """Run rendered files of one language: the backend builds and loads them in a temporary
     folder, which is gone once they are loaded."""
     with tempfile.TemporaryDirectory(prefix="abnfc-") as folder:
-        return backends.get(language).runners(file_sets, Path(folder))
+        return list(backends.get(language).runners(file_sets, Path(folder)))
 
 
 def resolve_grammar(grammar: Grammar, start: str | None = None) -> ResolvedGrammar:

@@ -6,28 +6,40 @@ every decision is made; ``render`` formats the plan through jinja2 templates tha
 ``runners`` load rendered files so that tests and ``abnfc check`` run exactly what users get.
 A failed lowering raises before anything is rendered, so nothing is written.
 
-Adding a backend means adding a package here that defines ``BACKEND`` and one line in
-``_REGISTRY``.  Backend options (``BackendOption``) become command-line flags named
-``--<backend>-<option>``.
+A backend is one package that defines ``BACKEND``, a :class:`Backend` declaring everything
+about it: its name, options, naming rules (:class:`Naming`: the files it writes for a prefix
+and the prefixes it cannot take), what it needs (an automaton, the grammar's facts) and its
+three functions.  The built-in ones are listed in ``_BUILT_IN``; others are found through the
+entry-point group ``abnfc.backends`` (``name = "package.module:BACKEND"``), so a third party can
+ship a backend as a package of its own.  A built-in name always wins over an entry point's, and
+an entry point that cannot be loaded is reported (naming its distribution) when its backend is
+asked for, never breaking the others.  Backend options (:class:`BackendOption`) become
+command-line flags named ``--<backend>-<option>``.
 """
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from importlib import metadata
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
+from ..errors import AbnfError
 from .tables import Header, Tables, grammar_only, make_tables
 
+ENTRY_POINTS = "abnfc.backends"
 # name -> module defining BACKEND; the order is the default order of ``--lang``.
-_REGISTRY = {
+_BUILT_IN = {
     "python": "abnfc.backends.python",
     "c": "abnfc.backends.c",
     "js": "abnfc.backends.js",
     "html": "abnfc.backends.html",
 }
 DEFAULT_LANGUAGES = ("python", "c", "js", "html")  # what ``abnfc compile`` writes without --lang
+
+PlanT = TypeVar("PlanT")
 
 
 @dataclass(frozen=True)
@@ -41,6 +53,35 @@ class BackendOption:
     aliases: tuple[str, ...] = ()  # further command-line flags, such as --locale
 
 
+@dataclass(frozen=True)
+class Reserved:
+    """Names a backend's output cannot take as prefix, and why (``it is a C or C++ keyword``)."""
+
+    words: frozenset[str]
+    reason: str
+    ignore_case: bool = False
+
+    def problem(self, prefix: str) -> str | None:
+        return self.reason if (prefix.lower() if self.ignore_case else prefix) in self.words else None
+
+
+@dataclass(frozen=True)
+class Naming:
+    """How a backend names what it writes after ``--prefix``: its files, and the prefixes it
+    cannot take (reserved words, and rules beyond words in ``check``)."""
+
+    file_names: Callable[[str], tuple[str, ...]]
+    reserved: tuple[Reserved, ...] = ()
+    check: Callable[[str], str | None] | None = None
+
+    def problem(self, prefix: str) -> str | None:
+        for words in self.reserved:
+            found = words.problem(prefix)
+            if found:
+                return found
+        return self.check(prefix) if self.check is not None else None
+
+
 class Validator(Protocol):
     """A loaded validator: the interface of the generated Python module, in any language."""
 
@@ -48,20 +89,24 @@ class Validator(Protocol):
     def first_error(self, data: Any) -> int | None: ...
     def expected_bytes(self, state: int) -> list[tuple[int, int]]: ...
 
-    # ``Validator()``: an incremental validator with feed(chunk) -> bool, complete,
-    # first_error(), expected(), state and offset, as in the generated Python module.
-    Validator: Callable[[], Any]
+    def Validator(self) -> Any:
+        """An incremental validator with feed(chunk) -> bool, complete, first_error(),
+        expected(), state and offset, as in the generated Python module."""
+
+
+Runners = Callable[[Sequence[Mapping[str, str]], Path], Sequence[Validator]]
 
 
 @dataclass(frozen=True)
-class Backend:
+class Backend(Generic[PlanT]):
     name: str
     summary: str  # one line for --help
-    lower: Callable[[Tables, Mapping[str, str]], Any]  # tables, options -> frozen plan
-    render: Callable[[Any], dict[str, str]]  # plan -> file name -> text
+    lower: Callable[[Tables, Mapping[str, str]], PlanT]  # tables, options -> frozen plan
+    render: Callable[[PlanT], dict[str, str]]  # plan -> file name -> text
     # Rendered files of several grammars (each with its own prefix) -> one validator per grammar,
     # built in ``folder``.  Loading several at once lets a backend build them in one go.
-    runners: Callable[[Sequence[Mapping[str, str]], Path], list[Any]]  # each a Validator
+    runners: Runners
+    naming: Naming
     options: tuple[BackendOption, ...] = field(default=())
     # A backend that teaches the grammar is given ``Tables.facts`` (built with its options
     # ``locale`` and ``picture``) and, when it needs no automaton, recursive grammars too.
@@ -77,14 +122,52 @@ class Backend:
 
 
 def names() -> tuple[str, ...]:
-    return tuple(_REGISTRY)
+    """Every backend's name: the built-in ones in ``--lang`` order, then the entry points'."""
+    return (*_BUILT_IN, *(name for name in _entry_points() if name not in _BUILT_IN))
 
 
-def get(name: str) -> Backend:
-    """The backend called ``name``; KeyError when there is none."""
-    module = importlib.import_module(_REGISTRY[name])
-    backend: Backend = module.BACKEND
+def get(name: str) -> Backend[Any]:
+    """The backend called ``name``; KeyError when there is none, AbnfError when its entry point
+    cannot be loaded or does not hold a backend of that name."""
+    if name in _BUILT_IN:
+        backend: Backend[Any] = importlib.import_module(_BUILT_IN[name]).BACKEND
+        return backend
+    return _plugin(name)
+
+
+def loadable() -> tuple[str, ...]:
+    """The names of the backends that load (for the command line's choices)."""
+    found = []
+    for name in names():
+        try:
+            get(name)
+        except AbnfError:
+            continue
+        found.append(name)
+    return tuple(found)
+
+
+@cache
+def _entry_points() -> dict[str, metadata.EntryPoint]:
+    return {point.name: point for point in metadata.entry_points(group=ENTRY_POINTS)}
+
+
+@cache
+def _plugin(name: str) -> Backend[Any]:
+    point = _entry_points()[name]
+    where = f"the backend {name!r} of {_distribution(point)} (entry point {point.value})"
+    try:
+        backend = point.load()
+    except Exception as error:  # whatever a third party's import raises is reported, not a crash
+        raise AbnfError.at(None, f"cannot load {where}: {type(error).__name__}: {error}") from None
+    if not isinstance(backend, Backend) or backend.name != name:
+        raise AbnfError.at(None, f"{where} is not an abnfc Backend named {name!r}")
     return backend
+
+
+def _distribution(point: metadata.EntryPoint) -> str:
+    dist = point.dist
+    return f"the package {dist.name} {dist.version}" if dist is not None else "an unknown package"
 
 
 def first_errors(validator: Validator, inputs: Sequence[bytes]) -> list[int | None]:
@@ -97,14 +180,18 @@ def first_errors(validator: Validator, inputs: Sequence[bytes]) -> list[int | No
 
 __all__ = [
     "DEFAULT_LANGUAGES",
+    "ENTRY_POINTS",
     "Backend",
     "BackendOption",
     "Header",
+    "Naming",
+    "Reserved",
     "Tables",
     "Validator",
     "first_errors",
     "get",
     "grammar_only",
+    "loadable",
     "make_tables",
     "names",
 ]

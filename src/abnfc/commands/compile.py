@@ -27,11 +27,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", type=_languages, default=list(backends.DEFAULT_LANGUAGES), metavar="LANGS",
                         help=f"comma-separated languages, from {', '.join(backends.names())} "
                              f"(default: {','.join(backends.DEFAULT_LANGUAGES)})")
-    parser.add_argument("--prefix", type=_prefix, metavar="NAME", help="name of the generated files and C "
-                        "identifiers (default: the grammar file's stem)")
+    parser.add_argument("--prefix", metavar="NAME", help="name of the generated files and C "
+                        "identifiers (default: the grammar file's stem, with g_ in front where a "
+                        "language cannot take it)")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 listing every "
                         "stale or missing file")
-    for language in backends.names():
+    for language in backends.loadable():  # one that cannot load says why when --lang names it
         for option in backends.get(language).options:
             parser.add_argument(f"--{language}-{option.name}", *option.aliases,
                                 dest=_option_dest(language, option.name), choices=option.choices,
@@ -43,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import print_diagnostics
     from .writing import stale_files, write_files
 
+    _check_prefix(args)
     compilation = options.compilation(args)
     print_diagnostics(compilation.resolved.warnings)
     files = compilation.files(args.lang, args.prefix, _regenerate_command(args, compilation.resolved.encoding),
@@ -71,13 +73,20 @@ def _languages(text: str) -> list[str]:
     return languages
 
 
-def _prefix(text: str) -> str:
-    from ..naming import prefix_problem
+def _check_prefix(args: argparse.Namespace) -> None:
+    """``--prefix`` must suit every language asked for; without it, a grammar from standard
+    input has no name to give the files."""
+    from ..backends.naming import prefix_problem
+    from ..errors import AbnfError
 
-    problem = prefix_problem(text)
+    if args.prefix is None:
+        if args.grammar == "-":
+            raise AbnfError.at(None, "give --prefix NAME: a grammar read from standard input has no file "
+                                     "name to name the generated files after")
+        return
+    problem = prefix_problem(args.prefix, args.lang)
     if problem:
-        raise argparse.ArgumentTypeError(f"{text!r} cannot name the generated files: {problem}")
-    return text
+        raise AbnfError.at(None, f"--prefix {args.prefix!r} cannot name the generated files: {problem}")
 
 
 def _option_dest(language: str, name: str) -> str:
@@ -86,7 +95,7 @@ def _option_dest(language: str, name: str) -> str:
 
 def _backend_options(args: argparse.Namespace) -> dict[str, dict[str, str]]:
     chosen: dict[str, dict[str, str]] = {}
-    for language in backends.names():
+    for language in backends.loadable():
         for option in backends.get(language).options:
             chosen.setdefault(language, {})[option.name] = getattr(args, _option_dest(language, option.name))
     return chosen

@@ -1,11 +1,12 @@
 """The C backend: ``<prefix>.h`` and ``<prefix>.c``, C99 with no allocation, usable from C++."""
 from .. import Backend, BackendOption
+from .naming import NAMING
 from .plan import STRATEGIES, lower
 from .render import render
 from .runner import runners
 
 BACKEND = Backend(
-    "c", "C99 source and header", lower, render, runners,
+    "c", "C99 source and header", lower, render, runners, NAMING,
     options=(BackendOption("strategy", STRATEGIES, "auto",
                            "pairs: a shift DFA stepping two bytes at a time through a 64 KiB pair "
                            "table (up to 10 states); shift: the same one byte at a time, 2 KiB of "

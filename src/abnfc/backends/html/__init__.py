@@ -3,13 +3,14 @@ grammar: its text with every rule name linked, a railroad diagram and a "used by
 the byte classes and the DFA with what each state expects, the DFA picture when asked for, and a
 tester that validates as the reader types, with the JavaScript backend's validator."""
 from ...i18n import ENGLISH, LOCALES
-from .. import Backend, BackendOption
+from .. import Backend, BackendOption, Naming
 from .plan import lower
 from .render import render
 from .runner import runners
 
 BACKEND = Backend(
     "html", "a grammar book: one self-contained HTML page with a tester", lower, render, runners,
+    Naming(lambda prefix: (f"{prefix}.html",)),
     options=(
         BackendOption("locale", LOCALES, ENGLISH, "the book's language (default: English; never taken "
                       "from the environment, so generated files are the same everywhere)",

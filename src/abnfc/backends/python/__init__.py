@@ -1,11 +1,12 @@
 """The Python backend: a standalone module (standard library only) with ``is_valid``,
 ``first_error``, ``expected_bytes`` and an incremental ``Validator``."""
 from .. import Backend, BackendOption
+from .naming import NAMING
 from .plan import IDIOM_CHOICES, lower
 from .render import render
 from .runner import runners
 
-BACKEND = Backend("python", "a standalone Python 3.11+ module", lower, render, runners,
+BACKEND = Backend("python", "a standalone Python 3.11+ module", lower, render, runners, NAMING,
                   options=(BackendOption("idioms", IDIOM_CHOICES, "auto",
                                          "auto (default): where the grammar's language is proved equal "
                                          "to all bytes, ASCII or strict UTF-8, is_valid and first_error "

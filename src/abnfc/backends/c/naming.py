@@ -1,11 +1,12 @@
-"""Names of generated files and identifiers: which prefixes are safe in every target language."""
+"""What the C backend's output needs of a prefix: ``<prefix>.h`` must not shadow a standard
+header, and ``<prefix>`` (which starts every identifier and macro) must not be a keyword or
+start as the function names C reserves for its library."""
 from __future__ import annotations
 
-import keyword
 import re
-from pathlib import Path
 
-PREFIX_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+from .. import Naming, Reserved
+
 # Headers of the C and C++ standard libraries: <prefix>.h must not shadow one of them.
 C_HEADERS = frozenset("""assert complex ctype errno fenv float inttypes iso646 limits locale math
     setjmp signal stdalign stdarg stdatomic stdbit stdbool stdckdint stddef stdint stdio stdlib
@@ -26,28 +27,21 @@ C_KEYWORDS = frozenset("""auto break case char const continue default do double 
     decltype requires and and_eq bitand bitor compl not not_eq or or_eq xor xor_eq""".split())
 # Function names the C standard reserves for future library use (C11 7.31.2, 7.31.5, 7.31.13):
 # the generated functions have external linkage, so <prefix>_is_valid must not start so.
-_RESERVED_FUNCTIONS = re.compile(r"(str|mem|wcs|is|to)[a-z]")
+RESERVED_FUNCTIONS = re.compile(r"(str|mem|wcs|is|to)[a-z]")
 
 
-def prefix_problem(prefix: str) -> str | None:
-    """Why ``prefix`` cannot name a Python module and prefix C identifiers, or None."""
-    if not PREFIX_PATTERN.fullmatch(prefix):
-        return "use ASCII letters, digits and underscores, starting with a letter"
-    if keyword.iskeyword(prefix):
-        return "it is a Python keyword, so the module could not be imported"
-    if prefix.lower() in C_KEYWORDS:
-        return "it is a C or C++ keyword"
-    if prefix.lower() in C_HEADERS:
-        return f"{prefix}.h would shadow the standard header <{prefix.lower()}.h> or <{prefix.lower()}>"
-    reserved = _RESERVED_FUNCTIONS.match(prefix)
-    if reserved:
-        return f"C reserves function names that start with {reserved.group(1)} and a lower-case letter"
-    return None
+
+def _reserved_function(prefix: str) -> str | None:
+    found = RESERVED_FUNCTIONS.match(prefix)
+    if found is None:
+        return None
+    return f"C reserves function names that start with {found.group(1)} and a lower-case letter"
 
 
-def default_prefix(path: str) -> str:
-    stem = Path(path).stem
-    name = "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in stem).lower()
-    return name if prefix_problem(name) is None else f"g_{name}"
-
-
+NAMING = Naming(
+    lambda prefix: (f"{prefix}.h", f"{prefix}.c"),
+    reserved=(Reserved(C_KEYWORDS, "it is a C or C++ keyword", ignore_case=True),
+              Reserved(C_HEADERS, "{prefix}.h would shadow the standard header <{lower}.h> or <{lower}>",
+                       ignore_case=True)),
+    check=_reserved_function,
+)
