@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from . import get, names
+from . import get, loadable
 
 PREFIX_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
@@ -23,7 +23,7 @@ def prefix_problem(prefix: str, languages: Iterable[str] | None = None) -> str |
     backend), or None."""
     if not PREFIX_PATTERN.fullmatch(prefix):
         return "use ASCII letters, digits and underscores, starting with a letter"
-    for language in names() if languages is None else languages:
+    for language in loadable() if languages is None else languages:
         problem = get(language).naming.problem(prefix)
         if problem:
             return problem.format(prefix=prefix, lower=prefix.lower())
