@@ -15,7 +15,7 @@ import pytest
 import abnfc
 from abnfc import backends
 from abnfc.frontend.source import Grammar
-from abnfc.pipeline import Compilation, Compiled, Limits, load_validators
+from abnfc.pipeline import DEFAULT_LIMITS, Compilation, Compiled, Limits, load_validators
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -29,14 +29,15 @@ Setup = tuple[str | None, tuple[str, ...]]
 PLAIN: Setup = (None, ())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def grammar_from_text(text: str, name: str = "g.abnf", setup: Setup = PLAIN) -> Grammar:
     encoding, imports = setup
     return abnfc.load_grammar(text=text, name=name, encoding=encoding,
                               imports=[ROOT / path for path in imports])
 
 
-def compile_text(text: str, start: str | None = None, limits: Limits = Limits(), setup: Setup = PLAIN) -> Compiled:
+def compile_text(text: str, start: str | None = None, limits: Limits = DEFAULT_LIMITS,
+                 setup: Setup = PLAIN) -> Compiled:
     """Each grammar is compiled once per test run, however many tests use it (the arguments are
     passed on positionally, so the cache sees one key however they were given)."""
     return _compile_text(text, start, limits, setup)
@@ -47,19 +48,19 @@ def _compile_text(text: str, start: str | None, limits: Limits, setup: Setup) ->
 
 
 @functools.lru_cache(maxsize=4096)
-def compilation_of_text(text: str, start: str | None = None, limits: Limits = Limits(),
+def compilation_of_text(text: str, start: str | None = None, limits: Limits = DEFAULT_LIMITS,
                         setup: Setup = PLAIN) -> Compilation:
     """The compilation of grammar ``text`` (its stages run once per test run, when first asked)."""
     return Compilation(grammar_from_text(text, setup=setup), start, limits)
 
 
 def files_for(text: str, language: str, prefix: str = "g", start: str | None = None,
-              limits: Limits = Limits(), options: dict | None = None, setup: Setup = PLAIN) -> dict[str, str]:
+              limits: Limits = DEFAULT_LIMITS, options: dict | None = None, setup: Setup = PLAIN) -> dict[str, str]:
     return compilation_of_text(text, start, limits, setup).files([language], prefix, "test",
                                                                   options={language: options or {}})
 
 
-def validators(texts: list[str], language: str, limits: Limits = Limits(),
+def validators(texts: list[str], language: str, limits: Limits = DEFAULT_LIMITS,
                starts: list[str | None] | None = None, setups: list[Setup] | None = None
                ) -> list[backends.Validator]:
     """One validator per grammar text (and start rule), all built in one go (one compiler run

@@ -30,7 +30,7 @@ rare features are switched on by the *highest* choice, so a shrunk grammar is a 
 from __future__ import annotations
 
 import random
-from typing import Callable
+from collections.abc import Callable
 
 from abnfc.frontend import ast
 from abnfc.frontend.parse import parse
@@ -123,7 +123,7 @@ class _Writer:
         for index, name in enumerate(self.names):
             self.refs = self.names if self.recursive else self.names[index + 1:]
             if self.linear:  # no reference back into the rule's own set but the linear ones
-                kind, members = next((kind, members) for kind, members in self.sets if name in members)
+                _kind, members = next((kind, members) for kind, members in self.sets if name in members)
                 self.refs = self.names[self.names.index(members[-1]) + 1:]
             lines.append(f"{name} = {self.definition(index)}")
             for _ in range(1 + self.c(2) if self.rare(3) else 0):
@@ -377,7 +377,7 @@ class _Sampler:
         if isinstance(node, ast.Alternation):
             heights = [self.height(a) for a in node.alternatives]
             best = min(heights)
-            choices = [a for a, h in zip(node.alternatives, heights)
+            choices = [a for a, h in zip(node.alternatives, heights, strict=True)
                        if (h == best if forced else h < _INFINITE)]
             self.emit(choices[rng.randrange(len(choices))] if len(choices) > 1 else choices[0],
                       depth, out)

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import abnfc
 from abnfc.automata import dfa, minimize, nfa
-from abnfc.pipeline import DEFAULT_LIMITS, Limits, resolve_grammar
 from abnfc.errors import AbnfError, LimitError
 from abnfc.interpret import recognize
+from abnfc.pipeline import DEFAULT_LIMITS, Limits, resolve_grammar
 
 CORPUS = Path(__file__).resolve().parent / "data" / "rfc-abnf"
 KINDS = ("compiles", "interpreter", "prose", "error")

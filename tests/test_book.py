@@ -9,12 +9,12 @@ from html.parser import HTMLParser
 import pytest
 from conftest import ROOT, grammar_from_text
 
-from abnfc.pipeline import Compilation
 from abnfc import api
 from abnfc.backends.html.plan import comment_safe, script_safe
 from abnfc.backends.html.runner import validator_source
 from abnfc.cli import main
 from abnfc.errors import AbnfError
+from abnfc.pipeline import Compilation
 
 GRAMMARS = ["utf8", "uri", "datetime", "email"]
 

@@ -60,13 +60,13 @@ def open_book(browser, books):
         page.on("request", lambda request: problems.append(f"request: {request.url}")
                 if not request.url.startswith("file://") else None)
         page.goto(books[name].as_uri())
-        page.problems = problems  # type: ignore[attr-defined]
+        page.problems = problems
         pages.append(page)
         return page
 
     yield opener
     for page in pages:
-        assert page.problems == [], page.problems  # type: ignore[attr-defined]
+        assert page.problems == [], page.problems
         page.close()
 
 

@@ -17,12 +17,26 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import DATA
+from conftest_c import (
+    CLANG,
+    GCC,
+    GXX,
+    HARNESS_DIR,
+    SANITIZE,
+    STRICT,
+    api_defines,
+    build,
+    generate,
+    make_plan,
+    needs_gcc,
+    run_records,
+    tool,
+    write_records,
+)
 
 from abnfc.backends.c import plan as c_plan
 from abnfc.backends.c.render import render
-from conftest import DATA
-from conftest_c import (CLANG, GCC, GXX, HARNESS_DIR, SANITIZE, STRICT, api_defines, build, generate,
-                        make_plan, needs_gcc, run_records, write_records)
 
 ROOT = Path(__file__).resolve().parents[1]
 UTF8_TEXT = (ROOT / "grammars" / "utf8.abnf").read_text(encoding="utf-8")
@@ -248,7 +262,7 @@ def test_strict_warnings(utf8, compiler):
 def test_clang_everything_and_answers(utf8, tmp_path):
     """clang's -Weverything (bar struct padding notes) is clean, and a clang build gives the same
     answers as Python's decoder on the shared inputs."""
-    command = [CLANG, "-std=c99", "-Weverything", "-Wno-padded", "-Werror", "-O2", "-c",
+    command = [tool(CLANG), "-std=c99", "-Weverything", "-Wno-padded", "-Werror", "-O2", "-c",
                "-o", str(tmp_path / "everything.o"), str(utf8.source)]
     result = subprocess.run(command, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
@@ -263,7 +277,7 @@ def test_header_from_cplusplus(utf8):
     obj = utf8.folder / "utf8_for_cxx.o"
     subprocess.run([GCC, "-std=c99", "-O2", "-c", "-o", str(obj), str(utf8.source)], check=True)
     binary = utf8.folder / "cxx_check"
-    command = [GXX, "-std=c++11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", *api_defines(utf8),
+    command = [tool(GXX), "-std=c++11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", *api_defines(utf8),
                "-o", str(binary), str(HARNESS_DIR / "cxx_check.cpp"), str(obj)]
     result = subprocess.run(command, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
@@ -311,14 +325,14 @@ def test_every_string_up_to_3_bytes(strategy, tmp_path):
     multi-byte quarter and the sanitizer records; a third run would cost 12 s more)."""
     utf8 = generate(tmp_path / strategy, UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf", strategy=strategy)
     maps = [verdict_map(n) for n in (1, 2, 3)]
-    for length, table in zip((1, 2), maps):  # the vectorised maps agree with one-by-one decoding
+    for length, table in zip((1, 2), maps, strict=True):  # the vectorised maps agree with one-by-one decoding
         for index, code in enumerate(table):
             data = index.to_bytes(length, "big")
             assert code == decodes(data) | viable(data) << 1, data
     verdicts = tmp_path / "verdicts"
     verdicts.write_bytes(b"".join(maps))
     binary = build(utf8, "exhaustive3.c", tmp_path / "exhaustive3",
-                   HARNESS_FLAGS + ["-DUTF8_SEGMENTS=3", "-DUTF8_MIN_SEGMENT=1"])
+                   [*HARNESS_FLAGS, "-DUTF8_SEGMENTS=3", "-DUTF8_MIN_SEGMENT=1"])
     result = subprocess.run([str(binary), str(verdicts)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     assert int(result.stdout) == 1 + 256 + 65536 + 16777216
@@ -344,7 +358,7 @@ def test_every_4_byte_string_against_rfc3629_oracle(strategy, first, tmp_path):
                                   stderr=subprocess.PIPE, text=True) for lo, hi in bounds]
     outputs = [p.communicate(timeout=900) for p in processes]
     elapsed = time.perf_counter() - started
-    for process, (out, err) in zip(processes, outputs):
+    for process, (_out, err) in zip(processes, outputs, strict=True):
         assert process.returncode == 0, err[-3000:]
     assert sum(int(out) for out, _ in outputs) == span << 24
     print(f"{span << 24} four-byte strings checked in {elapsed:.1f} s with {jobs} processes")
@@ -428,7 +442,7 @@ def test_grammar_strategies():
 
 @pytest.mark.parametrize("compiler", COMPILERS)
 def test_grammar_strict_warnings(grammar_build, compiler):
-    name, gen, _ = grammar_build
+    _name, gen, _ = grammar_build
     command = [compiler, *STRICT, "-c", "-o", str(gen.folder / "strict.o"), str(gen.source)]
     result = subprocess.run(command, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

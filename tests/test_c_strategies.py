@@ -20,7 +20,17 @@ from pathlib import Path
 
 import pytest
 from conftest import compile_text, files_for
-from conftest_c import CLANG, HARNESS_DIR, SANITIZE, build, generate, needs_gcc, run_records, write_records
+from conftest_c import (
+    CLANG,
+    HARNESS_DIR,
+    SANITIZE,
+    build,
+    generate,
+    needs_gcc,
+    run_records,
+    tool,
+    write_records,
+)
 from test_c import GRAMMARS, UTF8_TEXT, load_vectors, utf8_first_error
 
 from abnfc.backends import Header, make_tables
@@ -133,13 +143,14 @@ def segment_inputs(longest: int) -> list[bytes]:
     chars = ["a", " ", "\x7f", "ä", "ß", "\u07ff", "\u0800", "€", "你", "\ud7ff", "\ue000", "\uffff", "\U00010000",
              "😀", "\U0010ffff"]
     inputs = [v for v, _, _ in load_vectors()]
-    for length in [n for n in list(range(0, 40)) + [63, 64, 65, 127, 128, 129, 200, 700, 1500, 3000] if n <= longest]:
+    for length in [n for n in [*list(range(0, 40)), 63, 64, 65, 127, 128, 129, 200, 700, 1500, 3000] if n <= longest]:
         text = "".join(rng.choice(chars) for _ in range(length)).encode()
         inputs.append(text)
         if text:
             for _ in range(3 if length < 200 else 8):
                 at = rng.randrange(len(text))
-                inputs.append(text[:at] + bytes([rng.choice([0x80, 0xBF, 0xC0, 0xED, 0xF4, 0xFF, 0x61])]) + text[at + 1:])
+                wrong = rng.choice([0x80, 0xBF, 0xC0, 0xED, 0xF4, 0xFF, 0x61])
+                inputs.append(text[:at] + bytes([wrong]) + text[at + 1:])
             inputs.append(text[:-1])
     if longest >= 3000:
         inputs.append(b"x" * 5000 + "€".encode() + b"y" * 3000)  # skipped blocks around a character
@@ -185,7 +196,7 @@ def test_utf8_segments_under_sanitizers(strategy, records, request, tmp_path):
     with ThreadPoolExecutor(2) as pool:
         binaries = list(pool.map(lambda c: build(gen, "check_records.c", tmp_path / f"check_{c[0]}",
                                                  SANITIZE + _settings(*c)), configurations))
-    for configuration, binary in zip(configurations, binaries):
+    for configuration, binary in zip(configurations, binaries, strict=True):
         assert run_records(binary, records) == want, configuration
 
 
@@ -234,7 +245,7 @@ def test_compiles_for_other_architectures(strategy, tmp_path):
     guarded (x86 only) and nothing assumes a word size or byte order."""
     gen = generate(tmp_path, UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf", strategy=strategy)
     for target in TARGETS:
-        command = [CLANG, f"--target={target}", "-ffreestanding", f"-I{HARNESS_DIR / 'freestanding'}", "-std=c99",
+        command = [tool(CLANG), f"--target={target}", "-ffreestanding", f"-I{HARNESS_DIR / 'freestanding'}", "-std=c99",
                    "-Weverything", "-Wno-padded", "-Werror", "-O2", "-DUTF8_SEGMENTS=4", "-c",
                    "-o", str(tmp_path / f"{target}.o"), str(gen.source)]
         result = subprocess.run(command, capture_output=True, text=True)
@@ -301,7 +312,7 @@ def test_grammars_with_forced_segments(strategy, simd, longest, monkeypatch):
                  for index, (_, text, *_rest) in enumerate(chosen)]
     loaded = load_validators(file_sets, "c")
     wrong = []
-    for (name, text, alphabet, dfa, *_), validator in zip(chosen, loaded):
+    for (name, _text, alphabet, dfa, *_), validator in zip(chosen, loaded, strict=True):
         for data in _grammar_inputs(name, alphabet, dfa, longest):
             want = dfa.first_error(data)
             if validator.first_error(data) != want or validator.is_valid(data) != (want is None):
@@ -334,7 +345,7 @@ def test_random_grammars_with_forced_segments(strategy, monkeypatch):
     file_sets = [files_for(g.text, "c", f"g{index}", limits=properties.LIMITS, options={"strategy": strategy})
                  for index, g in enumerate(batch)]
     loaded = load_validators(file_sets, "c")
-    for grammar, validator in zip(batch, loaded):
+    for grammar, validator in zip(batch, loaded, strict=True):
         for data in grammar.inputs:
             want = grammar.compiled.minimal.first_error(data)
             assert validator.first_error(data) == want, (grammar.text, data)

@@ -17,12 +17,11 @@ import tomllib
 from dataclasses import dataclass
 
 import pytest
+from conftest import LANGUAGES, PLAIN, ROOT, Setup, compile_text, grammar_from_text, validators
 
 from abnfc import backends, interpret
 from abnfc.errors import AbnfError
-
 from abnfc.pipeline import resolve_grammar
-from conftest import LANGUAGES, PLAIN, ROOT, Setup, compile_text, grammar_from_text, validators
 
 CASES_DIR = ROOT / "tests" / "cases"
 
@@ -67,10 +66,12 @@ MATCH_CASES = [c for c in CASES if not c.error]
 def test_error_case(case: Case):
     with pytest.raises(AbnfError) as caught:
         compile_text(case.grammar, case.start, setup=case.setup)
+    assert case.error is not None
     located = [d for d in caught.value.diagnostics if case.error in d.message]
     assert located, f"expected {case.error!r}, got:\n{caught.value}"
     if case.error_at:
         span = located[0].span
+        assert span is not None, "the error is located"
         where = span.location() if case.error_at.count(":") == 2 else f"{span.line}:{span.column}"
         assert where.endswith(case.error_at), str(caught.value)  # a file's path may be absolute
 
@@ -91,11 +92,11 @@ def _generated_offsets(languages) -> dict[tuple[str, str, bytes], int | None]:
     found = {}
     for language in languages:
         loaded = dict(zip(grammars, validators([g[0] for g in grammars], language, starts=[g[1] for g in grammars],
-                                               setups=[g[2] for g in grammars])))
+                                               setups=[g[2] for g in grammars]), strict=True))
         for case in regular:
             validator = loaded[case.grammar, case.start, case.setup]
             inputs = list(case.accept + case.reject)
-            for data, offset in zip(inputs, backends.first_errors(validator, inputs)):
+            for data, offset in zip(inputs, backends.first_errors(validator, inputs), strict=True):
                 found[language, case.id, data] = offset
     return found
 

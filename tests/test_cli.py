@@ -1,8 +1,8 @@
 """Command line: compile (atomic, only changed files, --check), check, dfa, lint, --help."""
 from __future__ import annotations
 
-import json
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -10,10 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, UTF8_GRAMMAR
 
 from abnfc.cli import main
-
-from conftest import ROOT, UTF8_GRAMMAR
 
 
 def run(*args: str) -> int:
@@ -166,7 +165,7 @@ def test_console_script_and_module_entry_points():
 
     script = Path(sys.executable).parent / "abnfc"  # installed by pip next to this interpreter
     for argv in ([str(script)], [sys.executable, "-m", "abnfc"]):
-        result = subprocess.run(argv + ["--version"], capture_output=True, text=True)
+        result = subprocess.run([*argv, "--version"], capture_output=True, text=True)
         assert result.returncode == 0 and result.stdout.startswith("abnfc ")
 
 
@@ -233,7 +232,8 @@ def test_awkward_file_names_and_comments_give_valid_python_c_and_js(workdir, nam
                                              ("cstring", "shadow the standard header <cstring.h>"),
                                              ("stdint", "shadow the standard header"),
                                              ("vector", "<vector>"), ("int", "C or C++ keyword"),
-                                             ("switch", "C or C++ keyword"), ("tomato", "reserves function names that start with to"),
+                                             ("switch", "C or C++ keyword"),
+                                             ("tomato", "reserves function names that start with to"),
                                              ("strict", "reserves function names that start with str")])
 def test_prefix_must_name_a_module_and_c_identifiers(workdir, capsys, prefix, problem):
     assert run("compile", "grammars/utf8.abnf", "--out", "out", "--prefix", prefix) == 2
@@ -340,7 +340,8 @@ def test_unwritable_out_as_a_user_without_rights(workdir):
 def test_c_strategy_can_be_chosen(workdir, capsys):
     assert run("compile", "grammars/utf8.abnf", "--out", "t", "--lang", "c", "--c-strategy", "table") == 0
     source = (workdir / "t" / "utf8.c").read_text()
-    assert "static const uint8_t utf8_next[9 * 12]" in source and "uint64_t" not in source.split("#include \"utf8.h\"")[1]
+    assert "static const uint8_t utf8_next[9 * 12]" in source
+    assert "uint64_t" not in source.split("#include \"utf8.h\"")[1]
     assert "--c-strategy table" in source
     (workdir / "grammars" / "big.abnf").write_text('r = "abcdefghijkl"\n')
     assert run("compile", "grammars/big.abnf", "--out", "t", "--lang", "c", "--c-strategy", "shift") == 2
@@ -387,8 +388,9 @@ def test_exit_statuses_are_documented():
     import abnfc.cli
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for status in (0, 1, 2, 3, 130, 141):
-        assert f"{status}" in abnfc.cli.__doc__
+    assert abnfc.cli.__doc__ is not None
+    for number in (0, 1, 2, 3, 130, 141):
+        assert f"{number}" in abnfc.cli.__doc__
     section = readme.split("Exit status")[1][:1500]
     for status in ("0", "1", "2", "3", "130", "141"):
         assert f"`{status}`" in section or f" {status} " in section, status

@@ -16,10 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from abnfc.cli import main
-
-from conftest import ROOT
 
 
 def lint(tmp_path: Path, text: str | bytes, capsys, *args: str) -> tuple[int, str, str]:

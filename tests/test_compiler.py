@@ -4,16 +4,15 @@ from __future__ import annotations
 import time
 
 import pytest
+from conftest import compile_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from abnfc.automata.dfa import Dfa
 from abnfc.automata.minimize import canonical, minimize
 from abnfc.automata.product import distinguishing_input, equivalent
-from abnfc.pipeline import Limits
 from abnfc.errors import AbnfError, LimitError
-
-from conftest import compile_text
+from abnfc.pipeline import Limits
 
 UTF8_CLASSES = [
     ((0x00, 0x7F),), ((0x80, 0x8F),), ((0x90, 0x9F),), ((0xA0, 0xBF),), ((0xC0, 0xC1), (0xF5, 0xFF)),
@@ -92,8 +91,8 @@ def test_constructs_compile_to_the_right_language(text, accepted, rejected):
 def random_dfas(draw):
     states = draw(st.integers(1, 12))
     cuts = sorted(draw(st.sets(st.integers(1, 255), max_size=4)))
-    starts = [0] + cuts
-    classes = tuple(((lo, hi - 1),) for lo, hi in zip(starts, starts[1:] + [256]))
+    starts = [0, *cuts]
+    classes = tuple(((lo, hi - 1),) for lo, hi in zip(starts, [*starts[1:], 256], strict=True))
     rows = [tuple(draw(st.integers(0, states)) for _ in classes) for _ in range(states)]
     dead = states  # an explicit dead state after the random ones
     rows.append(tuple(dead for _ in classes))
@@ -127,7 +126,7 @@ def test_renumbering_states_does_not_change_the_canonical_result(machine, rng):
     order = list(range(machine.num_states))
     rng.shuffle(order)
     rename = {old: new for new, old in enumerate(order)}
-    rows = [None] * machine.num_states
+    rows: list[tuple[int, ...]] = [()] * machine.num_states
     for old, row in enumerate(machine.transitions):
         rows[rename[old]] = tuple(rename[t] for t in row)
     shuffled = Dfa(machine.classes, tuple(rows), rename[machine.start],

@@ -11,15 +11,13 @@ import sys
 import textwrap
 
 import pytest
+from conftest import ROOT
+from mutants import table_module, wrong_mutants
 
 import abnfc
-
 from abnfc.cli import main
 from abnfc.crosscheck.language import load_language
 from abnfc.pipeline import Compilation
-
-from conftest import ROOT
-from mutants import table_module, wrong_mutants
 
 PY = sys.executable
 SMALL = ["--exhaustive", "1", "--sample", "0", "--random", "0"]  # the vectors and every 0-1 byte input
@@ -203,7 +201,7 @@ def test_the_generated_c_validator_agrees_with_its_grammar(capsys, tmp_path):
 
 
 def build_c(folder, *sources_and_flags: str) -> str:
-    compiler = shutil.which("cc") or shutil.which("gcc")
+    compiler = shutil.which("cc") or shutil.which("gcc") or "cc"
     output = folder / "program"
     subprocess.run([compiler, "-std=c99", "-O2", "-o", str(output), *sources_and_flags], check=True, cwd=ROOT)
     return str(output)

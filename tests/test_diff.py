@@ -6,12 +6,11 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from conftest import ROOT
 
 import abnfc
 from abnfc.automata.product import bounded, count_by_length
 from abnfc.cli import main
-
-from conftest import ROOT
 
 VARIANTS = ROOT / "grammars" / "variants"
 
@@ -58,7 +57,7 @@ def test_variants_differ_from_rfc_3629_by_their_documented_differences(capsys, v
 
 
 def test_wtf8_shows_the_rules_on_both_sides(capsys):
-    status, out = diff(capsys, "grammars/utf8.abnf", "grammars/variants/wtf8.abnf", "--count-to", "3")
+    _status, out = diff(capsys, "grammars/utf8.abnf", "grammars/variants/wtf8.abnf", "--count-to", "3")
     assert "  ED A0 80, ED AF 80: A requires %x80-9F after %xED (UTF8-3, alt 3); B: after %xED" in out
     assert "0xA0 read by %xA0-AF (lead-surrogate, alt 1)" in out
     assert out.splitlines()[-1].split() == ["3", "0", "2,048"]

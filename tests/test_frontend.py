@@ -5,13 +5,12 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ROOT, UTF8_GRAMMAR
 
-from abnfc.frontend import ast
 from abnfc.errors import AbnfError
+from abnfc.frontend import ast
 from abnfc.frontend.parse import parse
 from abnfc.frontend.resolve import resolve
-
-from conftest import ROOT, UTF8_GRAMMAR
 
 EVERY_CONSTRUCT = """\
 r = a / b c / 2d / 3*e / *4f / 1*g / *h / 0i / [ j ] / ( k / l ) ; comment
@@ -89,14 +88,14 @@ def test_unused_rules_and_undefined_references_in_them_are_warnings():
 
 def test_elements_without_white_space_between_them_are_a_warning():
     resolved = resolve(parse('r = "a""b" x\nx = %x41 "b"(x / "c") / ""\n', "adj.abnf"))
-    located = [(d.span.location(), d.message) for d in resolved.warnings]
+    located = [(d.span.location() if d.span else "", d.message) for d in resolved.warnings]
     assert [where for where, _ in located] == ["adj.abnf:1:8", "adj.abnf:2:13"]
     assert located[0][1].startswith('no white space between "a" and "b": RFC 5234 needs it')
 
 
 def test_rules_whose_recursion_has_no_way_out_are_reported():
     resolved = resolve(parse('r = a / "x" s / "y"\na = b\nb = "(" b ")"\ns = s "c" / *r\n', "u.abnf"))
-    messages = {d.span.line: d.message for d in resolved.warnings}
+    messages = {d.span.line if d.span else 0: d.message for d in resolved.warnings}
     assert sorted(messages) == [2, 3]  # r and s can match ("y", and the empty string)
     assert messages[3] == ("rule 'b' can never match anything: each of its alternatives needs 'b', "
                            "and that recursion has no way out")
@@ -189,7 +188,10 @@ def test_parses_in_parallel_threads_keep_their_own_locations():
     def locate(index: int) -> str:
         indent = " " * (index % 7)  # the dedent shifts differ from parse to parse too
         grammar = parse(f'{indent}r{index} = "a" x{index}\n{indent}x{index} = "b"\n', f"g{index}.abnf")
-        reference = grammar.rules[0].definition.items[1]
+        definition = grammar.rules[0].definition
+        assert isinstance(definition, ast.Concatenation)
+        reference = definition.items[1]
+        assert isinstance(reference, ast.RuleRef) and reference.span is not None
         return f"{reference.span.location()} {reference.name}"
 
     def expected(index: int) -> str:

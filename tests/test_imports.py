@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import pytest
+from conftest import DATA, ROOT
 
 import abnfc
-from abnfc.frontend.source import display_path
-from abnfc.pipeline import resolve_grammar
 from abnfc.cli import main
 from abnfc.errors import AbnfError
-
-from conftest import DATA, ROOT
+from abnfc.frontend.source import display_path
+from abnfc.pipeline import resolve_grammar
 
 RFC_DATA = DATA / "rfc-abnf"
 
@@ -138,7 +137,8 @@ def test_errors_in_imported_grammars_name_the_imported_file(tmp_path):
     library.write_text('x = "a" &\n')
     with pytest.raises(AbnfError) as caught:
         abnfc.load_grammar(text="r = x\n", imports=[library])
-    assert caught.value.diagnostics[0].span.location().endswith("lib.abnf:1:9")
+    span = caught.value.diagnostics[0].span
+    assert span is not None and span.location().endswith("lib.abnf:1:9")
 
 
 # -- the command line ---------------------------------------------------------------------------

@@ -10,14 +10,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from abnfc.frontend import ast
 from abnfc.errors import LimitError
-from abnfc.interpret import Expectation, Recognizer, Verdict, WorkLimitError, recognize
+from abnfc.frontend import ast
 from abnfc.frontend.parse import parse
 from abnfc.frontend.resolve import resolve
+from abnfc.interpret import Expectation, Recognizer, Verdict, WorkLimitError, recognize
 
 sys.path.insert(0, os.path.dirname(__file__))
-from reference_matcher import matches  # noqa: E402
+from reference_matcher import matches
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UTF8 = resolve(parse(open(os.path.join(ROOT, "grammars", "utf8.abnf"), encoding="utf-8").read(),
@@ -453,10 +453,13 @@ def test_tail_calls_leave_no_chain_on_the_stack():
     # Each "()" completes r and tail-calls the next r: skipped callers become garbage, so what
     # the configuration can return through stays small however long the input.
     from abnfc.interpret.gss import reachable_nodes
+    from abnfc.interpret.recognizer import RecursiveRun
 
     recognizer = Recognizer(grammar('r = "(" r ")" r / ""\n'))
     recognizer.feed(b"()" * 5_000 + b"((")
-    assert len(reachable_nodes(recognizer._run.config)) <= 4
+    run = recognizer._run
+    assert isinstance(run, RecursiveRun)
+    assert len(reachable_nodes(run.config)) <= 4
 
 
 def test_ambiguous_grammar_stops_at_the_work_limit():

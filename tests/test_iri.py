@@ -14,14 +14,12 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import ROOT, compile_text, files_for
 
 import abnfc
 from abnfc.automata import product
 from abnfc.automata.dfa import Dfa
-
 from abnfc.pipeline import load_validators
-
-from conftest import ROOT, compile_text, files_for
 
 IRI = (ROOT / "grammars" / "iri.abnf").read_text(encoding="utf-8")
 URI_SETUP = (None, ("grammars/uri.abnf",))

@@ -15,13 +15,12 @@ import random
 import sys
 
 import pytest
+from conftest import LANGUAGES, ROOT, compile_text, validators
 
 import abnfc
 from abnfc import backends
-from abnfc.pipeline import resolve_grammar
 from abnfc.interpret import Recognizer, recognize
-
-from conftest import LANGUAGES, ROOT, compile_text, validators
+from abnfc.pipeline import resolve_grammar
 
 GRAMMAR_FILE = ROOT / "grammars" / "json.abnf"
 TEXT = GRAMMAR_FILE.read_text(encoding="utf-8")
@@ -144,7 +143,7 @@ NUMBERS = [t.encode() for t in ["0", "-0", "1", "-1.5e+10", "1E-2", "0.0", "1.5e
 
 def test_string_and_number_compile_and_agree_on_every_engine():
     starts = {"string": STRINGS, "number": NUMBERS}
-    loaded = {language: dict(zip(starts, validators([TEXT] * len(starts), language, starts=list(starts))))
+    loaded = {language: dict(zip(starts, validators([TEXT] * len(starts), language, starts=list(starts)), strict=True))
               for language in LANGUAGES}  # one build per language for both start rules
     for start, inputs in starts.items():
         compiled = compile_text(TEXT, start)

@@ -86,6 +86,7 @@ def test_utf8_notes_no_longer_merge_ranges_across_alternatives():
     %xA0-BF there, alternative 3 reads %x80-9F."""
     compiled = abnfc.compile_grammar(abnfc.load_grammar(ROOT / "grammars" / "utf8.abnf"))
     state = compiled.minimal.trace(b"\xe0\xa0")[-1]
-    after = {(r.origin.rule, r.origin.alternative + 1): r.ranges for r in state_notes(compiled.minimal, compiled.dfa)[state].after}
+    note = state_notes(compiled.minimal, compiled.dfa)[state]
+    after = {(r.origin.rule, r.origin.alternative + 1): r.ranges for r in note.after}
     assert after[("UTF8-3", 1)] == ((0xA0, 0xBF),)
     assert after[("UTF8-3", 3)] == ((0x80, 0x9F),)

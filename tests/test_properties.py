@@ -25,27 +25,34 @@ import random
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
-
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from abnfc import backends, interpret
 from abnfc import engines as check_engines
 from abnfc.automata import minimize, product
-from abnfc.frontend.source import Grammar
-from abnfc.pipeline import Compiled, Limits
 from abnfc.errors import LimitError
 from abnfc.frontend.parse import parse
 from abnfc.frontend.resolve import ResolvedGrammar, resolve
+from abnfc.frontend.source import Grammar
+from abnfc.pipeline import Compiled, Limits
 
 sys.path.insert(0, os.path.dirname(__file__))
-from conftest import PLAIN, ROOT, compilation_of_text, compile_text, grammar_from_text, python_module, validators  # noqa: E402
-from grammar_gen import (SMALL, linear_grammar, mutations, random_bytes, random_linear_grammar,  # noqa: E402
-                         random_regular_grammar, recursive_grammar, regular_grammar, sample)
-from reference_matcher import matches as reference_matches  # noqa: E402
+from conftest import PLAIN, ROOT, compilation_of_text, compile_text, grammar_from_text, python_module, validators
+from grammar_gen import (
+    SMALL,
+    linear_grammar,
+    mutations,
+    random_bytes,
+    random_linear_grammar,
+    random_regular_grammar,
+    recursive_grammar,
+    regular_grammar,
+    sample,
+)
+from reference_matcher import matches as reference_matches
 
 EXAMPLES = int(os.environ.get("ABNFC_PROPERTY_EXAMPLES", "300"))
 # Small limits: a random grammar whose automaton blows up is skipped, not waited for.
@@ -126,7 +133,9 @@ def regular_cases(draw, writer=regular_grammar) -> RegularCase:
         inputs += [data, *mutations(data, rng, 2)]
     long_rng = random.Random(draw(st.integers(0, 2**32 - 1)))  # long inputs: not worth shrinking
     for _ in range(2 if samples else 0):
-        data = sample(compiled.resolved, long_rng, max_repeat=40)
+        long = sample(compiled.resolved, long_rng, max_repeat=40)
+        assert long is not None  # the start rule matched the shorter samples
+        data = long
         samples.append(data)
         inputs += [data, *mutations(data, long_rng, 1), data * 3]
     inputs.append(random_bytes(long_rng, 150))
@@ -234,7 +243,8 @@ def _check_command_engines(case: RegularCase, engines: _Engines) -> None:
         outcomes = {}
         for engine in (dfa, interpreter):
             outcomes[engine.name] = check_engines.check_bytes(engine, data)
-            outcomes[engine.name + ", trickled"] = check_engines.check_stream(engine, _Trickle(data, 1 + n % 5), "<data>")
+            trickle = _Trickle(data, 1 + n % 5)
+            outcomes[engine.name + ", trickled"] = check_engines.check_stream(engine, trickle, "<data>")
         reports = {name: outcome.report() for name, outcome in outcomes.items()}
         want = engines.compiled.minimal.first_error(data)
         summary = {name: (o.offset, o.expected) for name, o in outcomes.items()}
@@ -261,7 +271,8 @@ def _check_expectations(case: RegularCase, engines: _Engines, data: bytes) -> No
 
 
 def _ranges(values: set[int]) -> str:
-    out, ordered = [], sorted(values)
+    out: list[list[int]] = []
+    ordered = sorted(values)
     for value in ordered:
         if out and value == out[-1][1] + 1:
             out[-1][1] = value
@@ -312,7 +323,7 @@ def _batch_inputs(compiled: Compiled, rng: random.Random) -> list[bytes]:
 def _batch() -> list[_Batched]:
     rng = random.Random(C_SEED)
     texts = list(C_FIXED)
-    batch = []
+    batch: list[_Batched] = []
     while len(batch) < C_GRAMMARS + len(C_FIXED):
         writer = random_linear_grammar if len(batch) % 3 == 2 else random_regular_grammar
         text = texts.pop() if texts else writer(rng)
@@ -333,16 +344,16 @@ def test_generated_code_agrees_with_the_minimal_dfa(language):
     batch = _batch()
     loaded = validators([grammar.text for grammar in batch], language, limits=LIMITS)
     reports = []
-    for index, (grammar, validator) in enumerate(zip(batch, loaded)):
+    for index, (grammar, validator) in enumerate(zip(batch, loaded, strict=True)):
         want = [grammar.compiled.minimal.first_error(data) for data in grammar.inputs]
         got = backends.first_errors(validator, grammar.inputs)
-        wrong = [data for data, g, w in zip(grammar.inputs, got, want) if g != w]
-        for n, data in enumerate(grammar.inputs[::9]):
+        wrong = [data for data, g, w in zip(grammar.inputs, got, want, strict=True) if g != w]
+        for _n, data in enumerate(grammar.inputs[::9]):
             verdict = grammar.compiled.minimal.first_error(data)
             if validator.is_valid(data) != (verdict is None) or _in_pieces(validator.Validator(), data) != verdict:
                 wrong.append(data)
         if wrong:
-            def fails(candidate: bytes) -> bool:
+            def fails(candidate: bytes, grammar: _Batched = grammar, validator: backends.Validator = validator) -> bool:
                 expected = grammar.compiled.minimal.first_error(candidate)
                 return (validator.first_error(candidate) != expected
                         or _in_pieces(validator.Validator(), candidate) != expected)

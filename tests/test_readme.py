@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 
 README = ROOT / "README.md"
@@ -101,5 +100,7 @@ def test_console_example(example, sandbox):
 def test_the_setup_commands_are_the_ci_command():
     """The README's second command is exactly what .ci/run runs."""
     text = README.read_text("utf-8")
-    second = re.search(r"# 2\..*\n(.*)\n", text).group(1)
+    found = re.search(r"# 2\..*\n(.*)\n", text)
+    assert found is not None, "the README's second command is missing"
+    second = found.group(1)
     assert second.strip() in (ROOT / ".ci" / "run").read_text("utf-8")

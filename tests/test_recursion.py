@@ -7,6 +7,7 @@ import io
 import sys
 
 import pytest
+from conftest import compile_text
 
 from abnfc import interpret
 from abnfc.cli import main
@@ -14,8 +15,6 @@ from abnfc.errors import AbnfError
 from abnfc.frontend import recursion
 from abnfc.frontend.parse import parse
 from abnfc.frontend.resolve import resolve
-
-from conftest import compile_text
 
 
 def resolved(text: str, start: str | None = None):

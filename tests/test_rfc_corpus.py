@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-
 import rfc_corpus
+
 from abnfc.pipeline import Limits, resolve_grammar
 
 LIMITS = Limits(max_nfa_states=20_000, max_dfa_states=2_000, max_work=2_000_000)

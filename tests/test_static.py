@@ -1,5 +1,6 @@
-"""Static checks of src/: ruff (lint), mypy (types) and import-linter (the package's layers, as
-declared in pyproject.toml).  Each tool is installed by the test extras, so CI runs them all."""
+"""Static checks: ruff (lint) and mypy (types) on src/ and tests/ alike, and import-linter (the
+package's layers, as declared in pyproject.toml).  Each tool is installed by the test extras, so
+CI runs them all."""
 from __future__ import annotations
 
 import shutil
@@ -8,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 
 BIN = Path(sys.executable).parent
@@ -24,7 +24,7 @@ def _tool(name: str) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("command", [["ruff", "check", "src"], ["mypy"], ["lint-imports"]],
+@pytest.mark.parametrize("command", [["ruff", "check", "src", "tests"], ["mypy"], ["lint-imports"]],
                          ids=["ruff", "mypy", "import-linter"])
 def test_static_check_is_clean(command):
     result = subprocess.run([_tool(command[0]), *command[1:]], cwd=ROOT, capture_output=True, text=True)

@@ -8,6 +8,8 @@ import itertools
 import json
 
 import pytest
+from conftest import ROOT, UTF8_GRAMMAR, decodes, utf8_vectors
+from mutants import wrong_mutants
 
 import abnfc
 from abnfc.automata.identify import identifiers, separating_words
@@ -17,9 +19,6 @@ from abnfc.crosscheck.language import load_language
 from abnfc.crosscheck.provenance import NoProvenance
 from abnfc.crosscheck.suite import build_suite
 from abnfc.pipeline import Compilation
-
-from conftest import ROOT, UTF8_GRAMMAR, decodes, utf8_vectors
-from mutants import wrong_mutants
 
 GRAMMARS = ROOT / "grammars"
 
@@ -171,11 +170,11 @@ def test_a_finite_recursive_language_is_explored_whole(capsys):
 
 
 def load_language_text(text: str, max_length: int):
-    from abnfc.frontend.source import from_text
-    from abnfc.frontend.resolve import resolve
     from abnfc.crosscheck.bounded import explore
     from abnfc.crosscheck.language import Language
     from abnfc.crosscheck.provenance import InterpreterProvenance
+    from abnfc.frontend.resolve import resolve
+    from abnfc.frontend.source import from_text
     resolved = resolve(from_text(text).ast)
     found = explore(resolved, max_length)
     return Language("<text>", resolved, found.dfa, InterpreterProvenance(resolved), found)
@@ -186,7 +185,7 @@ def test_words_are_shortest_then_least(utf8):
     dfa = language.minimal
     inputs = [bytes(w) for n in range(3) for w in itertools.product(range(256), repeat=n)]
     inputs.sort(key=lambda d: (len(d), d))
-    runs = {}
+    runs: dict[object, bytes] = {}
     for data in inputs:
         runs.setdefault(run(dfa, data), data)
     for state, word in access_words(dfa).items():

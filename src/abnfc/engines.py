@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from typing import BinaryIO, Protocol
+from typing import Protocol
 
 from .charset import Ranges, format_abnf, intersect, normalize
 from .errors import AbnfError, LimitError, printable
@@ -193,7 +193,13 @@ def choose_engine(compilation: Compilation, engine: str) -> Engine:
         return interpreter
 
 
-def check_stream(engine: Engine, stream: BinaryIO, name: str) -> Outcome:
+class Readable(Protocol):
+    """A binary stream, as far as checking reads it."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+def check_stream(engine: Engine, stream: Readable, name: str) -> Outcome:
     session = engine.session()
     window, window_start, size = b"", 0, 0
     while True:

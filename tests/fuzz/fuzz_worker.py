@@ -40,6 +40,7 @@ def _alarm(signum, frame):
 def run_command(argv: list[str]) -> dict:
     out, err = io.StringIO(), io.StringIO()
     began = time.perf_counter()
+    status: int | str
     signal.alarm(ALARM_SECONDS)
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

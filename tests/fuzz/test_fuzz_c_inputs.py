@@ -20,12 +20,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, compile_text, python_module
 from conftest_c import generate
 from grammar_gen import mutations, random_bytes, random_regular_grammar, sample
 
 from abnfc.automata.dfa import Dfa
-
-from conftest import ROOT, compile_text, python_module
 
 HERE = Path(__file__).resolve().parent
 SECONDS = int(os.environ.get("ABNFC_FUZZ_SECONDS", "3"))
@@ -77,7 +76,8 @@ def seeds(text: str, rng: random.Random) -> list[bytes]:
     found = [b""]
     for repeat in (2, 4, 20):
         data = sample(resolved, rng, max_repeat=repeat)
-        found += [data, *mutations(data, rng, 3)]
+        if data is not None:  # None: the start rule matches nothing
+            found += [data, *mutations(data, rng, 3)]
     found += [random_bytes(rng, 40) for _ in range(20)]
     return found
 

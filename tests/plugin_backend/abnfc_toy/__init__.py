@@ -55,13 +55,14 @@ class ToyValidator:
                 ranges.append((byte, byte))
         return ranges
 
-    def Validator(self) -> ToyStream:  # noqa: N802 -- the name the interface gives it
+    def Validator(self) -> ToyStream:
         return ToyStream(self.table)
 
 
 class ToyStream:
     def __init__(self, table: dict):
-        self.table, self.state, self.offset, self.error = table, table["start"], 0, None
+        self.table, self.state, self.offset = table, table["start"], 0
+        self.error: int | None = None
 
     def feed(self, chunk: bytes) -> bool:
         for byte in chunk:
