@@ -11,15 +11,13 @@ import types
 from pathlib import Path
 
 import pytest
+from helpers.paths import DATA, ROOT, UTF8_GRAMMAR
 
 import abnfc
 from abnfc import backends
 from abnfc.frontend.source import Grammar
 from abnfc.pipeline import DEFAULT_LIMITS, Compilation, Compiled, Limits, load_validators
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "tests" / "data"
-UTF8_GRAMMAR = ROOT / "grammars" / "utf8.abnf"
 LANGUAGES = backends.names()
 
 
@@ -115,3 +113,9 @@ def import_file(path: Path) -> types.ModuleType:
 def utf8_module() -> types.ModuleType:
     """The committed generated/utf8.py (a separate test checks it is up to date)."""
     return import_file(ROOT / "generated" / "utf8.py")
+
+
+@pytest.fixture
+def at_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run the test from the repository's root, so that paths like grammars/utf8.abnf work."""
+    monkeypatch.chdir(ROOT)

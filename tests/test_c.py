@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA
-from conftest_c import (
+from helpers.c_build import (
     CLANG,
     GCC,
     GXX,

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 from conftest import compile_text, files_for
-from conftest_c import (
+from helpers.batches import LIMITS, grammar_batch, in_pieces
+from helpers.c_build import (
     CLANG,
     HARNESS_DIR,
     SANITIZE,
@@ -324,9 +325,7 @@ def test_grammars_with_forced_segments(strategy, simd, longest, monkeypatch):
 @functools.cache
 def _property_batch():
     """The first 25 grammars of the property tests' batch, built once for the three strategies."""
-    import test_properties as properties
-
-    return properties._batch()[:25]
+    return grammar_batch()[:25]
 
 
 @pytest.mark.slow
@@ -334,22 +333,20 @@ def _property_batch():
 def test_random_grammars_with_forced_segments(strategy, monkeypatch):
     """The property tests' batch of random grammars (the first 25), through each strategy that holds
     them, with 3 segments of at least 2 bytes."""
-    import test_properties as properties
-
     batch = [g for g in _property_batch()
              if strategy == "table" or (g.compiled.minimal.num_states <= 10 and (
                  strategy == "shift" or analysis.pair_functions(make_tables(
                      g.compiled.minimal, Header("g.abnf", g.text, "0" * 64, "r", "t"))) is not None))]
     flags = [flag for index in range(len(batch)) for flag in (f"-DG{index}_SEGMENTS=3", f"-DG{index}_MIN_SEGMENT=2")]
     monkeypatch.setattr(runner, "CFLAGS", [*runner.CFLAGS, *flags])
-    file_sets = [files_for(g.text, "c", f"g{index}", limits=properties.LIMITS, options={"strategy": strategy})
+    file_sets = [files_for(g.text, "c", f"g{index}", limits=LIMITS, options={"strategy": strategy})
                  for index, g in enumerate(batch)]
     loaded = load_validators(file_sets, "c")
     for grammar, validator in zip(batch, loaded, strict=True):
         for data in grammar.inputs:
             want = grammar.compiled.minimal.first_error(data)
             assert validator.first_error(data) == want, (grammar.text, data)
-            assert properties._in_pieces(validator.Validator(), data) == want, (grammar.text, data)
+            assert in_pieces(validator.Validator(), data) == want, (grammar.text, data)
     assert len(batch) >= 4
 
 

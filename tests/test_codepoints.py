@@ -13,12 +13,12 @@ import random
 
 import pytest
 from conftest import ROOT, UTF8_GRAMMAR, compile_text, grammar_from_text, python_module
+from helpers.cli import run_cli
 
 import abnfc
 from abnfc import interpret
 from abnfc.automata import product
 from abnfc.charset import intersect, normalize
-from abnfc.cli import main
 from abnfc.engines import InterpreterEngine, check_bytes, choose_engine
 from abnfc.errors import AbnfError
 from abnfc.frontend.encoding import MAX_CODE_POINT, format_code_points, led_by, sequences
@@ -261,12 +261,6 @@ def test_check_keeps_bytes_for_ascii_expectations_and_octets_grammars():
     assert "expected %x41" in check_bytes(chosen, b"B", "x").report()
     octets = InterpreterEngine(resolve(parse("r = %x41 %xE9\n")))
     assert "expected %xE9" in check_bytes(octets, b"A!", "x").report()
-
-
-def run_cli(capsys, *args: str) -> tuple[int, str, str]:
-    status = main(list(args))
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
 
 
 def test_lint_and_compile_report_the_encoding(tmp_path, capsys, monkeypatch):

@@ -12,10 +12,10 @@ import textwrap
 
 import pytest
 from conftest import ROOT
+from helpers.cli import run_cli_text
 from mutants import table_module, wrong_mutants
 
 import abnfc
-from abnfc.cli import main
 from abnfc.crosscheck.language import load_language
 from abnfc.pipeline import Compilation
 
@@ -25,15 +25,11 @@ needs_cc = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc")
                               reason="no C compiler")
 
 
-@pytest.fixture(autouse=True)
-def at_root(monkeypatch):
-    monkeypatch.chdir(ROOT)
+pytestmark = pytest.mark.usefixtures("at_root")
 
 
 def crosscheck(capsys, *args: str, grammar: str = "grammars/utf8.abnf") -> tuple[int, str]:
-    status = main(["crosscheck", grammar, *args])
-    captured = capsys.readouterr()
-    return status, captured.out + captured.err
+    return run_cli_text(capsys, "crosscheck", grammar, *args)
 
 
 def program(tmp_path, name: str, body: str) -> str:

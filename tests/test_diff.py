@@ -7,23 +7,19 @@ import itertools
 
 import pytest
 from conftest import ROOT
+from helpers.cli import run_cli_text
 
 import abnfc
 from abnfc.automata.product import bounded, count_by_length
-from abnfc.cli import main
 
 VARIANTS = ROOT / "grammars" / "variants"
 
 
-@pytest.fixture(autouse=True)
-def at_root(monkeypatch):
-    monkeypatch.chdir(ROOT)
+pytestmark = pytest.mark.usefixtures("at_root")
 
 
 def diff(capsys, *args: str) -> tuple[int, str]:
-    status = main(["diff", *args])
-    captured = capsys.readouterr()
-    return status, captured.out + captured.err
+    return run_cli_text(capsys, "diff", *args)
 
 
 def first_examples(out: str, side: str) -> list[str]:

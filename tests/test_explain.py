@@ -10,6 +10,7 @@ import random
 
 import pytest
 from conftest import ROOT, utf8_vectors
+from helpers.cli import run_cli_text
 
 import abnfc
 from abnfc.cli import main
@@ -24,17 +25,13 @@ UTF8_TEXT = (ROOT / UTF8).read_text()
 SAMPLE = "aä€😀".encode()
 
 
-@pytest.fixture(autouse=True)
-def at_root(monkeypatch):
-    monkeypatch.chdir(ROOT)
+pytestmark = pytest.mark.usefixtures("at_root")
 
 
 def run(capsys, tmp_path, grammar: str, data: bytes, *options: str) -> tuple[int, str]:
     path = tmp_path / "input.bin"
     path.write_bytes(data)
-    status = main(["explain", grammar, str(path), *options])
-    captured = capsys.readouterr()
-    return status, captured.out + captured.err
+    return run_cli_text(capsys, "explain", grammar, str(path), *options)
 
 
 ENGLISH_TEXT = translator(ENGLISH)

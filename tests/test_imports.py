@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import DATA, ROOT
+from helpers.cli import run_cli
 
 import abnfc
 from abnfc.cli import main
@@ -143,35 +144,29 @@ def test_errors_in_imported_grammars_name_the_imported_file(tmp_path):
 
 # -- the command line ---------------------------------------------------------------------------
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    status = main(list(args))
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
 def test_every_command_takes_imports(capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "main.abnf").write_text('greeting = word 1*( " " word ) "!"\n')
     (tmp_path / "words.abnf").write_text("word = 1*letter\nletter = ALPHA / %xC0-24F\n")
     (tmp_path / "more.abnf").write_text('letter = "-"\n')
     main_grammar = ["main.abnf", "--import", "words.abnf", "--import", "more.abnf"]
-    status, out, err = run(capsys, "lint", *main_grammar)
+    status, out, err = run_cli(capsys, "lint", *main_grammar)
     assert status == 0, err
     assert out == ("main.abnf: 1 rule (and 2 imported), start rule greeting, encoding utf-8, 0 warnings; "
                    "regular: compiles to a DFA\n")
     assert "note: rules taken from words.abnf: word, letter" in err
     (tmp_path / "sample.txt").write_text("Grüße aus Köln!")
     for engine in ("dfa", "interpreter"):
-        status, out, err = run(capsys, "check", *main_grammar, "--engine", engine, "sample.txt")
+        status, out, err = run_cli(capsys, "check", *main_grammar, "--engine", engine, "sample.txt")
         assert status == 0 and out.startswith("sample.txt: valid"), err
-    status, out, err = run(capsys, "dfa", *main_grammar, "--format", "json")
+    status, out, err = run_cli(capsys, "dfa", *main_grammar, "--format", "json")
     assert status == 0 and '"num_states"' in out
-    status, out, err = run(capsys, "compile", *main_grammar, "--lang", "python", "--out", "out")
+    status, out, err = run_cli(capsys, "compile", *main_grammar, "--lang", "python", "--out", "out")
     assert status == 0, err
     text = (tmp_path / "out" / "main.py").read_text()
     assert "# Imports words.abnf, SHA-256: " in text and "# Imports more.abnf, SHA-256: " in text
     assert "abnfc compile main.abnf --import words.abnf --import more.abnf --encoding utf-8" in text
-    status, out, err = run(capsys, "lint", "main.abnf", "--import", "no/such.abnf")
+    status, out, err = run_cli(capsys, "lint", "main.abnf", "--import", "no/such.abnf")
     assert status == 2 and "cannot read grammar file no/such.abnf" in err
 
 
@@ -179,7 +174,6 @@ def test_every_command_takes_imports(capsys, monkeypatch, tmp_path):
 def test_the_cross_checking_tools_take_imports_too(capsys):
     """vectors, crosscheck and diff load their grammars with --import and --encoding as the
     other commands do."""
-    from abnfc.cli import main
 
     iri, uri = str(ROOT / "grammars" / "iri.abnf"), str(ROOT / "grammars" / "uri.abnf")
     assert main(["vectors", iri, "--import", uri]) == 0

@@ -1,12 +1,12 @@
 """State notes in grammar terms: what each state of the minimal DFA expects, and after what,
-from the provenance of the DFA before minimization (automata/notes.py)."""
+from the provenance of the DFA before minimization (automata/notes.py).  Their exact wording is
+held by tests/golden (test_golden.py), their truth by test_notes_exact.py."""
 from __future__ import annotations
 
 import pytest
 from conftest import ROOT, compile_text, files_for
 
 from abnfc import api
-from abnfc.automata.dump import notes_of
 from abnfc.automata.notes import state_notes
 
 
@@ -22,30 +22,6 @@ def state_after(dfa, data: bytes) -> int:
     for byte in data:
         state = dfa.transitions[state][dfa.byte_class[byte]]
     return state
-
-
-@pytest.mark.parametrize("prefix, note", [
-    (b"\xe0", "after %xE0: expects %xA0-BF (UTF8-3 alternative 1, element 2)"),
-    (b"\xed", "after %xED: expects %x80-9F (UTF8-3 alternative 3, element 2)"),
-    (b"\xf4", "after %xF4: expects %x80-8F (UTF8-4 alternative 3, element 2)"),
-    (b"\xf1", "after %xF1-F3 (UTF8-4 alternative 2, element 1): expects %x80-BF (UTF8-tail alternative 1, "
-              "element 1)"),
-    (b"", "start; accepting; expects %x00-7F (UTF8-1 alternative 1), %xC2-DF (UTF8-2 alternative 1), "
-          "%xE0 (UTF8-3 alternative 1), %xE1-EC (UTF8-3 alternative 2), %xED (UTF8-3 alternative 3), "
-          "%xEE-EF (UTF8-3 alternative 4), %xF0 (UTF8-4 alternative 1), %xF1-F3 (UTF8-4 alternative 2) "
-          "or %xF4 (UTF8-4 alternative 3)"),
-    (b"\xff", "dead"),
-])
-def test_utf8_notes_say_what_a_state_expects(prefix, note):
-    assert notes_of(UTF8.minimal, UTF8.dfa)[state_after(UTF8.minimal, prefix)] == note
-
-
-def test_a_state_that_must_end_says_so():
-    compiled = compile_text(grammar_text("datetime"))
-    final = state_after(compiled.minimal, b"1985-04-12T23:20:50Z")
-    assert notes_of(compiled.minimal, compiled.dfa)[final] == (
-        "accepting; after %x30-39 (DIGIT alternative 1, element 1) or %x5A / %x7A (time-offset "
-        "alternative 1, element 1): expects the end of the input")
 
 
 @pytest.mark.parametrize("grammar", ["utf8", "uri", "datetime"])

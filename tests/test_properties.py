@@ -37,7 +37,7 @@ from abnfc.errors import LimitError
 from abnfc.frontend.parse import parse
 from abnfc.frontend.resolve import ResolvedGrammar, resolve
 from abnfc.frontend.source import Grammar
-from abnfc.pipeline import Compiled, Limits
+from abnfc.pipeline import Compiled
 
 sys.path.insert(0, os.path.dirname(__file__))
 from conftest import PLAIN, ROOT, compilation_of_text, compile_text, grammar_from_text, python_module, validators
@@ -46,17 +46,16 @@ from grammar_gen import (
     linear_grammar,
     mutations,
     random_bytes,
-    random_linear_grammar,
     random_regular_grammar,
     recursive_grammar,
     regular_grammar,
     sample,
 )
+from helpers.batches import LIMITS, Batched, grammar_batch, in_pieces
 from reference_matcher import matches as reference_matches
 
 EXAMPLES = int(os.environ.get("ABNFC_PROPERTY_EXAMPLES", "300"))
 # Small limits: a random grammar whose automaton blows up is skipped, not waited for.
-LIMITS = Limits(max_nfa_states=3000, max_dfa_states=200, max_work=300_000)
 REFERENCE_MAX_LEN = 8  # inputs the reference matcher checks in test 1
 TINY_CACHE_MAX_LEN = 24  # inputs fed byte by byte to an interpreter with a tiny memo cache
 pytestmark = pytest.mark.slow
@@ -156,7 +155,7 @@ class _Engines:
             "dfa": compiled.dfa.first_error(data),
             "minimal dfa": compiled.minimal.first_error(data),
             "python": module.first_error(data),
-            "python, in pieces": _in_pieces(module.Validator(), data),
+            "python, in pieces": in_pieces(module.Validator(), data),
             "python, memoryview": module.first_error(memoryview(bytearray(data))),
         }
         if len(data) <= TINY_CACHE_MAX_LEN:  # slow: the cache is rebuilt at almost every byte
@@ -173,13 +172,6 @@ def _byte_by_byte(resolved: ResolvedGrammar, data: bytes) -> int | None:
     for byte in data:
         recognizer.feed(bytes([byte]))
     return recognizer.verdict().offset
-
-
-def _in_pieces(validator, data: bytes) -> int | None:
-    step = 1 + len(data) % 7
-    for at in range(0, len(data), step):
-        validator.feed(data[at:at + step])
-    return validator.first_error()
 
 
 def _disagreement(engines: _Engines, data: bytes) -> dict | None:
@@ -285,63 +277,11 @@ def _ranges(values: set[int]) -> str:
 # 2. The generated C and JavaScript, for a seeded batch of grammars
 
 
-C_SEED = 5234
-C_GRAMMARS = max(10, EXAMPLES * 2 // 3)
-# Fixed grammars for what small random ones rarely reach: a 16-bit state table, the ASCII-block
-# skip with both C strategies, a DFA whose start state is dead.
-C_FIXED = [
-    'r = 300"a" *"b"\n',
-    'r = *%x00-7F 12( %x80-FF )\n',
-    'r = *( %x00-7F / %xC2-DF %x80-BF )\n',
-    'r = *( %x00-7F / 4( %x80-FF ) ) "!"\n',
-    'r = *OCTET %x61 3( %x61-62 ) %x62\n',
-    'r = 0"a"\n',
-    'r = 1*63( "ab" ) / 64OCTET\n',
-]
-
-
-@dataclass(frozen=True)
-class _Batched:
-    text: str
-    compiled: Compiled
-    inputs: tuple[bytes, ...]
-
-
-def _batch_inputs(compiled: Compiled, rng: random.Random) -> list[bytes]:
-    inputs = [b""] + [random_bytes(rng, 12) for _ in range(8)]
-    for max_repeat in (3, 3, 3, 3, 40, 80):
-        data = sample(compiled.resolved, rng, max_repeat=max_repeat)
-        if data is not None:  # None: the start rule matches nothing
-            inputs += [data, *mutations(data, rng, 2), data * 5]
-    inputs += [random_bytes(rng, 200) for _ in range(2)]
-    inputs += [bytes(rng.randrange(0x80) for _ in range(rng.randrange(60, 260))) for _ in range(2)]
-    ascii_run = b"a" * rng.randrange(60, 200)
-    inputs += [ascii_run, ascii_run + b"\x80" + ascii_run, b"\xff" * 70]
-    return list(dict.fromkeys(data[:4000] for data in inputs))
-
-
-def _batch() -> list[_Batched]:
-    rng = random.Random(C_SEED)
-    texts = list(C_FIXED)
-    batch: list[_Batched] = []
-    while len(batch) < C_GRAMMARS + len(C_FIXED):
-        writer = random_linear_grammar if len(batch) % 3 == 2 else random_regular_grammar
-        text = texts.pop() if texts else writer(rng)
-        if len(batch) % 5 == 4 and not texts:
-            # A start state that every ASCII byte leads back to: the C skips all-ASCII blocks.
-            start = next(line for line in text.splitlines() if not line.startswith(";")).split()[0]
-            text = f"wrap = *( %x00-7F / %x80-FF {start} )\n{text}"
-        try:
-            compiled = compile_text(text, limits=LIMITS)
-        except LimitError:
-            continue
-        batch.append(_Batched(text, compiled, tuple(_batch_inputs(compiled, rng))))
-    return batch
 
 
 @pytest.mark.parametrize("language", [name for name in backends.names() if backends.get(name).needs_automaton])
 def test_generated_code_agrees_with_the_minimal_dfa(language):
-    batch = _batch()
+    batch = grammar_batch()
     loaded = validators([grammar.text for grammar in batch], language, limits=LIMITS)
     reports = []
     for index, (grammar, validator) in enumerate(zip(batch, loaded, strict=True)):
@@ -350,17 +290,17 @@ def test_generated_code_agrees_with_the_minimal_dfa(language):
         wrong = [data for data, g, w in zip(grammar.inputs, got, want, strict=True) if g != w]
         for _n, data in enumerate(grammar.inputs[::9]):
             verdict = grammar.compiled.minimal.first_error(data)
-            if validator.is_valid(data) != (verdict is None) or _in_pieces(validator.Validator(), data) != verdict:
+            if validator.is_valid(data) != (verdict is None) or in_pieces(validator.Validator(), data) != verdict:
                 wrong.append(data)
         if wrong:
-            def fails(candidate: bytes, grammar: _Batched = grammar, validator: backends.Validator = validator) -> bool:
+            def fails(candidate: bytes, grammar: Batched = grammar, validator: backends.Validator = validator) -> bool:
                 expected = grammar.compiled.minimal.first_error(candidate)
                 return (validator.first_error(candidate) != expected
-                        or _in_pieces(validator.Validator(), candidate) != expected)
+                        or in_pieces(validator.Validator(), candidate) != expected)
             small = _shrink_input(wrong[0], fails)
             reports.append(f"grammar g{index}:\n{grammar.text}input: {_show(small)}\n"
                            f"  {language}: {validator.first_error(small)}, in pieces "
-                           f"{_in_pieces(validator.Validator(), small)}\n"
+                           f"{in_pieces(validator.Validator(), small)}\n"
                            f"  minimal dfa: {grammar.compiled.minimal.first_error(small)}\n")
     assert not reports, f"{len(reports)} grammars disagree; shrunk:\n" + "\n".join(reports[:3])
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, compile_text, python_module
-from conftest_c import generate
 from grammar_gen import mutations, random_bytes, random_regular_grammar, sample
+from helpers.c_build import generate
 
 from abnfc.automata.dfa import Dfa
 

@@ -1,7 +1,5 @@
-"""Helpers for the C backend tests: plans from grammar text, gcc builds, record files.
-
-Not a conftest (pytest does not load it by itself): test_c.py imports what it uses.
-"""
+"""C builds for the tests: plans from grammar text, builds of a harness from tests/c with gcc (or
+clang), record files of inputs and the harness's answers."""
 from __future__ import annotations
 
 import shutil
@@ -18,7 +16,7 @@ from abnfc.backends import Header, make_tables
 from abnfc.backends.c.plan import CPlan, lower
 from abnfc.backends.c.render import render
 
-HARNESS_DIR = Path(__file__).resolve().parent / "c"
+HARNESS_DIR = Path(__file__).resolve().parents[1] / "c"
 GCC = shutil.which("gcc") or "gcc"  # required: a missing gcc fails the C tests plainly
 GXX = shutil.which("g++")
 CLANG = shutil.which("clang")  # optional: the C tests also build with it where it is installed

@@ -1,0 +1,6 @@
+"""What many test files share, as plain functions (fixtures stay in conftest.py):
+
+    paths.py    the repository's folders and grammar files
+    cli.py      running the command line in process and capturing what it prints
+    c_build.py  generating C for a grammar and building it with a harness from tests/c
+"""
