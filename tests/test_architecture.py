@@ -4,11 +4,16 @@ only from the pipeline, so that no command can redo one."""
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import grimp
+import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "abnfc"
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "abnfc"
 MAX_MODULES = 12
 # Stage functions and the modules allowed to call them: the pipeline, and the stage's own module.
 # crosscheck.bounded minimizes the automaton of a recursive grammar's bounded language, which is
@@ -98,3 +103,29 @@ def test_stages_are_called_only_from_the_pipeline():
                 if name not in allowed and not text.splitlines()[line - 1].lstrip().startswith(("def ", "#")):
                     found.append(f"{name}:{line}: {text.splitlines()[line - 1].strip()}")
     assert found == []
+
+
+# The modules that dispatch over the kinds of IR or AST node, each with a ``match`` that ends in
+# ``assert_never``: a new kind of node must be handled in every one of them.
+DISPATCHING = {"automata/nfa.py", "explain/search.py", "explain/trees.py", "frontend/ast.py", "frontend/ir.py",
+               "frontend/lower.py", "frontend/productive.py", "frontend/recursion.py", "interpret/program.py",
+               "pictures/railroad.py"}
+
+
+@pytest.mark.slow
+def test_a_new_kind_of_node_fails_type_checking_wherever_it_is_not_handled(tmp_path):
+    """A node kind added to the IR and the AST unions makes mypy fail in every dispatching module."""
+    shutil.copytree(ROOT / "src", tmp_path / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    for module, union in (("ir.py", "Node = Terminal |"), ("ast.py", "Node = Alternation |")):
+        path = tmp_path / "src" / "abnfc" / "frontend" / module
+        text = path.read_text()
+        assert union in text
+        path.write_text(text.replace(union, "@dataclass(frozen=True)\nclass Extra:\n    span: Span | None = None"
+                                            f"\n\n\n{union.replace('= ', '= Extra | ')}"))
+    result = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
+                             "--cache-dir", str(tmp_path / "cache"), "src/abnfc"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    failing = {line.split(":")[0].removeprefix("src/abnfc/") for line in result.stdout.splitlines()
+               if ": error:" in line}
+    assert failing >= DISPATCHING, result.stdout[-3000:]
+    assert result.returncode == 1

@@ -26,6 +26,7 @@ the element within it, the bytes read and the terminal's span.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import assert_never
 
 from .. import graph
 from ..charset import Ranges
@@ -252,31 +253,41 @@ class _RuleBuilder:
     def node(self, node: ir.Node) -> _Fragment:
         """The fragment of ``node``; recursion is bounded by the parser's nesting limit."""
         first = len(self.b.epsilon)
-        if isinstance(node, ir.Terminal):
-            return self.terminals((node,))
-        if isinstance(node, ir.Seq) and _all_terminals(node):
-            return self.terminals(node.items)
-        if isinstance(node, ir.Repeat):
-            return self.repeat(node)
-        if isinstance(node, ir.Ref):
-            self.b.reserve(2, node.span)
-            entry, exit_ = self.b.new(), self.b.new()
-            if node.key not in self.linked:
-                self.b.calls[entry] = node.key
-            elif self.right_linear:
-                self.b.jumps[entry] = node.key  # nothing follows a tail call: exit_ stays unreachable
-            else:
-                self.b.resumes[exit_] = node.key  # nothing precedes it: entry leads nowhere
-            return _Fragment(first, len(self.b.epsilon), entry, exit_)
-        start, accept = self.b.new(), self.b.new()
-        if isinstance(node, ir.Alt):
-            for item in node.items:
-                # An alternative's items chain straight from the choice: no states of its own.
-                items = item.items if isinstance(item, ir.Seq) and not _all_terminals(item) else (item,)
-                self._chain(start, [self.node(part) for part in items], accept)
+        match node:
+            case ir.Terminal():
+                return self.terminals((node,))
+            case ir.Seq() if _all_terminals(node):
+                return self.terminals(node.items)
+            case ir.Repeat():
+                return self.repeat(node)
+            case ir.Ref():
+                return self.reference(node, first)
+            case ir.Alt():
+                start, accept = self.b.new(), self.b.new()
+                for item in node.items:
+                    # An alternative's items chain straight from the choice: no states of its own.
+                    items = item.items if isinstance(item, ir.Seq) and not _all_terminals(item) else (item,)
+                    self._chain(start, [self.node(part) for part in items], accept)
+                return _Fragment(first, len(self.b.epsilon), start, accept)
+            case ir.Seq():
+                start, accept = self.b.new(), self.b.new()
+                self._chain(start, [self.node(item) for item in node.items], accept)
+                return _Fragment(first, len(self.b.epsilon), start, accept)
+            case _:
+                assert_never(node)
+
+    def reference(self, node: ir.Ref, first: int) -> _Fragment:
+        """A placeholder pair of states, filled with the rule later, or a jump within a block of
+        linear recursion (see the module's docstring)."""
+        self.b.reserve(2, node.span)
+        entry, exit_ = self.b.new(), self.b.new()
+        if node.key not in self.linked:
+            self.b.calls[entry] = node.key
+        elif self.right_linear:
+            self.b.jumps[entry] = node.key  # nothing follows a tail call: exit_ stays unreachable
         else:
-            self._chain(start, [self.node(item) for item in node.items], accept)
-        return _Fragment(first, len(self.b.epsilon), start, accept)
+            self.b.resumes[exit_] = node.key  # nothing precedes it: entry leads nowhere
+        return _Fragment(first, len(self.b.epsilon), entry, exit_)
 
     def terminals(self, terminals) -> _Fragment:
         """A chain of byte transitions: a quoted string or numeric value."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from typing import assert_never
 
 from ..errors import InvariantError, LimitError
 from ..frontend import ast, ir
@@ -160,38 +161,46 @@ class Search:
     def _compute_ends(self, key) -> frozenset[int]:
         node, i = self._nodes[key[0]], key[1]
         self.meter.spend()
-        if isinstance(node, ir.Alt):
-            found: set[int] = set()
-            for item in node.items:
-                found |= self.ends(item, i)
-            return frozenset(found)
-        if isinstance(node, ir.Seq):
-            positions = frozenset((i,))
-            for item in node.items:
-                following: set[int] = set()
-                for p in positions:
-                    following |= self.ends(item, p)
-                self.meter.spend(len(positions))
-                positions = frozenset(following)
-            return positions
-        if isinstance(node, ir.Repeat):
-            states = self.iterations(node, i, None)
-            # asked through ends, not derives: an answer of one memo must never rest on the
-            # approximation of a question in progress in the other
-            nullable = i in self.ends(node.item, i) if node.min else True
-            return frozenset(p for p, c in states if c >= node.min or nullable)
-        raise InvariantError(f"unknown IR node {node!r}")
+        match node:
+            case ir.Alt():
+                found: set[int] = set()
+                for item in node.items:
+                    found |= self.ends(item, i)
+                return frozenset(found)
+            case ir.Seq():
+                positions = frozenset((i,))
+                for item in node.items:
+                    following: set[int] = set()
+                    for p in positions:
+                        following |= self.ends(item, p)
+                    self.meter.spend(len(positions))
+                    positions = frozenset(following)
+                return positions
+            case ir.Repeat():
+                states = self.iterations(node, i, None)
+                # asked through ends, not derives: an answer of one memo must never rest on the
+                # approximation of a question in progress in the other
+                nullable = i in self.ends(node.item, i) if node.min else True
+                return frozenset(p for p, c in states if c >= node.min or nullable)
+            case ir.Terminal() | ir.Ref():
+                raise InvariantError("terminals and references are answered without the memo")
+            case _:
+                assert_never(node)
 
     def _compute_derives(self, key) -> bool:
         node, extra, i, j = self._nodes[key[0]], key[1], key[2], key[3]
         self.meter.spend()
-        if isinstance(node, ir.Alt):
-            return any(self.derives(item, i, j) for item in node.items)
-        if isinstance(node, ir.Seq):
-            return bool(self.splits(node, extra, i, j)) if node.items else i == j
-        if isinstance(node, ir.Repeat):
-            return bool(self.finals(node, j, self.iterations(node, i, j)))
-        raise InvariantError(f"unknown IR node {node!r}")
+        match node:
+            case ir.Alt():
+                return any(self.derives(item, i, j) for item in node.items)
+            case ir.Seq():
+                return bool(self.splits(node, extra, i, j)) if node.items else i == j
+            case ir.Repeat():
+                return bool(self.finals(node, j, self.iterations(node, i, j)))
+            case ir.Terminal() | ir.Ref():
+                raise InvariantError("terminals and references are answered without the memo")
+            case _:
+                assert_never(node)
 
     def derives_rest(self, node: ir.Seq, index: int, i: int, j: int) -> bool:
         """Whether items ``index``.. of ``node`` derive data[i:j]."""
@@ -212,24 +221,28 @@ class Search:
     def _compute_nexts(self, key) -> frozenset[ir.Terminal]:
         node, extra, i = self._nodes[key[0]], key[1], key[2]
         self.meter.spend()
-        if isinstance(node, ir.Alt):
-            return frozenset().union(*(self.nexts(item, i) for item in node.items))
-        if isinstance(node, ir.Seq):
-            if extra >= len(node.items) or not all(self.productive(rest) for rest in node.items[extra + 1:]):
-                return NOTHING  # what follows can never match: nothing here leads to a match
-            item = node.items[extra]
-            found = set(self.nexts(item, i))
-            if extra + 1 < len(node.items):
-                for k in self.ends(item, i):
-                    found |= self.nexts_rest(node, extra + 1, k)
-            return frozenset(found)
-        if isinstance(node, ir.Repeat):
-            found = set()
-            for p, c in self.iterations(node, i, None):
-                if node.max is None or c < node.max:
-                    found |= self.nexts(node.item, p)
-            return frozenset(found)
-        raise InvariantError(f"unknown IR node {node!r}")
+        match node:
+            case ir.Alt():
+                return frozenset().union(*(self.nexts(item, i) for item in node.items))
+            case ir.Seq():
+                if extra >= len(node.items) or not all(self.productive(rest) for rest in node.items[extra + 1:]):
+                    return NOTHING  # what follows can never match: nothing here leads to a match
+                item = node.items[extra]
+                found = set(self.nexts(item, i))
+                if extra + 1 < len(node.items):
+                    for k in self.ends(item, i):
+                        found |= self.nexts_rest(node, extra + 1, k)
+                return frozenset(found)
+            case ir.Repeat():
+                found = set()
+                for p, c in self.iterations(node, i, None):
+                    if node.max is None or c < node.max:
+                        found |= self.nexts(node.item, p)
+                return frozenset(found)
+            case ir.Terminal() | ir.Ref():
+                raise InvariantError("terminals and references are answered without the memo")
+            case _:
+                assert_never(node)
 
     def nexts_rest(self, node: ir.Seq, index: int, i: int) -> frozenset[ir.Terminal]:
         """What items ``index``.. of ``node`` could read next, starting at ``i``."""
@@ -243,18 +256,19 @@ class Search:
         (trimmed) do not expect them."""
         found = self._productive.get(id(node))
         if found is None:
-            if isinstance(node, ir.Terminal):
-                found = bool(node.ranges)
-            elif isinstance(node, ir.Ref):
-                found = node.key in self._productive_rules
-            elif isinstance(node, ir.Seq):
-                found = all(self.productive(item) for item in node.items)
-            elif isinstance(node, ir.Alt):
-                found = any(self.productive(item) for item in node.items)
-            elif isinstance(node, ir.Repeat):
-                found = node.min == 0 or self.productive(node.item)
-            else:
-                raise InvariantError(f"unknown IR node {node!r}")
+            match node:
+                case ir.Terminal():
+                    found = bool(node.ranges)
+                case ir.Ref():
+                    found = node.key in self._productive_rules
+                case ir.Seq():
+                    found = all(self.productive(item) for item in node.items)
+                case ir.Alt():
+                    found = any(self.productive(item) for item in node.items)
+                case ir.Repeat():
+                    found = node.min == 0 or self.productive(node.item)
+                case _:
+                    assert_never(node)
             self._productive[id(node)] = found
             self._nodes[id(node)] = node  # kept alive while its id is a key
         return found

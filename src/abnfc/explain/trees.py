@@ -11,7 +11,8 @@ that would read the next byte open.
 """
 from __future__ import annotations
 
-from ..errors import InvariantError
+from typing import assert_never
+
 from ..frontend import ir
 from .search import Choice, Derivation, Leaf, Search
 
@@ -69,23 +70,25 @@ class _Builder:
     def node(self, node: ir.Node, i: int, j: int, context) -> list | None:
         search = self.search
         search.meter.spend()
-        if isinstance(node, ir.Terminal):
-            return [Leaf(node.origin, i)]
-        if isinstance(node, ir.Ref):
-            found = self.rule(node.key, i, j)
-            return None if found is None else [found]
-        if isinstance(node, ir.Alt):
-            viable = [item for item in node.items if search.derives(item, i, j)]
-            for item in self.options(("alt", id(node), i, j), viable, context):
-                children = self.node(item, i, j, context)
-                if children is not None:
-                    return children
-            return None
-        if isinstance(node, ir.Seq):
-            return self.sequence(node, 0, i, j, context)
-        if isinstance(node, ir.Repeat):
-            return self.repetition(node, i, j, context)
-        raise InvariantError(f"unknown IR node {node!r}")
+        match node:
+            case ir.Terminal():
+                return [Leaf(node.origin, i)]
+            case ir.Ref():
+                found = self.rule(node.key, i, j)
+                return None if found is None else [found]
+            case ir.Alt():
+                viable = [item for item in node.items if search.derives(item, i, j)]
+                for item in self.options(("alt", id(node), i, j), viable, context):
+                    children = self.node(item, i, j, context)
+                    if children is not None:
+                        return children
+                return None
+            case ir.Seq():
+                return self.sequence(node, 0, i, j, context)
+            case ir.Repeat():
+                return self.repetition(node, i, j, context)
+            case _:
+                assert_never(node)
 
     def sequence(self, node: ir.Seq, index: int, i: int, j: int, context) -> list | None:
         if index == len(node.items):
@@ -163,24 +166,26 @@ class _Builder:
         """Children that read data[i:], the last of them still open; [] if nothing is read."""
         search = self.search
         search.meter.spend()
-        if isinstance(node, ir.Terminal):
-            return []
-        if isinstance(node, ir.Ref):
-            if i == len(search.data):
+        match node:
+            case ir.Terminal():
                 return []
-            found = self.open_rule(node.key, i)
-            return None if found is None else [found]
-        if isinstance(node, ir.Alt):
-            for item in node.items:
-                children = self.open(item, i) if search.nexts(item, i) else None
-                if children is not None:
-                    return children
-            return None
-        if isinstance(node, ir.Seq):
-            return self.open_sequence(node, 0, i)
-        if isinstance(node, ir.Repeat):
-            return self.open_repetition(node, i)
-        raise InvariantError(f"unknown IR node {node!r}")
+            case ir.Ref():
+                if i == len(search.data):
+                    return []
+                found = self.open_rule(node.key, i)
+                return None if found is None else [found]
+            case ir.Alt():
+                for item in node.items:
+                    children = self.open(item, i) if search.nexts(item, i) else None
+                    if children is not None:
+                        return children
+                return None
+            case ir.Seq():
+                return self.open_sequence(node, 0, i)
+            case ir.Repeat():
+                return self.open_repetition(node, i)
+            case _:
+                assert_never(node)
 
     def open_sequence(self, node: ir.Seq, index: int, i: int) -> list | None:
         search = self.search

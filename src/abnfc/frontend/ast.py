@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import assert_never
 
 from ..errors import Source, Span
 
@@ -237,13 +238,17 @@ def _wrap(node: Node, text: str, needed: int) -> str:
 
 
 def children(node: Node) -> tuple[Node, ...]:
-    if isinstance(node, Alternation):
-        return node.alternatives
-    if isinstance(node, Concatenation):
-        return node.items
-    if isinstance(node, (Repetition, Group, Option)):
-        return (node.element,)
-    return ()
+    match node:
+        case Alternation():
+            return node.alternatives
+        case Concatenation():
+            return node.items
+        case Repetition() | Group() | Option():
+            return (node.element,)
+        case RuleRef() | CharVal() | NumVal() | NumRange() | ProseVal():
+            return ()
+        case _:
+            assert_never(node)
 
 
 def walk(node: Node):
@@ -276,10 +281,14 @@ def rewrite(node: Node, change: Callable[[Node], Node]) -> Node:
 
 
 def _with_children(node: Node, kids: tuple[Node, ...]) -> Node:
-    if isinstance(node, Alternation):
-        return replace(node, alternatives=kids)
-    if isinstance(node, Concatenation):
-        return replace(node, items=kids)
-    if isinstance(node, (Repetition, Group, Option)):
-        return replace(node, element=kids[0])
-    return node
+    match node:
+        case Alternation():
+            return replace(node, alternatives=kids)
+        case Concatenation():
+            return replace(node, items=kids)
+        case Repetition() | Group() | Option():
+            return replace(node, element=kids[0])
+        case RuleRef() | CharVal() | NumVal() | NumRange() | ProseVal():
+            return node
+        case _:
+            assert_never(node)

@@ -16,6 +16,7 @@ was written in, for provenance in automata, reports and generated comments.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import assert_never
 
 from ..charset import Ranges, format_abnf
 from ..errors import Span
@@ -79,11 +80,15 @@ EMPTY = Seq(())
 
 
 def children(node: Node) -> tuple[Node, ...]:
-    if isinstance(node, (Seq, Alt)):
-        return node.items
-    if isinstance(node, Repeat):
-        return (node.item,)
-    return ()
+    match node:
+        case Seq() | Alt():
+            return node.items
+        case Repeat():
+            return (node.item,)
+        case Terminal() | Ref():
+            return ()
+        case _:
+            assert_never(node)
 
 
 def walk(node: Node):

@@ -11,6 +11,8 @@ gives, so everything after lowering still reads bytes.
 """
 from __future__ import annotations
 
+from typing import assert_never
+
 from ..charset import Ranges, case_variants, normalize
 from ..errors import AbnfError, InvariantError
 from . import ast, ir
@@ -46,34 +48,38 @@ def _lower(node: ast.Node, rule: str, alternative: int, element: int, utf8: bool
 
 
 def _rebuild(node: ast.Node, args: list[ir.Node], where: ir.Origin, utf8: bool) -> ir.Node:
-    if isinstance(node, ast.Alternation):
-        return _choice(args)
-    if isinstance(node, ast.Concatenation):
-        return _sequence(args)
-    if isinstance(node, ast.Group):
-        return args[0]
-    if isinstance(node, ast.Option):
-        return ir.Repeat(0, 1, args[0], node.span)
-    if isinstance(node, ast.Repetition):
-        if node.max == 0:
-            return ir.EMPTY
-        if node.min == node.max == 1:
+    match node:
+        case ast.Alternation():
+            return _choice(args)
+        case ast.Concatenation():
+            return _sequence(args)
+        case ast.Group():
             return args[0]
-        return ir.Repeat(node.min, node.max, args[0], node.span)
-    if isinstance(node, ast.RuleRef):
-        return ir.Ref(node.key, node.span)
-    if isinstance(node, ast.CharVal):
-        return _string([case_variants(ch, node.case_sensitive) for ch in node.text], where)
-    if isinstance(node, ast.NumVal) and utf8:
-        return _string([((byte, byte),) for value in node.values for byte in encode(value)], where)
-    if isinstance(node, ast.NumVal):
-        return _string([((value, value),) for value in node.values], where)
-    if isinstance(node, ast.NumRange) and utf8:
-        return _code_point_range(node, where)
-    if isinstance(node, ast.NumRange):
-        return _string([((node.low, node.high),)], where)
-    raise AbnfError.at(node.span, f"{node} cannot be compiled: it describes its text in words, "
-                                  "not in ABNF; replace it with rules")
+        case ast.Option():
+            return ir.Repeat(0, 1, args[0], node.span)
+        case ast.Repetition():
+            if node.max == 0:
+                return ir.EMPTY
+            if node.min == node.max == 1:
+                return args[0]
+            return ir.Repeat(node.min, node.max, args[0], node.span)
+        case ast.RuleRef():
+            return ir.Ref(node.key, node.span)
+        case ast.CharVal():
+            return _string([case_variants(ch, node.case_sensitive) for ch in node.text], where)
+        case ast.NumVal() if utf8:
+            return _string([((byte, byte),) for value in node.values for byte in encode(value)], where)
+        case ast.NumVal():
+            return _string([((value, value),) for value in node.values], where)
+        case ast.NumRange() if utf8:
+            return _code_point_range(node, where)
+        case ast.NumRange():
+            return _string([((node.low, node.high),)], where)
+        case ast.ProseVal():
+            raise AbnfError.at(node.span, f"{node} cannot be compiled: it describes its text in words, "
+                                          "not in ABNF; replace it with rules")
+        case _:
+            assert_never(node)
 
 
 def _code_point_range(node: ast.NumRange, where: ir.Origin) -> ir.Node:

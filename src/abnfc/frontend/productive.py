@@ -12,6 +12,7 @@ took quadratic time on long chains of rules.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import assert_never
 
 from . import ir
 
@@ -44,17 +45,18 @@ class _Clauses:
             if id(node) in self.waiting:
                 continue  # a shared node: its parts are known already
             parts = ir.children(node)
-            if isinstance(node, ir.Alt):
-                needed = 1 if parts else 0
-            elif isinstance(node, ir.Repeat):
-                needed = 1 if node.min > 0 else 0
-            elif isinstance(node, ir.Ref):
-                needed = 1
-                users.setdefault(node.key, []).append(id(node))
-            else:
-                needed = len(parts)
-            if isinstance(node, ir.Alt) and not parts:
-                needed = 1  # an empty choice matches nothing: it never becomes ready
+            match node:
+                case ir.Alt():
+                    needed = 1  # an empty choice matches nothing: it never becomes ready
+                case ir.Repeat():
+                    needed = 1 if node.min > 0 else 0
+                case ir.Ref():
+                    needed = 1
+                    users.setdefault(node.key, []).append(id(node))
+                case ir.Seq() | ir.Terminal():
+                    needed = len(parts)
+                case _:
+                    assert_never(node)
             self.waiting[id(node)] = needed
             self.solved[id(node)] = False
             for part in parts:

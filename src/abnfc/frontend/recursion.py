@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import assert_never
 
 from .. import graph
 from ..errors import InvariantError, Span
@@ -128,31 +129,40 @@ def positions(holder: str, body: ir.Node) -> list[Reference]:
     stack: list[tuple[ir.Node, int]] = [(body, FIRST | LAST)]
     while stack:
         node, bits = stack.pop()
-        if isinstance(node, ir.Ref):
-            found.append(Reference(holder, node.key, node.span, bits))
-        elif isinstance(node, ir.Alt):
-            stack.extend((item, bits) for item in reversed(node.items))
-        elif isinstance(node, ir.Repeat):
-            stack.append((node.item, bits if node.max == 1 else 0))
-        elif isinstance(node, ir.Seq):
-            solid = [index for index, item in enumerate(node.items) if not only_empty(item)]
-            for index in reversed(range(len(node.items))):
-                here = bits
-                if solid and index > solid[0]:
-                    here &= ~FIRST
-                if solid and index < solid[-1]:
-                    here &= ~LAST
-                stack.append((node.items[index], here))
+        match node:
+            case ir.Ref():
+                found.append(Reference(holder, node.key, node.span, bits))
+            case ir.Alt():
+                stack.extend((item, bits) for item in reversed(node.items))
+            case ir.Repeat():
+                stack.append((node.item, bits if node.max == 1 else 0))
+            case ir.Seq():
+                solid = [index for index, item in enumerate(node.items) if not only_empty(item)]
+                for index in reversed(range(len(node.items))):
+                    here = bits
+                    if solid and index > solid[0]:
+                        here &= ~FIRST
+                    if solid and index < solid[-1]:
+                        here &= ~LAST
+                    stack.append((node.items[index], here))
+            case ir.Terminal():
+                pass
+            case _:
+                assert_never(node)
     return found
 
 
 def only_empty(node: ir.Node) -> bool:
     """Whether ``node`` can match nothing but the empty string (``""``, ``0"x"``), by its form."""
-    if isinstance(node, ir.Seq | ir.Alt):
-        return all(only_empty(item) for item in node.items)  # depth is bounded by the parser
-    if isinstance(node, ir.Repeat):
-        return node.max == 0 or only_empty(node.item)
-    return False
+    match node:
+        case ir.Seq() | ir.Alt():
+            return all(only_empty(item) for item in node.items)  # depth is bounded by the parser
+        case ir.Repeat():
+            return node.max == 0 or only_empty(node.item)
+        case ir.Terminal() | ir.Ref():
+            return False
+        case _:
+            assert_never(node)
 
 
 def _kind(refs: tuple[Reference, ...]) -> str:

@@ -15,7 +15,7 @@ grammar allows.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, assert_never
 
 from .. import graph
 from ..errors import InvariantError
@@ -75,19 +75,23 @@ class Program:
         return built[0]
 
     def _node(self, node: ir.Node, args: tuple[int, ...]) -> Node:
-        if isinstance(node, ir.Terminal):
-            mask = 0
-            for lo, hi in node.ranges:
-                mask |= (1 << (hi + 1)) - (1 << lo)
-            return Leaf(mask, node.origin.rule)
-        if isinstance(node, ir.Seq):
-            return Seq(args)
-        if isinstance(node, ir.Alt):
-            return Alt(args)
-        if isinstance(node, ir.Repeat):
-            return Rep(node.min, node.max, args[0])
-        index = self.call_index.get(node.key)
-        return Ref(-1) if index is None else Call(index)  # a Ref is linked once every rule is built
+        match node:
+            case ir.Terminal():
+                mask = 0
+                for lo, hi in node.ranges:
+                    mask |= (1 << (hi + 1)) - (1 << lo)
+                return Leaf(mask, node.origin.rule)
+            case ir.Seq():
+                return Seq(args)
+            case ir.Alt():
+                return Alt(args)
+            case ir.Repeat():
+                return Rep(node.min, node.max, args[0])
+            case ir.Ref():
+                index = self.call_index.get(node.key)
+                return Ref(-1) if index is None else Call(index)  # a Ref is linked once every rule is built
+            case _:
+                assert_never(node)
 
     def _link_references(self, roots: dict[str, int]) -> None:
         for index, key in self._unlinked:
@@ -237,15 +241,20 @@ def _references(body: ir.Node) -> list[tuple[str, bool]]:
     stack: list[tuple[ir.Node, bool]] = [(body, True)]
     while stack:
         node, tail = stack.pop()
-        if isinstance(node, ir.Ref):
-            found.append((node.key, tail))
-        elif isinstance(node, ir.Alt):
-            stack.extend((item, tail) for item in node.items)
-        elif isinstance(node, ir.Seq):
-            last = len(node.items) - 1
-            stack.extend((item, tail and index == last) for index, item in enumerate(node.items))
-        elif isinstance(node, ir.Repeat):
-            stack.append((node.item, tail and node.max == 1))
+        match node:
+            case ir.Ref():
+                found.append((node.key, tail))
+            case ir.Alt():
+                stack.extend((item, tail) for item in node.items)
+            case ir.Seq():
+                last = len(node.items) - 1
+                stack.extend((item, tail and index == last) for index, item in enumerate(node.items))
+            case ir.Repeat():
+                stack.append((node.item, tail and node.max == 1))
+            case ir.Terminal():
+                pass
+            case _:
+                assert_never(node)
     return found
 
 

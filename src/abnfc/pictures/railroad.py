@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from typing import assert_never
 
 import railroad as rr  # type: ignore[import-untyped]  # the package ships no type information
 
@@ -74,28 +75,32 @@ class _Drawing:
         self._ = translate
 
     def draw(self, node: ast.Node) -> rr.DiagramItem:
-        if isinstance(node, ast.Alternation):
-            return rr.Choice(0, *(self.draw(alternative) for alternative in node.alternatives))
-        if isinstance(node, ast.Concatenation):
-            return rr.Sequence(*(self.draw(item) for item in node.items)) if node.items else rr.Skip()
-        if isinstance(node, ast.Repetition):
-            return self.repetition(node)
-        if isinstance(node, ast.Group):
-            return self.draw(node.element)
-        if isinstance(node, ast.Option):
-            return rr.Optional(self.draw(node.element))
-        if isinstance(node, ast.RuleRef):
-            return rr.NonTerminal(node.name, href=self.link_to(node.key), title=self._("rule {name}").format(
-                name=node.name))
-        if isinstance(node, ast.CharVal):
-            return self.string(node)
-        if isinstance(node, ast.NumVal):
-            return rr.Terminal(str(node) + _characters(node.values), title=_hex_title(node.values))
-        if isinstance(node, ast.NumRange):
-            return rr.Terminal(str(node) + _characters((node.low, node.high), "-"),
-                               title=self._("one byte from {low} to {high}").format(
-                                   low=f"0x{node.low:02X}", high=f"0x{node.high:02X}"))
-        return rr.Terminal(str(node), cls="prose", title=self._("prose: a description, not a definition"))
+        match node:
+            case ast.Alternation():
+                return rr.Choice(0, *(self.draw(alternative) for alternative in node.alternatives))
+            case ast.Concatenation():
+                return rr.Sequence(*(self.draw(item) for item in node.items)) if node.items else rr.Skip()
+            case ast.Repetition():
+                return self.repetition(node)
+            case ast.Group():
+                return self.draw(node.element)
+            case ast.Option():
+                return rr.Optional(self.draw(node.element))
+            case ast.RuleRef():
+                return rr.NonTerminal(node.name, href=self.link_to(node.key), title=self._("rule {name}").format(
+                    name=node.name))
+            case ast.CharVal():
+                return self.string(node)
+            case ast.NumVal():
+                return rr.Terminal(str(node) + _characters(node.values), title=_hex_title(node.values))
+            case ast.NumRange():
+                return rr.Terminal(str(node) + _characters((node.low, node.high), "-"),
+                                   title=self._("one byte from {low} to {high}").format(
+                                       low=f"0x{node.low:02X}", high=f"0x{node.high:02X}"))
+            case ast.ProseVal():
+                return rr.Terminal(str(node), cls="prose", title=self._("prose: a description, not a definition"))
+            case _:
+                assert_never(node)
 
     def string(self, node: ast.CharVal) -> rr.DiagramItem:
         if node.case_sensitive:
