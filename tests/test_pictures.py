@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT, compile_text
 
 from abnfc import api
-from abnfc.automata.dump import notes_of
+from abnfc.automata.notes import note_text, state_notes
 from abnfc.cli import main
 from abnfc.frontend.resolve import resolve
 from abnfc.pictures import dot
@@ -63,7 +63,7 @@ def test_dot_has_one_edge_per_pair_of_states_and_covers_every_live_transition(na
 
 def test_dot_for_utf8_names_grammar_positions_and_merges_ranges():
     utf8 = compiled("utf8")
-    text = dot.to_dot(utf8.minimal, notes_of(utf8.minimal, utf8.dfa), "UTF8-octets")
+    text = dot.to_dot(utf8.minimal, _notes_of(utf8.minimal, utf8.dfa), "UTF8-octets")
     assert '  3 [peripheries=1, label="3\\nUTF8-3/1.2", tooltip="after %xE0: expects %xA0-BF (UTF8-3 ' \
            'alternative 1, element 2)"];' in text
     assert '  1 -> 4 [label="E1-EC EE-EF"];' in text  # two classes' ranges on one edge
@@ -219,3 +219,8 @@ def test_railroad_command_takes_the_language_from_the_environment():
     result = subprocess.run([*ABNFC, "railroad", grammar("utf8"), "--rule", "UTF8-3"], capture_output=True,
                             text=True, env=env, check=True)
     assert "2 回" in svg_texts(result.stdout)
+
+
+def _notes_of(dfa, exact=None) -> tuple[str, ...]:
+    """Each state's note in English, as the pipeline renders them."""
+    return tuple(note_text(note) for note in state_notes(dfa, exact))

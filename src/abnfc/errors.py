@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import sys
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Self
 
 QUOTED_COLUMNS = 100  # the most of a source line a diagnostic quotes
 SHOWN_PER_KIND = 10  # diagnostics of one kind shown before the rest are counted
@@ -150,7 +151,7 @@ class AbnfError(Exception):
         return "\n".join(summarize(self.diagnostics))
 
     @classmethod
-    def at(cls, span: Span | None, message: str, *notes: str) -> AbnfError:
+    def at(cls, span: Span | None, message: str, *notes: str) -> Self:
         return cls(Diagnostic(message, span, "error", tuple(notes)))
 
 
@@ -161,6 +162,27 @@ class LimitError(AbnfError):
         """The same error, pointing at ``span`` where it had no location."""
         return LimitError([d if d.span else Diagnostic(d.message, span, d.severity, d.notes, d.kind)
                            for d in self.diagnostics])
+
+
+class Meter:
+    """Counts the steps of a computation against a limit (``--max-work``) and raises the error
+    ``exceeded(spent, limit)`` makes once they pass it: the steps are what the computation's time
+    and memory grow with, so the limit bounds both.  One meter per stage or search."""
+
+    def __init__(self, limit: int, exceeded: Callable[[int, int], Exception]):
+        self.limit = limit
+        self.spent = 0
+        self.exceeded = exceeded
+
+    def spend(self, steps: int = 1) -> None:
+        self.spent += steps
+        if self.spent > self.limit:
+            raise self.exceeded(self.spent, self.limit)
+
+
+def limit_error(message: str) -> Callable[[int, int], LimitError]:
+    """``exceeded`` for a :class:`Meter` whose error is ``message`` (with ``{limit}``)."""
+    return lambda spent, limit: LimitError.at(None, message.format(limit=limit, spent=spent))
 
 
 class InvariantError(Exception):

@@ -14,10 +14,23 @@ automaton states cannot exhaust Python's recursion limit.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
 Node = TypeVar("Node", bound=Hashable)
+
+
+T = TypeVar("T")
+
+
+def preorder(root: T, children: Callable[[T], Sequence[T]]) -> Iterator[T]:
+    """Every node of the tree under ``root`` (itself included), depth first and in order,
+    without recursion (trees here may nest as deep as an input is long)."""
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(children(current)))
 
 
 def breadth_first(graph: Mapping[Node, Sequence[Node]], roots: Iterable[Node]) -> list[Node]:

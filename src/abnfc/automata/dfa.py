@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..charset import Ranges, class_map, contiguous_classes, is_partition
-from ..errors import InvariantError, LimitError
+from ..errors import InvariantError, LimitError, Meter, limit_error
 from ..frontend.ir import Origin
 from .nfa import Nfa
 
@@ -87,7 +87,7 @@ class Dfa:
 
 def determinize(nfa: Nfa, max_states: int = DEFAULT_MAX_DFA_STATES,
                 max_work: int = DEFAULT_MAX_WORK) -> Dfa:
-    meter = _Meter(max_work)
+    meter = Meter(max_work, EXCEEDED)
     classes = contiguous_classes(ranges for edges in nfa.edges for ranges, _ in edges)
     moves = _moves_by_class(nfa, classes, meter)
     closure = _Closure(nfa, meter)
@@ -119,24 +119,13 @@ def determinize(nfa: Nfa, max_states: int = DEFAULT_MAX_DFA_STATES,
     return Dfa(classes, tuple(transitions), index[start_set], accepting, 0, origins)
 
 
-class _Meter:
-    """Counts the construction's steps (NFA states and edges visited, closure states merged):
-    what its time and memory grow with, so the limit bounds both."""
-
-    def __init__(self, limit: int):
-        self.limit = limit
-        self.spent = 0
-
-    def spend(self, steps: int) -> None:
-        self.spent += steps
-        if self.spent > self.limit:
-            raise LimitError.at(None, f"the subset construction took more than {self.limit:,} steps "
-                                "(NFA states, edges and closures visited); the grammar's DFA is too "
-                                "large to build quickly; raise the limit with --max-work if this "
-                                "is intended")
+# The construction's steps are NFA states and edges visited and closure states merged.
+EXCEEDED = limit_error("the subset construction took more than {limit:,} steps (NFA states, edges and "
+                       "closures visited); the grammar's DFA is too large to build quickly; raise the "
+                       "limit with --max-work if this is intended")
 
 
-def _moves_by_class(nfa: Nfa, classes: tuple[Ranges, ...], meter: _Meter) -> list[tuple[tuple[int, int], ...]]:
+def _moves_by_class(nfa: Nfa, classes: tuple[Ranges, ...], meter: Meter) -> list[tuple[tuple[int, int], ...]]:
     """``moves[s]``: the (byte class, NFA state) pairs of ``s``'s transitions, one per class a
     transition covers; sparse, since most states read one byte or one range."""
     byte_class = class_map(classes)
@@ -159,7 +148,7 @@ class _Closure:
     dropping them merges subsets that differ only in them.
     """
 
-    def __init__(self, nfa: Nfa, meter: _Meter):
+    def __init__(self, nfa: Nfa, meter: Meter):
         self.epsilon = nfa.epsilon
         self.meter = meter
         self.important = [bool(edges) for edges in nfa.edges]

@@ -9,13 +9,6 @@ from collections.abc import Sequence
 
 from ..charset import format_hex
 from .dfa import Dfa
-from .notes import note_text, state_notes
-
-
-def notes_of(dfa: Dfa, exact: Dfa | None = None) -> tuple[str, ...]:
-    """The note of every state: dead/start/accepting and what it expects (``after %xE0: expects
-    %xA0-BF (UTF8-3 alternative 1, element 2)``)."""
-    return tuple(note_text(note) for note in state_notes(dfa, exact))
 
 
 def class_lines(dfa: Dfa) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 
 from ..charset import Ranges, normalize
-from ..errors import LimitError
+from ..errors import Meter, limit_error
 from ..frontend.ir import Origin
 from .dfa import DEFAULT_MAX_WORK, Dfa
 
@@ -21,24 +21,15 @@ from .dfa import DEFAULT_MAX_WORK, Dfa
 def minimize(dfa: Dfa, max_work: int = DEFAULT_MAX_WORK) -> Dfa:
     """The canonical minimal DFA accepting the same language as ``dfa``; raises LimitError when
     that takes more than ``max_work`` steps (transitions visited)."""
-    meter = _Meter(max_work)
+    meter = Meter(max_work, EXCEEDED)
     reachable = _reachable(dfa)
     block_of = _hopcroft(dfa, reachable, meter)
     quotient = _quotient(dfa, reachable, block_of)
     return canonical(_merge_classes(quotient))
 
 
-class _Meter:
-    def __init__(self, limit: int):
-        self.limit = limit
-        self.spent = 0
-
-    def spend(self, steps: int) -> None:
-        self.spent += steps
-        if self.spent > self.limit:
-            raise LimitError.at(None, f"minimizing the DFA took more than {self.limit:,} steps "
-                                "(transitions visited); raise the limit with --max-work if this "
-                                "is intended")
+EXCEEDED = limit_error("minimizing the DFA took more than {limit:,} steps (transitions visited); raise "
+                       "the limit with --max-work if this is intended")
 
 
 def _reachable(dfa: Dfa) -> list[int]:
@@ -51,7 +42,7 @@ def _reachable(dfa: Dfa) -> list[int]:
     return sorted(seen)
 
 
-def _hopcroft(dfa: Dfa, states: list[int], meter: _Meter) -> dict[int, int]:
+def _hopcroft(dfa: Dfa, states: list[int], meter: Meter) -> dict[int, int]:
     """Block number of each state in the coarsest partition compatible with acceptance.
 
     A splitter's predecessors are gathered from the incoming transitions of its states, so a

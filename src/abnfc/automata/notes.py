@@ -154,10 +154,6 @@ def _classes_within(dfa: Dfa, ranges) -> list[int]:
             if any(lo <= r_hi and r_lo <= hi for lo, hi in ranges for r_lo, r_hi in class_ranges)]
 
 
-def _origin_key(origin: Origin):
-    return (origin.reads, origin.rule, origin.alternative, origin.element)
-
-
 def _reading_key(reading: Reading):
     return (reading.ranges, reading.origin.rule, reading.origin.alternative, reading.origin.element,
             reading.origin.reads)

@@ -94,13 +94,11 @@ def _failure(language: Language, data: bytes) -> tuple:
     from ..interpret import recognize
 
     if language.exact:
-        dfa, state = language.minimal, language.minimal.start
-        for byte in data:
-            following = dfa.transitions[state][dfa.byte_class[byte]]
-            if following == dfa.dead:
-                return ("byte", state, dfa.byte_class[byte])
-            state = following
-        return ("end", state)
+        dfa = language.minimal
+        states = dfa.trace(data)
+        if states[-1] == dfa.dead:
+            return ("byte", states[-2], dfa.byte_class[data[len(states) - 2]])
+        return ("end", states[-1])
     verdict = recognize(language.resolved, data)
     return ("end" if verdict.end_of_input else "byte", verdict.expected)
 

@@ -23,7 +23,11 @@ from dataclasses import dataclass
 from ..automata.dfa import Dfa
 from ..automata.product import Pairs, Spend, completions, count_paths, pairs, shortest_words
 from ..charset import Ranges, normalize
-from ..errors import InvariantError, LimitError
+from ..errors import InvariantError, Meter, limit_error
+
+EXCEEDED = limit_error("comparing the two grammars took more than {limit:,} steps (--max-work: pairs of "
+                       "states times byte classes, while building the product and counting inputs); raise "
+                       "the limit if this is intended")
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,7 @@ def compare(a: Dfa, b: Dfa, count_to: int, max_pairs: int | None = None, max_wor
     side, all being counted) and the counts of inputs of each length up to ``count_to`` that
     only one accepts.  The product is at most ``max_pairs`` pairs of states, and building it and
     counting take at most ``max_work`` steps (LimitError beyond either)."""
-    spend = _Budget(max_work).spend if max_work is not None else None
+    spend = Meter(max_work, EXCEEDED).spend if max_work is not None else None
     together = pairs(a, b, max_pairs, spend)
     kept: tuple[list[Difference], list[Difference]] = ([], [])
     found = [0, 0]
@@ -105,21 +109,6 @@ def _counts(a: Dfa, b: Dfa, together: Pairs, count_to: int, spend: Spend | None)
                            count_to, spend)
     in_a, in_b = only(a.accepting, b.accepting, 0), only(b.accepting, a.accepting, 1)
     return tuple((n, in_a[n], in_b[n]) for n in range(count_to + 1))
-
-
-class _Budget:
-    """Counts the steps of a comparison against ``--max-work``."""
-
-    def __init__(self, limit: int):
-        self.limit = limit
-        self.spent = 0
-
-    def spend(self, steps: int) -> None:
-        self.spent += steps
-        if self.spent > self.limit:
-            raise LimitError.at(None, f"comparing the two grammars took more than {self.limit:,} steps "
-                                "(--max-work: pairs of states times byte classes, while building the "
-                                "product and counting inputs); raise the limit if this is intended")
 
 
 def _at_the_start(a: Dfa, b: Dfa, ends: tuple[dict[int, bytes], dict[int, bytes]]) -> list[Difference]:

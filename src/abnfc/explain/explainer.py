@@ -127,18 +127,15 @@ def automaton_steps(compilation: Compilation, data: bytes) -> tuple[tuple[Step, 
     """The minimal DFA's steps over ``data`` (up to the byte that leads to the dead state), with
     the positions of the DFA before minimization, run alongside."""
     minimal, exact = compilation.minimal, compilation.dfa
+    states, positions = minimal.trace(data), exact.trace(data)  # both die on the same byte
     steps = []
-    state, position = minimal.start, exact.start
-    for offset, byte in enumerate(data):
-        byte_class = minimal.byte_class[byte]
-        following = minimal.transitions[state][byte_class]
+    for offset, (state, following, position) in enumerate(zip(states, states[1:], positions, strict=False)):
+        byte = data[offset]
         readers = _readers(exact, position, byte)
         expected = tuple(sorted(exact.origins[position], key=_origin_order)) if not readers else ()
-        steps.append(Step(offset, byte, byte_class, state, following, readers, expected))
-        state, position = following, exact.transitions[position][exact.byte_class[byte]]
-        if state == minimal.dead:
-            break
-    final = None if state == minimal.dead else (state, state in minimal.accepting)
+        steps.append(Step(offset, byte, minimal.byte_class[byte], state, following, readers, expected))
+    last = states[-1]
+    final = None if last == minimal.dead else (last, last in minimal.accepting)
     return tuple(steps), final
 
 

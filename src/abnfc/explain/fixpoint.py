@@ -18,24 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
+from ..errors import Meter
+
 V = TypeVar("V")
 
 _UNKNOWN = object()
 _FAR = 1 << 62  # "no dependency on a question in progress"
-
-
-class Meter:
-    """Counts the steps of a search and raises once they pass ``limit``."""
-
-    def __init__(self, limit: int, error: Callable[[int, int], Exception]):
-        self.limit = limit
-        self.spent = 0
-        self.error = error
-
-    def spend(self, steps: int = 1) -> None:
-        self.spent += steps
-        if self.spent > self.limit:
-            raise self.error(self.spent, self.limit)
 
 
 class Fixpoint(Generic[V]):

@@ -23,16 +23,17 @@ answers.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import assert_never
 
-from ..errors import InvariantError, LimitError
+from .. import graph
+from ..errors import InvariantError, LimitError, Meter
 from ..frontend import ast, ir
 from ..frontend.ir import Origin
 from ..frontend.productive import productive_rules
 from ..frontend.resolve import ResolvedGrammar
-from .fixpoint import Fixpoint, Meter
+from .fixpoint import Fixpoint
 
 NOTHING: frozenset = frozenset()
 
@@ -66,14 +67,13 @@ class Derivation:
     children: tuple[Derivation | Leaf, ...] = field(repr=False)
     complete: bool = True
 
-    def walk(self):
+    def walk(self) -> Iterator[Derivation | Leaf]:
         """Every node under this one (itself included), in pre-order, without recursion."""
-        stack: list[Derivation | Leaf] = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            if isinstance(node, Derivation):
-                stack.extend(reversed(node.children))
+        return graph.preorder(self, _children)
+
+
+def _children(node: Derivation | Leaf) -> tuple[Derivation | Leaf, ...]:
+    return node.children if isinstance(node, Derivation) else ()
 
 
 @dataclass(frozen=True)

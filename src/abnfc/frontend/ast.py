@@ -6,10 +6,11 @@ is iterative (:func:`to_text`), so no nesting depth can exhaust Python's recursi
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import assert_never
 
+from .. import graph
 from ..errors import Source, Span
 
 INFINITY = None  # the ``max`` of an unbounded repetition
@@ -251,13 +252,9 @@ def children(node: Node) -> tuple[Node, ...]:
             assert_never(node)
 
 
-def walk(node: Node):
+def walk(node: Node) -> Iterator[Node]:
     """Every node under ``node`` (itself included), depth first, without recursion."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(children(current)))
+    return graph.preorder(node, children)
 
 
 def rewrite(node: Node, change: Callable[[Node], Node]) -> Node:

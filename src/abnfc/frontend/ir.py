@@ -15,9 +15,11 @@ was written in, for provenance in automata, reports and generated comments.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import assert_never
 
+from .. import graph
 from ..charset import Ranges, format_abnf
 from ..errors import Span
 
@@ -91,13 +93,9 @@ def children(node: Node) -> tuple[Node, ...]:
             assert_never(node)
 
 
-def walk(node: Node):
+def walk(node: Node) -> Iterator[Node]:
     """Every node under ``node`` (itself included), depth first, without recursion."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(children(current)))
+    return graph.preorder(node, children)
 
 
 def references(node: Node) -> list[str]:

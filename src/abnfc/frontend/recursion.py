@@ -60,10 +60,6 @@ class Component:
     references: tuple[Reference, ...]  # every reference from a member to a member
 
     @property
-    def is_linear(self) -> bool:
-        return self.kind != SELF_EMBEDDING
-
-    @property
     def path(self) -> str:
         return " -> ".join(self.cycle + self.cycle[:1])
 

@@ -46,10 +46,6 @@ class GssNode:
         # group alone, memoised: (state, byte class) -> (state, work).  None for other nodes.
         self.steps: dict[tuple[int, int], tuple[int, int]] | None = None
 
-    @property
-    def is_root(self) -> bool:
-        return self.rule == ROOT_RULE
-
     def add_edge(self, cont: int, caller: GssNode) -> None:
         callers = self.edges.get(cont)
         if callers is None:

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...charset import Ranges, format_hex
-
 BYTES_PER_LINE = 16
 
 
@@ -60,10 +58,6 @@ def cells(values, width: int | None = None) -> list[str]:
 
 def hex_cells(values) -> str:
     return ", ".join(f"0x{v:02X}" for v in values)
-
-
-def ranges_text(ranges: Ranges) -> str:
-    return format_hex(ranges) or "none"
 
 
 def comment_safe(text: str) -> str:
