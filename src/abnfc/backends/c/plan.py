@@ -70,45 +70,48 @@ class PairMacro:
 
 
 @dataclass(frozen=True)
-class CPlan:
-    prefix: str  # identifier prefix and file stem
-    macro: str  # macro prefix
-    strategy: str  # "pairs", "shift" or "table"
-    plain: bool  # a finite language under "auto": one byte loop, nothing to run faster
-    life: int  # plain: the most bytes an input stays alive (else -1)
-    num_states: int
-    num_classes: int
-    start_state: int
-    dead_state: int
-    # comment text, safe inside /* */
+class Comments:
+    """Text for the sources' comments, safe inside /* */."""
+
     header_lines: tuple[str, ...]
     grammar_file: str
     start_rule: str
     grammar_lines: tuple[str, ...]
     table_lines: tuple[str, ...]
-    # the automaton, as C text
-    byte_lines: tuple[ByteLine, ...]  # per byte: its row macro (shift, pairs) or class (table)
-    row_macros: tuple[RowMacro, ...]  # shift and pairs
-    pair_rows: tuple[RowMacro, ...]  # pairs: one row per pair function
-    pair_macros: tuple[PairMacro, ...]  # pairs: the pair numbers for each class of second byte, as strings
-    pair_lines: tuple[ByteLine, ...]  # pairs: per second byte, its pair macro
-    state_type: str  # table: the narrowest type holding a state as held
-    next_header: str
-    next_rows: tuple[Row, ...]  # table only
-    accepting_cells: tuple[str, ...]  # table only
-    accept_mask: str  # shift and pairs
-    accepting_list: str
-    start: str  # how the start state is held
-    dead: str
-    guess: str  # the state a segment starts in without a synchronizing byte, as held
-    state_unit: str  # state s is held as s times this
+
+
+@dataclass(frozen=True)
+class ShiftRows:
+    """shift and pairs: each byte class's row of next states packed in a 64-bit word."""
+
+    row_macros: tuple[RowMacro, ...]
+    accept_mask: str
     shift_mask: str
-    initial_error: str  # the stream's error before any input
-    expect_lo: str  # per state, the byte ranges that do not lead to the dead state
-    expect_hi: str
-    expect_first: str  # index of each state's first range; one more entry at the end
-    max_ranges: int
-    # speed
+
+
+@dataclass(frozen=True)
+class PairTables:
+    """pairs: two bytes a step, through the transition function of each byte pair."""
+
+    pair_rows: tuple[RowMacro, ...]  # one row per pair function
+    pair_macros: tuple[PairMacro, ...]  # the pair numbers for each class of second byte, as strings
+    pair_lines: tuple[ByteLine, ...]  # per second byte, its pair macro
+
+
+@dataclass(frozen=True)
+class TransitionTable:
+    """table: a byte-class map and a transition table, for any size."""
+
+    state_type: str  # the narrowest type holding a state as held
+    next_header: str
+    next_rows: tuple[Row, ...]
+    accepting_cells: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Segments:
+    """Blocks run with no check per byte, and segments run side by side with checked guesses."""
+
     block: int
     segments: int  # default number of segments
     min_segment: int
@@ -118,6 +121,12 @@ class CPlan:
     sync_type: str
     no_sync: str
     sync_lines: tuple[ByteLine, ...]  # per byte: the state after it, as held, or no_sync
+
+
+@dataclass(frozen=True)
+class SelfLoopSkips:
+    """Self-loops skipped a block at a time: portable word tests and SIMD (shufti, truffle)."""
+
     skip_sets: tuple[SkipC, ...]
     skip_of_state: str  # per state: its skip set's number, or 0
     word_sets: tuple[SkipC, ...]  # the sets that hold every byte 00-7F: words can test them
@@ -137,7 +146,40 @@ class CPlan:
     word_type: str  # the word of the portable block test
     word_bytes: int
     word_mask: str
+
+
+@dataclass(frozen=True)
+class CPlan:
+    """Every decision about one grammar's C: what all strategies share, then the parts of the
+    strategy chosen (``shift`` for shift and pairs, ``pairs``, ``table``; None where not used)."""
+
+    prefix: str  # identifier prefix and file stem
+    macro: str  # macro prefix
+    strategy: str  # "pairs", "shift" or "table"
+    plain: bool  # a finite language under "auto": one byte loop, nothing to run faster
+    life: int  # plain: the most bytes an input stays alive (else -1)
+    num_states: int
+    num_classes: int
+    start_state: int
+    dead_state: int
+    comments: Comments
+    byte_lines: tuple[ByteLine, ...]  # per byte: its row macro (shift, pairs) or class (table)
+    accepting_list: str
+    start: str  # how the start state is held
+    dead: str
+    guess: str  # the state a segment starts in without a synchronizing byte, as held
+    state_unit: str  # state s is held as s times this
+    initial_error: str  # the stream's error before any input
+    expect_lo: str  # per state, the byte ranges that do not lead to the dead state
+    expect_hi: str
+    expect_first: str  # index of each state's first range; one more entry at the end
+    max_ranges: int
     private_macros: tuple[str, ...]  # undefined at the end of the source
+    segments: Segments
+    skips: SelfLoopSkips
+    shift: ShiftRows | None = None
+    pairs: PairTables | None = None
+    table: TransitionTable | None = None
 
 
 def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
@@ -158,8 +200,6 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
     skips = () if plain else _skip_sets(speed, unit)
     largest = (tables.num_states - 1) * unit
     sync_type = uint_type(largest + 1)
-    word = "uint64_t" if shifting else "uint32_t"
-    word_bytes = 8 if shifting else 4
     return CPlan(
         prefix=prefix,
         macro=macro,
@@ -170,44 +210,53 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
         num_classes=tables.num_classes,
         start_state=tables.start,
         dead_state=tables.dead,
-        header_lines=tuple(comment_safe(line) for line in tables.header.lines),
-        grammar_file=comment_safe(tables.grammar_file),
-        start_rule=comment_safe(printable(tables.header.start_rule)),
-        grammar_lines=tuple(comment_safe(line) for line in tables.header.grammar_lines),
-        table_lines=tuple(comment_safe(line) for line in tables.table_text),
+        comments=Comments(
+            header_lines=tuple(comment_safe(line) for line in tables.header.lines),
+            grammar_file=comment_safe(tables.grammar_file),
+            start_rule=comment_safe(printable(tables.header.start_rule)),
+            grammar_lines=tuple(comment_safe(line) for line in tables.header.grammar_lines),
+            table_lines=tuple(comment_safe(line) for line in tables.table_text)),
         byte_lines=byte_lines([row_macros[c].name for c in tables.byte_class] if shifting
                               else [f"{c:>{width}}" for c in tables.byte_class]),
-        row_macros=row_macros,
-        pair_rows=pair_rows,
-        pair_macros=pair_macros,
-        pair_lines=pair_lines,
-        state_type=uint_type(largest),
-        next_header="  ".join(f"{c:>{width}}" for c in range(tables.num_classes)),
-        next_rows=_next_rows(tables, unit) if not shifting else (),
-        accepting_cells=chunks(["1" if s.accepting else "0" for s in tables.states], 32),
-        accept_mask=hex64(sum(1 << (SHIFT_BITS * s) for s in tables.accepting)),
         accepting_list=", ".join(str(s) for s in tables.accepting) or "none",
         start=f"{tables.start * unit}u",
         dead=f"{tables.dead * unit}u",
         guess=f"{speed.guess * unit}u",
         state_unit=f"{unit}u",
-        shift_mask=f"{(1 << SHIFT_BITS) - 1}u",
         # An automaton that starts dead matches nothing, not even the empty input: error at 0.
         initial_error="0" if tables.start == tables.dead else "SIZE_MAX",
         expect_lo=", ".join(lo) or "0",
         expect_hi=", ".join(hi) or "0",
         expect_first=", ".join(first),
         max_ranges=max((len(s.expects) for s in tables.states), default=0),
-        block=BLOCK,
-        segments=SEGMENTS[strategy],
-        min_segment=MIN_SEGMENT,
-        sync_window=SYNC_WINDOW,
-        checkpoints=CHECKPOINTS,
-        chains=tuple(range(MAX_SEGMENTS)),
-        sync_type=sync_type,
-        no_sync=f"{largest + 1}u",
-        sync_lines=byte_lines([str(largest + 1 if target is None else target * unit)
-                               for target in (speed.sync[c] for c in tables.byte_class)]),
+        private_macros=tuple(m.name for m in row_macros) + tuple(m.name for m in pair_macros) + tuple(
+            f"{macro}_{name}" for name in (_PRIVATE_PLAIN if plain else _PRIVATE)
+            + ("ACCEPT",) * shifting + ("LITTLE_",) * (strategy == "pairs")),
+        segments=Segments(
+            block=BLOCK,
+            segments=SEGMENTS[strategy],
+            min_segment=MIN_SEGMENT,
+            sync_window=SYNC_WINDOW,
+            checkpoints=CHECKPOINTS,
+            chains=tuple(range(MAX_SEGMENTS)),
+            sync_type=sync_type,
+            no_sync=f"{largest + 1}u",
+            sync_lines=byte_lines([str(largest + 1 if target is None else target * unit)
+                                   for target in (speed.sync[c] for c in tables.byte_class)])),
+        skips=_skips(tables, skips, shifting),
+        shift=ShiftRows(row_macros, hex64(sum(1 << (SHIFT_BITS * s) for s in tables.accepting)),
+                        f"{(1 << SHIFT_BITS) - 1}u") if shifting else None,
+        pairs=PairTables(pair_rows, pair_macros, pair_lines) if strategy == "pairs" else None,
+        table=TransitionTable(uint_type(largest), "  ".join(f"{c:>{width}}" for c in range(tables.num_classes)),
+                              _next_rows(tables, unit),
+                              chunks(["1" if s.accepting else "0" for s in tables.states], 32))
+        if not shifting else None,
+    )
+
+
+def _skips(tables: Tables, skips: tuple[SkipC, ...], shifting: bool) -> SelfLoopSkips:
+    word_bytes = 8 if shifting else 4
+    return SelfLoopSkips(
         skip_sets=skips,
         skip_of_state=", ".join(cells(_skip_numbers(tables, skips))),
         word_sets=tuple(s for s in skips if s.kind == "high"),
@@ -225,12 +274,9 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
         accel_cells=", ".join("1" if any(s.accelerated and s.state == state.index for s in skips) else "0"
                               for state in tables.states),
         simd_from=33 if any(s.accelerated for s in skips) else BLOCK,
-        word_type=word,
+        word_type="uint64_t" if shifting else "uint32_t",
         word_bytes=word_bytes,
         word_mask=f"UINT{word_bytes * 8}_C(0x{'80' * word_bytes})",
-        private_macros=tuple(m.name for m in row_macros) + tuple(m.name for m in pair_macros) + tuple(
-            f"{macro}_{name}" for name in (_PRIVATE_PLAIN if plain else _PRIVATE)
-            + ("ACCEPT",) * shifting + ("LITTLE_",) * (strategy == "pairs")),
     )
 
 
