@@ -326,7 +326,7 @@ def test_every_string_up_to_3_bytes(strategy, tmp_path):
     multi-byte quarter and the sanitizer records; a third run would cost 12 s more)."""
     utf8 = generate(tmp_path / strategy, UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf", strategy=strategy)
     maps = [verdict_map(n) for n in (1, 2, 3)]
-    for length, table in zip((1, 2), maps, strict=True):  # the vectorised maps agree with one-by-one decoding
+    for length, table in zip((1, 2), maps[:2], strict=True):  # the vectorised maps agree with one-by-one decoding
         for index, code in enumerate(table):
             data = index.to_bytes(length, "big")
             assert code == decodes(data) | viable(data) << 1, data
