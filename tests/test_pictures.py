@@ -224,3 +224,13 @@ def test_railroad_command_takes_the_language_from_the_environment():
 def _notes_of(dfa, exact=None) -> tuple[str, ...]:
     """Each state's note in English, as the pipeline renders them."""
     return tuple(note_text(note) for note in state_notes(dfa, exact))
+
+
+def test_standalone_railroad_svg_is_well_formed_xml_whatever_the_grammar_writes(tmp_path, capsys):
+    """A label holding ``]]>`` used to be written with ``>`` unescaped (issue 23, F10)."""
+    grammar = tmp_path / "esc.abnf"
+    grammar.write_text('r = "]]>" / "<&>" / %s"a\'b"\n')
+    assert main(["railroad", str(grammar), "--rule", "r"]) == 0
+    svg = capsys.readouterr().out
+    texts = [t.text for t in ET.fromstring(svg).iter() if t.tag.rsplit("}", 1)[-1] == "text"]
+    assert texts == ["r", '"]]>"', '"<&>"', '%s"a\'b"']

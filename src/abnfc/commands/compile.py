@@ -121,4 +121,18 @@ def _regenerate_command(args: argparse.Namespace, encoding: str) -> str:
             if chosen[option.name] != option.default:
                 words += [f"--{language}-{option.name}", chosen[option.name]]
     words += ["--out", args.out]
-    return shlex.join(words)
+    return " ".join(shell_word(word) for word in words)
+
+
+def shell_word(word: str) -> str:
+    """``word`` quoted for a POSIX shell (bash's ``$'...'`` where it holds a control character,
+    such as a newline), so that the command survives every comment it is written into: all of it
+    printable, with no ``*/`` (which would end a C or JavaScript block comment) -- quoting is
+    closed and reopened around the slash."""
+    if all(ch.isprintable() for ch in word):
+        return shlex.quote(word).replace("*/", "*'/'")
+    escaped = "".join(_ESCAPES.get(ch) or (ch if ch.isprintable() else f"\\U{ord(ch):08x}") for ch in word)
+    return f"$'{escaped}'".replace("*/", "*'/$'")
+
+
+_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}

@@ -14,6 +14,7 @@ Nesting deeper than :data:`MAX_DEPTH` is drawn as a note: the package lays out r
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable
 from typing import assert_never
 
@@ -57,7 +58,16 @@ def diagram_svg(name: str, definition: ast.Node, link_to: LinkTo, _: Translate =
         diagram.writeStandalone(out.write, CSS)
     else:
         diagram.writeSvg(out.write)
-    return out.getvalue()
+    return _escape_text(out.getvalue())
+
+
+_TEXT = re.compile(r"(<(text|title)\b[^>]*>)([^<]*)(</\2>)")
+
+
+def _escape_text(svg: str) -> str:
+    """``>`` escaped in the text of labels and titles: the drawing library escapes ``<`` and
+    ``&`` only, and a label holding ``]]>`` (``r = "]]>"``) is not well-formed XML."""
+    return _TEXT.sub(lambda m: m.group(1) + m.group(3).replace(">", "&gt;") + m.group(4), svg)
 
 
 def _depth(root: ast.Node) -> int:
