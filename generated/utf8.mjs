@@ -19,8 +19,8 @@
  *     v.complete; v.firstError(); v.expected();     // expected(): byte ranges [lo, hi] that
  *                                                   // could continue at firstError()
  *
- * Bytes may be given as a Uint8Array (a Node.js Buffer is one), another typed array, a DataView
- * or an ArrayBuffer; a string is refused (encode it first).
+ * Bytes may be given as a Uint8Array (a Node.js Buffer is one), another typed array, a DataView,
+ * an ArrayBuffer or a SharedArrayBuffer; a string is refused (encode it first).
  *
  * The grammar:
  *
@@ -121,7 +121,8 @@ function asBytes(data) {
   }
   if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  throw new TypeError("expected a Uint8Array, typed array, DataView or ArrayBuffer");
+  if (typeof SharedArrayBuffer !== "undefined" && data instanceof SharedArrayBuffer) return new Uint8Array(data);
+  throw new TypeError("expected a Uint8Array, typed array, DataView, ArrayBuffer or SharedArrayBuffer");
 }
 
 // Runs the DFA from state over bytes[pos..end); returns [state, pos, died]: when died,

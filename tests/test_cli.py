@@ -394,3 +394,21 @@ def test_exit_statuses_are_documented():
     section = readme.split("Exit status")[1][:1500]
     for status in ("0", "1", "2", "3", "130", "141"):
         assert f"`{status}`" in section or f" {status} " in section, status
+
+
+def test_a_mistyped_option_or_command_gets_a_suggestion(workdir, capsys):
+    with pytest.raises(SystemExit) as caught:
+        run("compile", "grammars/utf8.abnf", "--langs", "c")
+    assert caught.value.code == 2
+    assert "unrecognized arguments: --langs c; did you mean --lang?" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        run("lnt", "grammars/utf8.abnf")
+    assert "unknown command 'lnt'; did you mean lint?" in capsys.readouterr().err
+
+
+def test_an_underscore_in_a_rule_name_gets_a_hint(workdir, capsys):
+    (workdir / "u.abnf").write_text('my_rule = "a"\n')
+    assert run("lint", "u.abnf") == 2
+    err = capsys.readouterr().err
+    assert "u.abnf:1:3: error: unexpected '_'" in err
+    assert "note: ABNF rule names are letters, digits and hyphens (RFC 5234 section 2.1)" in err

@@ -63,7 +63,8 @@ def test_the_translator_translates_and_leaves_english_as_written():
 
 
 @pytest.mark.parametrize("name, locale", [
-    ("de", "de"), ("de_AT.UTF-8", "de"), ("ja_JP", "ja"), ("zh-Hans", "zh_CN"), ("zh_TW.UTF-8", "zh_CN"),
+    ("de", "de"), ("de_AT.UTF-8", "de"), ("ja_JP", "ja"), ("zh-Hans", "zh_CN"),
+    ("zh_TW.UTF-8", None), ("zh-Hant", None), ("zh_SG", "zh_CN"),
     ("C", ENGLISH), ("POSIX", ENGLISH), ("en_GB.UTF-8", ENGLISH), ("fr_FR", None), ("", None),
 ])
 def test_locale_names_map_to_catalogs(name, locale):
@@ -87,3 +88,12 @@ def test_an_explicit_locale_wins_and_an_unknown_one_is_refused():
     assert choose(None, {"LANG": "de_DE.UTF-8"}) == "de"
     with pytest.raises(ValueError, match="no translation for locale 'xx'"):
         choose("xx")
+
+
+def test_a_locale_without_a_catalog_is_an_error_naming_those_there_are(capsys, at_root):
+    """zh_TW used to be answered in simplified Chinese, silently (issue 23)."""
+    from abnfc.cli import main
+
+    assert main(["railroad", "grammars/utf8.abnf", "--rule", "UTF8-2", "--locale", "zh_TW"]) == 2
+    assert "no translation for locale 'zh_TW'; choose from en, de, zh_CN, ja" in capsys.readouterr().err
+    assert from_environment({"LANG": "zh_TW.UTF-8"}) == ENGLISH  # the environment falls back to English

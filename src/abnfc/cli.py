@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import os
 import signal
 import sys
 import threading
 from collections.abc import Iterator
 from types import FrameType
+from typing import NoReturn
 
 from .commands import COMMANDS, command
 from .commands.writing import signals_deferred
@@ -49,7 +51,9 @@ def _main(argv: list[str]) -> int:
         top.print_help(sys.stderr)
         return EXIT_ERROR
     if argv[where] not in COMMANDS:
-        top.error(f"unknown command {argv[where]!r}; choose from {', '.join(COMMANDS)}")
+        close = difflib.get_close_matches(argv[where], COMMANDS, n=1)
+        hint = f"; did you mean {close[0]}?" if close else f"; choose from {', '.join(COMMANDS)}"
+        top.error(f"unknown command {argv[where]!r}{hint}")
     parser = command_parser(argv[where])
     with signals_deferred():  # argparse's intermixed parsing breaks if interrupted half-way
         args = parser.parse_intermixed_args(argv[where + 1:])
@@ -69,11 +73,25 @@ def _top_parser(listed: bool) -> argparse.ArgumentParser:
     return parser
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a suggestion for a mistyped option (``--langs``: did you mean ``--lang``?)."""
+
+    def error(self, message: str) -> NoReturn:
+        unknown = message.removeprefix("unrecognized arguments: ") if message.startswith("unrecognized") else ""
+        options = [option for action in self._actions for option in action.option_strings]
+        for word in unknown.split():
+            close = difflib.get_close_matches(word.split("=")[0], options, n=1, cutoff=0.6)
+            if word.startswith("--") and close:
+                message += f"; did you mean {close[0]}?"
+                break
+        super().error(message)
+
+
 def command_parser(name: str) -> argparse.ArgumentParser:
     """The parser of command ``name``, with the options every command takes."""
     module = command(name)
-    parser = argparse.ArgumentParser(prog=f"abnfc {name}", description=module.HELP, epilog=module.EXAMPLE,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(prog=f"abnfc {name}", description=module.HELP, epilog=module.EXAMPLE,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.set_defaults(run=module.run)
     parser.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
     module.add_arguments(parser)

@@ -26,6 +26,7 @@ LOCALES = (ENGLISH, "de", "zh_CN", "ja")  # English is the source text; the othe
 LOCALE_NAMES = {ENGLISH: "English", "de": "Deutsch", "zh_CN": "中文", "ja": "日本語"}
 LOCALE_DIR = Path(__file__).parent / "locale"
 ENVIRONMENT_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+TRADITIONAL = {"TW", "HK", "MO", "HANT"}  # Chinese regions and script written in traditional characters
 
 Translate = Callable[[str], str]
 
@@ -37,14 +38,16 @@ def N_(message: str) -> str:  # the conventional name, which Babel extracts
 
 def supported(name: str) -> str | None:
     """The catalog for a locale name such as ``de``, ``de_AT.UTF-8``, ``zh-Hans`` or ``ja_JP``;
-    None when abnfc has none.  Every Chinese locale gets the (simplified) ``zh_CN`` catalog."""
+    None when abnfc has none.  Chinese gets the simplified-script ``zh_CN`` catalog, except where
+    the name asks for the traditional script (``zh_TW``, ``zh_HK``, ``zh_MO``, ``zh-Hant``), which
+    abnfc does not have: those are refused, not answered in another script."""
     base = name.split(".")[0].split("@")[0].replace("-", "_")
     if not base or base in ("C", "POSIX"):
         return ENGLISH if base else None
-    language = base.split("_")[0].lower()
-    if language == "zh":
-        return "zh_CN"
-    return language if language in LOCALES else None
+    language, *rest = base.split("_")
+    if language.lower() == "zh":
+        return None if {part.upper() for part in rest} & TRADITIONAL else "zh_CN"
+    return language.lower() if language.lower() in LOCALES else None
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> str:

@@ -292,7 +292,11 @@ def _syntax_error(error: lark.exceptions.UnexpectedInput, body: str, locate: _Lo
             return AbnfError.at(span, "malformed numeric value: expected %x, %d or %b followed by "
                                 "digits of that base, as in %x41, %x30-39 or %x0D.0A")
         shown = repr(char) if char.strip() else f"character {char!r}"
-        return AbnfError.at(span, f"unexpected {shown}; expected {_describe(error.allowed or set())}")
+        message = f"unexpected {shown}; expected {_describe(error.allowed or set())}"
+        if char == "_" and (error.pos_in_stream or 0) > 0 and body[(error.pos_in_stream or 0) - 1].isalnum():
+            return AbnfError.at(span, message, "ABNF rule names are letters, digits and hyphens "
+                                "(RFC 5234 section 2.1): write '-' where '_' is")
+        return AbnfError.at(span, message)
     token = getattr(error, "token", None)
     if token is None or token.type in ("_NL", "_NEWLINES", "$END"):
         found = "end of line" if token is not None and token.type != "$END" else "end of file"
