@@ -412,3 +412,9 @@ def test_an_underscore_in_a_rule_name_gets_a_hint(workdir, capsys):
     err = capsys.readouterr().err
     assert "u.abnf:1:3: error: unexpected '_'" in err
     assert "note: ABNF rule names are letters, digits and hyphens (RFC 5234 section 2.1)" in err
+
+
+def test_one_byte_is_singular(workdir, capsys, monkeypatch):
+    (workdir / "one.txt").write_bytes(b"a")
+    assert run("check", "grammars/utf8.abnf", "one.txt") == 0
+    assert capsys.readouterr().out == "one.txt: valid (1 byte)\n"

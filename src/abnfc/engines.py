@@ -27,6 +27,7 @@ from .charset import Ranges, format_abnf, intersect, normalize
 from .errors import AbnfError, LimitError, printable
 from .frontend.encoding import UTF8, code_points, format_code_points, led_by
 from .frontend.resolve import ResolvedGrammar
+from .i18n import plural
 from .interpret import DEFAULT_MAX_WORK, Recognizer
 from .pipeline import Compilation, load_validators
 
@@ -67,7 +68,7 @@ class Outcome:
 
     def report(self) -> str:
         if self.offset is None:
-            return f"{self.name}: valid ({self.size} bytes)"
+            return f"{self.name}: valid ({plural(self.size, 'byte')})"
         if self.offset == self.size:
             what = "unexpected end of input"
         else:
