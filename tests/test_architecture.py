@@ -129,3 +129,13 @@ def test_a_new_kind_of_node_fails_type_checking_wherever_it_is_not_handled(tmp_p
                if ": error:" in line}
     assert failing >= DISPATCHING, result.stdout[-3000:]
     assert result.returncode == 1
+
+
+@pytest.mark.parametrize("module", ["abnfc", "abnfc.automata.dfa", "abnfc.automata.minimize", "abnfc.interpret",
+                                    "abnfc.backends.python.runner", "abnfc.cli"])
+def test_importing_the_core_loads_neither_the_parser_nor_the_templates(module):
+    """lark is imported when a grammar is parsed, jinja2 when a template is rendered."""
+    probe = f"import sys, {module}; print(sorted(m for m in ('lark', 'jinja2') if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
