@@ -12,6 +12,8 @@ from pathlib import Path
 import grimp
 import pytest
 
+from abnfc.graph import strongly_connected
+
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "abnfc"
 MAX_MODULES = 12
@@ -27,47 +29,11 @@ STAGE_CALLS = {r"\bresolve\(": {"pipeline.py", "frontend/resolve.py"},
 
 
 def import_cycles() -> list[list[str]]:
-    """Strongly connected sets of modules (Tarjan 1972), iteratively."""
-    graph = grimp.build_graph("abnfc", include_external_packages=False)
-    edges = {module: sorted(graph.find_modules_directly_imported_by(module)) for module in graph.modules}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    cycles = []
-    for root in sorted(edges):
-        if root in index:
-            continue
-        work = [(root, 0)]
-        while work:
-            module, position = work.pop()
-            if position == 0:
-                index[module] = low[module] = len(index)
-                stack.append(module)
-                on_stack.add(module)
-            targets = edges[module]
-            if position < len(targets):
-                work.append((module, position + 1))
-                target = targets[position]
-                if target not in index:
-                    work.append((target, 0))
-                elif target in on_stack:
-                    low[module] = min(low[module], index[target])
-                continue
-            if low[module] == index[module]:
-                members = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    members.append(member)
-                    if member == module:
-                        break
-                if len(members) > 1:
-                    cycles.append(sorted(members))
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[module])
-    return cycles
+    """The strongly connected sets of more than one module (imports inside functions and for type
+    checking included, as grimp finds them)."""
+    found = grimp.build_graph("abnfc", include_external_packages=False)
+    edges = {module: sorted(found.find_modules_directly_imported_by(module)) for module in found.modules}
+    return sorted(sorted(members) for members in strongly_connected(edges) if len(members) > 1)
 
 
 def test_the_cycle_finder_finds_cycles(monkeypatch):

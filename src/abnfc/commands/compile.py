@@ -42,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import print_diagnostics
-    from .writing import stale_files, write_files
+    from .writing import stale_files, write_and_say
 
     _check_prefix(args)
     compilation = options.compilation(args)
@@ -56,11 +56,7 @@ def run(args: argparse.Namespace) -> int:
         if not stale:
             print(f"{args.out}: up to date ({plural(len(files), 'file')})")
         return 1 if stale else 0
-    written = write_files(files, args.out)
-    for name in written:
-        print(f"wrote {os.path.join(args.out, name)}")
-    if not written:
-        print(f"{args.out}: up to date, nothing written ({plural(len(files), 'file')})")
+    write_and_say(files, args.out)
     return 0
 
 

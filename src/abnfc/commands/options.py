@@ -27,22 +27,20 @@ DEFAULT_MAX_RUNS = 200_000
 
 
 def nonnegative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (0 or more)")
-    return value
+    return _whole(text, 0, "a whole number (0 or more)")
 
 
 def positive(text: str) -> int:
+    return _whole(text, 1, "a positive whole number")
+
+
+def _whole(text: str, least: int, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        value = 0
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+        value = least - 1
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
     return value
 
 

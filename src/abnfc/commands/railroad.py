@@ -9,10 +9,8 @@ prints the one diagram ``--rule`` names.  Labels (``2 times``) are in the langua
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from ..i18n import plural
 from . import options
 
 NAME = "railroad"
@@ -35,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from ..grammar_facts import shown_rules
     from ..i18n import choose, translator
     from ..pictures.railroad import diagram_svg
-    from .writing import write_files
+    from .writing import write_and_say
 
     compilation = options.compilation(args)
     grammar, resolved = compilation.grammar, compilation.resolved
@@ -56,9 +54,5 @@ def run(args: argparse.Namespace) -> int:
     if args.out is None:
         sys.stdout.write(next(iter(files.values())))
         return 0
-    written = write_files(files, args.out)
-    for name in written:
-        print(f"wrote {os.path.join(args.out, name)}")
-    if not written:
-        print(f"{args.out}: up to date, nothing written ({plural(len(files), 'file')})")
+    write_and_say(files, args.out)
     return 0

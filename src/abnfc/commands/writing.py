@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from ..errors import AbnfError
+from ..i18n import plural
 
 _DEFERRED_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
@@ -57,6 +58,15 @@ def write_files(files: Mapping[str, str], out_dir: str) -> list[str]:
         except OSError as error:
             raise AbnfError.at(None, f"cannot write {target}: {_reason(error)}") from None
     return changed
+
+
+def write_and_say(files: Mapping[str, str], out_dir: str) -> None:
+    """Write what changed and say so: a line per file written, or that all were up to date."""
+    written = write_files(files, out_dir)
+    for name in written:
+        print(f"wrote {os.path.join(out_dir, name)}")
+    if not written:
+        print(f"{out_dir}: up to date, nothing written ({plural(len(files), 'file')})")
 
 
 def _reason(error: OSError) -> str:
