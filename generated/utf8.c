@@ -901,8 +901,6 @@ size_t utf8_expected(uint32_t state, utf8_range *out, size_t cap)
 
 size_t utf8_stream_expected(const utf8_stream *s, utf8_range *out, size_t cap)
 {
-    if (utf8_stream_complete(s))
-        return 0;
     return utf8_expected(utf8_stream_state(s), out, cap);
 }
 

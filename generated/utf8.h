@@ -125,7 +125,8 @@ typedef struct {
  */
 size_t utf8_expected(uint32_t state, utf8_range *out, size_t cap);
 
-/* As utf8_expected at utf8_stream_finish(s); 0 when everything fed matches. */
+/* As utf8_expected at utf8_stream_finish(s): the bytes that could continue the input there,
+ * whether or not everything fed matches (then it may also end there). */
 size_t utf8_stream_expected(const utf8_stream *s, utf8_range *out, size_t cap);
 
 #ifdef __cplusplus

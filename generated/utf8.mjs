@@ -200,8 +200,9 @@ export class Validator {
     return ACCEPTS[this.#state] ? null : this.#offset;
   }
 
-  // Byte ranges [lo, hi] that could continue a match at firstError(); [] if complete.
+  // Byte ranges [lo, hi] that could continue the input at firstError(), whether or not it is
+  // complete (complete: it may also end there); [] when nothing can.
   expected() {
-    return this.complete ? [] : expectedBytes(this.#state);
+    return expectedBytes(this.#state);
   }
 }

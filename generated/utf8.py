@@ -245,5 +245,6 @@ class Validator:
         return None if self._state in ACCEPTING else self._offset
 
     def expected(self):
-        """Byte ranges (lo, hi) that could continue a match at first_error(); [] if complete."""
-        return [] if self.complete else expected_bytes(self._state)
+        """Byte ranges (lo, hi) that could continue the input at first_error(), whether or not it
+        is complete (complete: it may also end there); [] when nothing can."""
+        return expected_bytes(self._state)
