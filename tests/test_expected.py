@@ -4,9 +4,9 @@ follow): it used to answer [] there (issue 17), unlike the book and ``explain``.
 from __future__ import annotations
 
 import pytest
+from helpers.paths import GRAMMARS
 
 import abnfc
-from helpers.paths import GRAMMARS
 
 
 @pytest.mark.parametrize("lang", ["python", "c", "js"])
