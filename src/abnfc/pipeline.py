@@ -16,8 +16,9 @@ data; a failure in any stage raises before anything is rendered, so nothing is w
 from __future__ import annotations
 
 import contextlib
+import os
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -70,7 +71,7 @@ class Compilation:
         self.start = start
         self.limits = limits
         self._notes: dict[Automaton, tuple[StateNote, ...]] = {}
-        self._tables: dict[tuple[Automaton, Header], Tables] = {}
+        self._tables: dict[Automaton, Tables] = {}
         self._facts: dict[tuple[str, str], GrammarFacts] = {}
         self._files: dict[tuple[str, tuple[tuple[str, str], ...], Header, Automaton], dict[str, str]] = {}
 
@@ -113,12 +114,12 @@ class Compilation:
         """The notes in English, as ``abnfc dfa`` and generated comments show them."""
         return tuple(note_text(note) for note in self.notes(which))
 
-    def tables(self, header: Header, which: Automaton = "minimal") -> Tables:
-        """The neutral tables of the minimal DFA (or the subset DFA), with its notes."""
-        key = (which, header)
-        if key not in self._tables:
-            self._tables[key] = make_tables(self.automaton(which), header, self.notes(which))
-        return self._tables[key]
+    def tables(self, which: Automaton = "minimal") -> Tables:
+        """The neutral tables of the minimal DFA (or the subset DFA), with its notes; their header
+        names no command (each backend's files get theirs, see :meth:`files`)."""
+        if which not in self._tables:
+            self._tables[which] = make_tables(self.automaton(which), self.header(""), self.notes(which))
+        return self._tables[which]
 
     def facts(self, locale: str, picture: str) -> GrammarFacts:
         """What a teaching backend needs about the grammar, in ``locale``."""
@@ -130,21 +131,28 @@ class Compilation:
                                              locale, picture)
         return self._facts[key]
 
-    def header(self, command: str) -> Header:
+    def header(self, command: str, folder: str | None = None) -> Header:
+        """What generated files say of their origin; with ``folder``, the grammar files' paths
+        are given relative to it (the folder the files are written to), so that the header does
+        not depend on where abnfc ran."""
         grammar, resolved = self.grammar, self.resolved
-        return Header(grammar.path, grammar.text, grammar.sha256, resolved.start_name, command,
-                      encoding=resolved.encoding, imports=tuple((g.path, g.sha256) for g in grammar.imports))
+        return Header(_relative(grammar.path, folder), grammar.text, grammar.sha256, resolved.start_name, command,
+                      encoding=resolved.encoding,
+                      imports=tuple((_relative(g.path, folder), g.sha256) for g in grammar.imports))
 
-    def files(self, languages: Sequence[str], prefix: str | None, command: str,
-              options: Mapping[str, Mapping[str, str]] | None = None, which: Automaton = "minimal") -> dict[str, str]:
+    def files(self, languages: Sequence[str], prefix: str | None, command: str | Callable[[str], str],
+              options: Mapping[str, Mapping[str, str]] | None = None, which: Automaton = "minimal",
+              folder: str | None = None) -> dict[str, str]:
         """File name -> content for every language in ``languages``, from the minimal DFA (or
-        the subset DFA).  ``options`` holds each backend's options by language.  A recursive
-        grammar has no automaton: only backends that need none accept it."""
-        header = self.header(command)
+        the subset DFA).  ``command`` is what the files' headers say regenerates them (or, given
+        a language, what regenerates that language's files).  ``options`` holds each backend's
+        options by language; ``folder`` is where the files go (their headers give paths relative
+        to it).  A recursive grammar has no automaton: only backends that need none accept it."""
         name = prefix or default_prefix(self.grammar.path)
         files: dict[str, str] = {}
         for language in languages:
             backend = backends.get(language)
+            header = self.header(command(language) if callable(command) else command, folder)
             chosen = {**backend.defaults(), "prefix": name, **(options or {}).get(language, {})}
             key = (language, tuple(sorted(chosen.items())), header, which)
             if key not in self._files:
@@ -158,7 +166,7 @@ class Compilation:
         if not regular and backend.needs_automaton:
             self.dfa  # noqa: B018 -- raises the error that says why this grammar has no DFA
             raise InvariantError("a recursive grammar was compiled to a DFA")
-        tables = self.tables(header, which) if regular else None
+        tables = replace(self.tables(which), header=header) if regular else None
         if not backend.wants_facts:
             if tables is None:
                 raise InvariantError(f"--lang {backend.name} needs an automaton, and none was compiled")
@@ -173,6 +181,13 @@ class Compilation:
             yield
         except LimitError as error:
             raise error.located(self.resolved.rule(self.resolved.start).span) from None
+
+
+def _relative(path: str, folder: str | None) -> str:
+    """``path`` (a grammar file, or ``<stdin>``) relative to ``folder``, in POSIX form."""
+    if folder is None or path.startswith("<"):
+        return path
+    return Path(os.path.relpath(os.path.abspath(path), os.path.abspath(folder))).as_posix()
 
 
 def load_validators(file_sets: Sequence[Mapping[str, str]], language: str) -> list[backends.Validator]:

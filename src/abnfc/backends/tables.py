@@ -44,7 +44,7 @@ class Header:
             f"Grammar SHA-256: {self.grammar_sha256}",
             *(f"Imports {printable(name)}, SHA-256: {sha256}" for name, sha256 in self.imports),
             ENCODING_LINES.get(self.encoding, f"Encoding: {printable(self.encoding)}."),
-            "DO NOT EDIT: this file is generated; edit the grammar and regenerate with:",
+            "DO NOT EDIT: this file is generated; edit the grammar and regenerate with, in this file's folder:",
             f"    {printable(self.command)}",
         )
 

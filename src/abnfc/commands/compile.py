@@ -10,6 +10,7 @@ import argparse
 import os
 import shlex
 import sys
+from pathlib import Path
 
 from .. import backends
 from ..i18n import plural
@@ -47,8 +48,9 @@ def run(args: argparse.Namespace) -> int:
     _check_prefix(args)
     compilation = options.compilation(args)
     print_diagnostics(compilation.resolved.warnings)
-    files = compilation.files(args.lang, args.prefix, _regenerate_command(args, compilation.resolved.encoding),
-                              _backend_options(args))
+    encoding = compilation.resolved.encoding
+    files = compilation.files(args.lang, args.prefix, lambda language: _regenerate_command(args, encoding, language),
+                              _backend_options(args), folder=args.out)
     if args.check:
         stale = stale_files(files, args.out)
         for name in stale:
@@ -97,26 +99,28 @@ def _backend_options(args: argparse.Namespace) -> dict[str, dict[str, str]]:
     return chosen
 
 
-def _regenerate_command(args: argparse.Namespace, encoding: str) -> str:
-    """The command line that writes the same files again (it goes into their headers)."""
-    from ..frontend.source import display_path
+def _regenerate_command(args: argparse.Namespace, encoding: str, language: str) -> str:
+    """The command that writes one language's files again, run in their folder: paths are
+    relative to it, and only that language and its options are named, so the header is the same
+    whichever folder compile ran in and whichever other languages it wrote (``--check`` agrees)."""
+    def here(path: str) -> str:
+        return Path(os.path.relpath(os.path.abspath(path), os.path.abspath(args.out))).as_posix()
 
-    words = ["abnfc", "compile", "<stdin>" if args.grammar == "-" else display_path(args.grammar)]
+    words = ["abnfc", "compile", "<stdin>" if args.grammar == "-" else here(args.grammar)]
     for imported in args.imports:
-        words += ["--import", display_path(imported)]
+        words += ["--import", here(imported)]
     if args.encoding or encoding == "utf-8":  # the choice, even when made from the grammar
         words += ["--encoding", encoding]
     if args.start:
         words += ["--start", args.start]
     if args.prefix:
         words += ["--prefix", args.prefix]
-    if args.lang != list(backends.DEFAULT_LANGUAGES):
-        words += ["--lang", ",".join(args.lang)]
-    for language, chosen in _backend_options(args).items():
-        for option in backends.get(language).options:
-            if chosen[option.name] != option.default:
-                words += [f"--{language}-{option.name}", chosen[option.name]]
-    words += ["--out", args.out]
+    words += ["--lang", language]
+    chosen = _backend_options(args).get(language, {})
+    for option in backends.get(language).options:
+        if chosen.get(option.name, option.default) != option.default:
+            words += [f"--{language}-{option.name}", chosen[option.name]]
+    words += ["--out", "."]
     return " ".join(shell_word(word) for word in words)
 
 
