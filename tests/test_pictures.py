@@ -234,3 +234,17 @@ def test_standalone_railroad_svg_is_well_formed_xml_whatever_the_grammar_writes(
     svg = capsys.readouterr().out
     texts = [t.text for t in ET.fromstring(svg).iter() if t.tag.rsplit("}", 1)[-1] == "text"]
     assert texts == ["r", '"]]>"', '"<&>"', '%s"a\'b"']
+
+
+def test_railroad_draws_prose_that_no_import_defines(tmp_path, capsys):
+    """An RFC grammar is drawn as written: a prose value is a box in the diagram and a warning,
+    where compiling it is an error (issue 17)."""
+    grammar = tmp_path / "prose.abnf"
+    grammar.write_text('r = "a" x\nx = <any text the RFC describes>\n')
+    assert main(["railroad", str(grammar), "--rule", "x"]) == 0
+    captured = capsys.readouterr()
+    svg = ET.fromstring(captured.out)
+    assert "<any text the RFC describes>" in [t.text for t in svg.iter() if t.tag.rsplit("}", 1)[-1] == "text"]
+    assert "warning: rule 'x' is written as prose" in captured.err and "drawn as prose" in captured.err
+    assert main(["compile", str(grammar), "--out", str(tmp_path / "out")]) == 2
+    assert "which cannot be matched" in capsys.readouterr().err

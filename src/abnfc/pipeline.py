@@ -66,10 +66,13 @@ class Compiled:
 class Compilation:
     """The stages of one grammar from one start rule, each computed on first use and kept."""
 
-    def __init__(self, grammar: Grammar, start: str | None = None, limits: Limits = DEFAULT_LIMITS):
+    def __init__(self, grammar: Grammar, start: str | None = None, limits: Limits = DEFAULT_LIMITS,
+                 prose: bool = False):
+        """``prose``: prose values no import defines are drawn, not refused (see ``resolve``)."""
         self.grammar = grammar
         self.start = start
         self.limits = limits
+        self.prose = prose
         self._notes: dict[Automaton, tuple[StateNote, ...]] = {}
         self._tables: dict[Automaton, Tables] = {}
         self._facts: dict[tuple[str, str], GrammarFacts] = {}
@@ -79,7 +82,7 @@ class Compilation:
     def resolved(self) -> ResolvedGrammar:
         """The rule table and IR from the start rule, with the imports and encoding."""
         return resolve(self.grammar.ast, self.start, imports=[g.ast for g in self.grammar.imports],
-                       encoding=self.grammar.encoding)
+                       encoding=self.grammar.encoding, prose=self.prose)
 
     @cached_property
     def nfa(self) -> Nfa:

@@ -102,11 +102,13 @@ def limits(args: argparse.Namespace) -> Limits:
     return Limits(args.max_nfa_states, args.max_dfa_states, args.max_work)
 
 
-def compilation(args: argparse.Namespace, path: str | None = None, start: str | None = None) -> Compilation:
+def compilation(args: argparse.Namespace, path: str | None = None, start: str | None = None,
+                prose: bool = False) -> Compilation:
     """The grammar ``path`` (default: the command's GRAMMAR, from its ``--start``) with the
-    command's imports, encoding and limits, ready to run through the stages."""
+    command's imports, encoding and limits, ready to run through the stages (``prose``: for
+    drawing, prose values no import defines are allowed)."""
     from ..frontend.source import load
     from ..pipeline import Compilation
 
     grammar = load(args.grammar if path is None else path, args.imports, args.encoding)
-    return Compilation(grammar, args.start if path is None else start, limits(args))
+    return Compilation(grammar, args.start if path is None else start, limits(args), prose)

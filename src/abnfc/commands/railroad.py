@@ -29,14 +29,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import AbnfError
+    from ..errors import AbnfError, print_diagnostics
     from ..grammar_facts import shown_rules
     from ..i18n import choose, translator
     from ..pictures.railroad import diagram_svg
     from .writing import write_and_say
 
-    compilation = options.compilation(args)
+    compilation = options.compilation(args, prose=True)  # an RFC grammar is drawn as written
     grammar, resolved = compilation.grammar, compilation.resolved
+    print_diagnostics(resolved.warnings)
     try:
         translate = translator(choose(args.locale))
     except ValueError as error:

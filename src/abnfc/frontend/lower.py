@@ -19,19 +19,20 @@ from . import ast, ir
 from .encoding import OCTETS, encode, sequences
 
 
-def lower_rule(name: str, definition: ast.Node, encoding: str = OCTETS) -> ir.Node:
-    """The IR of rule ``name`` defined as ``definition``, with terminal values in ``encoding``."""
+def lower_rule(name: str, definition: ast.Node, encoding: str = OCTETS, prose: bool = False) -> ir.Node:
+    """The IR of rule ``name`` defined as ``definition``, with terminal values in ``encoding``;
+    with ``prose``, a prose value matches nothing (a grammar drawn as written), else it is an error."""
     utf8 = encoding != OCTETS
     alternatives = definition.alternatives if isinstance(definition, ast.Alternation) else (definition,)
     lowered = []
     for alt_index, alternative in enumerate(alternatives):
         items = alternative.items if isinstance(alternative, ast.Concatenation) else (alternative,)
-        lowered.append(_sequence([_lower(item, name, alt_index, index, utf8)
+        lowered.append(_sequence([_lower(item, name, alt_index, index, utf8, prose)
                                   for index, item in enumerate(items)]))
     return _choice(lowered)
 
 
-def _lower(node: ast.Node, rule: str, alternative: int, element: int, utf8: bool) -> ir.Node:
+def _lower(node: ast.Node, rule: str, alternative: int, element: int, utf8: bool, prose: bool) -> ir.Node:
     built: list[ir.Node] = []
     stack: list[tuple[ast.Node, bool]] = [(node, False)]
     while stack:
@@ -43,11 +44,11 @@ def _lower(node: ast.Node, rule: str, alternative: int, element: int, utf8: bool
             continue
         args = built[len(built) - len(kids):]
         del built[len(built) - len(kids):]
-        built.append(_rebuild(current, args, ir.Origin(rule, alternative, element, current.span), utf8))
+        built.append(_rebuild(current, args, ir.Origin(rule, alternative, element, current.span), utf8, prose))
     return built[0]
 
 
-def _rebuild(node: ast.Node, args: list[ir.Node], where: ir.Origin, utf8: bool) -> ir.Node:
+def _rebuild(node: ast.Node, args: list[ir.Node], where: ir.Origin, utf8: bool, prose: bool) -> ir.Node:
     match node:
         case ast.Alternation():
             return _choice(args)
@@ -75,6 +76,8 @@ def _rebuild(node: ast.Node, args: list[ir.Node], where: ir.Origin, utf8: bool) 
             return _code_point_range(node, where)
         case ast.NumRange():
             return _string([((node.low, node.high),)], where)
+        case ast.ProseVal() if prose:
+            return ir.Alt(())  # matches nothing: the text is described, not defined
         case ast.ProseVal():
             raise AbnfError.at(node.span, f"{node} cannot be compiled: it describes its text in words, "
                                           "not in ABNF; replace it with rules")

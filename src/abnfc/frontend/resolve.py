@@ -80,10 +80,11 @@ def core_grammar() -> ast.Grammar:
 
 
 def resolve(grammar: ast.Grammar, start: str | None = None, *, imports: Sequence[ast.Grammar] = (),
-            encoding: str | None = None) -> ResolvedGrammar:
+            encoding: str | None = None, prose: bool = False) -> ResolvedGrammar:
     """Resolve ``grammar`` from ``start`` (default: its first rule), taking the rules it lacks
     from the grammars in ``imports``, with terminal values in ``encoding`` ("octets" or
-    "utf-8"; by default chosen from the reachable rules)."""
+    "utf-8"; by default chosen from the reachable rules).  ``prose``: a prose value no import
+    defines is a warning, and matches nothing (to draw a grammar as written); otherwise an error."""
     errors: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
     notes: list[Diagnostic] = []
@@ -108,7 +109,7 @@ def resolve(grammar: ast.Grammar, start: str | None = None, *, imports: Sequence
     notes += [choice.note] if choice.note else []
     for key, rule in rules.items():
         if not rule.core and (rule.source is None or key in used):
-            _check_rule(rule, names, key in used, errors, warnings)
+            _check_rule(rule, names, key in used, errors, warnings, prose)
             check_terminals(rule.name, rule.definition, choice.encoding, key in used,
                             errors, warnings, notes)
     for key, rule in rules.items():
@@ -118,7 +119,7 @@ def resolve(grammar: ast.Grammar, start: str | None = None, *, imports: Sequence
                                        kind="unused rule"))
     if errors:
         raise AbnfError(sorted(errors, key=_position))
-    lowered = {key: lower_rule(rules[key].name, rules[key].definition, choice.encoding) for key in reachable}
+    lowered = {key: lower_rule(rules[key].name, rules[key].definition, choice.encoding, prose) for key in reachable}
     references = {key: tuple(ir.references(lowered[key])) for key in reachable}
     recursive, cycle = _cycles(rules, references)
     components: tuple[recursion.Component, ...] = ()
@@ -196,7 +197,7 @@ class _ReferenceEdges(Mapping):
         return len(self.rules)
 
 
-def _check_rule(rule: RuleDef, names: NameIndex, reachable: bool, errors, warnings) -> None:
+def _check_rule(rule: RuleDef, names: NameIndex, reachable: bool, errors, warnings, prose: bool = False) -> None:
     rules = names.rules
     for node in ast.walk(rule.definition):
         if isinstance(node, ast.Concatenation):
@@ -215,7 +216,13 @@ def _check_rule(rule: RuleDef, names: NameIndex, reachable: bool, errors, warnin
             _report(f"repetition {node.min}*{node.max} has a minimum above its maximum", node.span,
                     reachable, errors, warnings)
         elif isinstance(node, ast.ProseVal) and reachable:
-            errors.append(Diagnostic(prose_error(rule.name, rule.definition, node), node.span))
+            message = prose_error(rule.name, rule.definition, node)
+            if prose:
+                warnings.append(Diagnostic(message.replace(", which cannot be matched;", ", drawn as prose;", 1)
+                                           if "which cannot be matched" in message else message, node.span,
+                                           "warning"))
+            else:
+                errors.append(Diagnostic(message, node.span))
 
 
 def _report(message: str, span: Span | None, reachable: bool, errors, warnings) -> None:
