@@ -214,7 +214,7 @@ def test_utf8_rejection_points_into_the_grammar(capsys, tmp_path):
     status, out = run(capsys, tmp_path, UTF8, b"abc\xed\xa0\x80")
     assert status == 1
     lines = out.splitlines()
-    at = lines.index(f"{tmp_path / 'input.bin'}:4: byte 0xA0 is not allowed here")
+    at = lines.index(f"{tmp_path / 'input.bin'}, offset 4: byte 0xA0 is not allowed here")
     assert lines[at + 1:at + 5] == [
         "  bytes from offset 0: 61 62 63 ed [a0] 80",
         "grammars/utf8.abnf:10:20: UTF8-3 (alternative 3) expects %x80-9F after %xED",
@@ -226,7 +226,7 @@ def test_utf8_rejection_points_into_the_grammar(capsys, tmp_path):
 
 def test_end_of_input_and_complete_prefix(capsys, tmp_path):
     status, out = run(capsys, tmp_path, UTF8, b"\xe2\x82")
-    assert status == 1 and ":2: the input ends here, but the grammar needs more" in out
+    assert status == 1 and ", offset 2: the input ends here, but the grammar needs more" in out
     assert "grammars/utf8.abnf:13:15: UTF8-tail expects %x80-BF" in out
     status, out = run(capsys, tmp_path, "grammars/datetime.abnf", b"1985-04-12T23:20:50Zx")
     assert status == 1
@@ -432,7 +432,7 @@ def test_the_explanation_speaks_the_learners_language(capsys, tmp_path, monkeypa
     status, out = run(capsys, tmp_path, UTF8, b"ab\xed\xa0\x80", "--locale", "de")
     assert status == 1
     assert "UTF8-3 (Alternative 3 von 4)  Byte 2, unvollständig" in out
-    assert ":3: Byte 0xA0 ist hier nicht erlaubt" in out
+    assert ", Position 3: Byte 0xA0 ist hier nicht erlaubt" in out
     assert "grammars/utf8.abnf:10:20: UTF8-3 (Alternative 3) erwartet %x80-9F nach %xED\n" \
            "                %xED %x80-9F UTF8-tail / %xEE-EF 2( UTF8-tail )\n" \
            "                     ^~~~~~~" in out

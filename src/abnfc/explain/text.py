@@ -158,10 +158,10 @@ class TextRenderer:
         outcome, name = explanation.outcome, explanation.name
         offset = outcome.offset if outcome.offset is not None else 0
         if offset == outcome.size:
-            what = self._("{name}:{offset}: the input ends here, but the grammar needs more").format(
+            what = self._("{name}, offset {offset}: the input ends here, but the grammar needs more").format(
                 name=name, offset=offset)
         else:
-            what = self._("{name}:{offset}: byte 0x{byte:02X} is not allowed here").format(
+            what = self._("{name}, offset {offset}: byte 0x{byte:02X} is not allowed here").format(
                 name=name, offset=offset, byte=explanation.data[offset])
         lines = [what, "  " + outcome.hexdump()]
         if not explanation.expected:
