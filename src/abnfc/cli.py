@@ -24,7 +24,6 @@ from types import FrameType
 from typing import NoReturn
 
 from .commands import COMMANDS, command
-from .commands.writing import signals_deferred
 from .version import __version__
 
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
@@ -54,6 +53,8 @@ def _main(argv: list[str]) -> int:
         close = difflib.get_close_matches(argv[where], COMMANDS, n=1)
         hint = f"; did you mean {close[0]}?" if close else f"; choose from {', '.join(COMMANDS)}"
         top.error(f"unknown command {argv[where]!r}{hint}")
+    from .commands.writing import signals_deferred  # not needed for --version or the command list
+
     parser = command_parser(argv[where])
     with signals_deferred():  # argparse's intermixed parsing breaks if interrupted half-way
         args = parser.parse_intermixed_args(argv[where + 1:])
