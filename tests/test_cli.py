@@ -96,9 +96,11 @@ def test_check_names_the_rules_that_expected_something(workdir, capsys, engine):
     (workdir / "n.txt").write_bytes(b"-")
     assert run("check", "grammars/g.abnf", "--engine", engine, "a.txt", "n.txt") == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[:3] == ["a.txt: invalid at offset 1: unexpected byte 0x64; expected %x43 / %x63",
-                       "  bytes from offset 0: 61 [64]", "  rule x expects %x43 / %x63"]
-    assert out[5:] == ["  rule DIGIT expects %x30-39", "  rule r expects %x41-42 / %x61-62"]
+    # printable bytes are shown as characters beside the hex (issue 17)
+    assert out[:3] == ["a.txt: invalid at offset 1: unexpected byte 0x64 'd'; expected %x43 ('C') / %x63 ('c')",
+                       "  bytes from offset 0: 61 [64]", "  rule x expects %x43 ('C') / %x63 ('c')"]
+    assert out[5:] == ["  rule DIGIT expects %x30-39 ('0'-'9')",
+                       "  rule r expects %x41-42 ('A'-'B') / %x61-62 ('a'-'b')"]
 
 
 def test_check_lists_at_most_eight_rules(workdir, capsys):
@@ -107,7 +109,7 @@ def test_check_lists_at_most_eight_rules(workdir, capsys):
     (workdir / "z.txt").write_bytes(b"z")
     assert run("check", "grammars/many.abnf", "z.txt") == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[2] == "  rule r0 expects %x41 / %x61" and len(out) == 2 + 8 + 1
+    assert out[2] == "  rule r0 expects %x41 ('A') / %x61 ('a')" and len(out) == 2 + 8 + 1
     assert out[-1] == "  and 2 more rules"
 
 
@@ -189,7 +191,8 @@ def test_check_uses_the_interpreter_for_recursive_grammars(workdir, capsys):
     assert run("check", "grammars/parens.abnf", "deep.txt", "open.txt") == 1
     out = capsys.readouterr().out
     assert "deep.txt: valid (10001 bytes)" in out
-    assert "open.txt: invalid at offset 4: unexpected end of input; expected %x28-29 / %x58 / %x78" in out
+    assert "open.txt: invalid at offset 4: unexpected end of input; expected %x28-29 ('('-')') / %x58 ('X') / " \
+        "%x78 ('x')" in out
     assert run("check", "grammars/parens.abnf", "--engine", "dfa", "deep.txt") == 2
     assert "cannot be compiled to a DFA" in capsys.readouterr().err
 

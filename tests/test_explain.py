@@ -441,3 +441,11 @@ def test_the_explanation_speaks_the_learners_language(capsys, tmp_path, monkeypa
     assert status == 0 and "UTF8-char（選択肢 2/4）  バイト 1-2  \"ä\"" in out
     status, out = run(capsys, tmp_path, UTF8, b"a", "--locale", "tlh")
     assert status == 2 and "no translation for locale 'tlh'" in out and "Traceback" not in out
+
+
+def test_printable_bytes_are_shown_as_characters_beside_the_hex(capsys, tmp_path):
+    """A text grammar's reader recognises 'T', not only %x54 (issue 17)."""
+    status, out = run(capsys, tmp_path, "grammars/datetime.abnf", b"1985-04-12X")
+    assert status == 1
+    assert f"{tmp_path / 'input.bin'}, offset 10: byte 0x58 'X' is not allowed here" in out
+    assert "date-time expects %x54 ('T') / %x74 ('t')" in out

@@ -90,3 +90,21 @@ def format_hex(ranges: Ranges, separator: str = " ") -> str:
 def format_abnf(ranges: Ranges) -> str:
     """``%x80-8F / %xA0`` — byte ranges as ABNF alternatives."""
     return " / ".join(f"%x{part}" for part in format_hex(ranges).split())
+
+
+def format_readable(ranges: Ranges) -> str:
+    """``%x30-39 ('0'-'9') / %x80-BF``: byte ranges as ABNF alternatives, each with the
+    characters it stands for where both ends are printable ASCII, for readers of text grammars."""
+    return " / ".join(f"%x{part}{_characters(lo, hi)}" for part, (lo, hi) in zip(format_hex(ranges).split(),
+                                                                             ranges, strict=True))
+
+
+def byte_text(byte: int) -> str:
+    """``0x78 'x'``, or ``0xA0``: a byte, with its character where it is printable ASCII."""
+    return f"0x{byte:02X} {chr(byte)!r}" if 0x20 <= byte <= 0x7E else f"0x{byte:02X}"
+
+
+def _characters(lo: int, hi: int) -> str:
+    if not (0x20 <= lo and hi <= 0x7E):
+        return ""
+    return f" ({chr(lo)!r})" if lo == hi else f" ({chr(lo)!r}-{chr(hi)!r})"

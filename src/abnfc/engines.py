@@ -23,7 +23,7 @@ import io
 from dataclasses import dataclass
 from typing import Protocol
 
-from .charset import Ranges, format_abnf, intersect, normalize
+from .charset import Ranges, byte_text, format_readable, intersect, normalize
 from .errors import AbnfError, LimitError, printable
 from .frontend.encoding import UTF8, code_points, format_code_points, led_by
 from .frontend.resolve import ResolvedGrammar
@@ -76,7 +76,7 @@ class Outcome:
         if self.code_points:
             shown, describe = self.code_points, format_code_points
         else:
-            shown, describe = self.expected, format_abnf
+            shown, describe = self.expected, format_readable
         everything = normalize(r for ranges, _ in shown for r in ranges)
         expected = f"; expected {describe(everything)}" if shown else ""
         return "\n".join([f"{self.name}: invalid at offset {self.offset}: {what}{expected}",
@@ -93,7 +93,7 @@ class Outcome:
                 if len(char) == 1:
                     shown = f" {printable(repr(char))}" if char.isprintable() else ""
                     return f"unexpected U+{ord(char):04X}{shown}"
-        return f"unexpected byte 0x{self.context[at]:02X}"
+        return f"unexpected byte {byte_text(self.context[at])}"
 
     @staticmethod
     def _rule_lines(shown: Expected, describe) -> list[str]:

@@ -7,7 +7,7 @@ so carets stay under the element on lines with tabs and wide characters.
 """
 from __future__ import annotations
 
-from ..charset import format_abnf
+from ..charset import format_abnf, format_readable
 from ..errors import quote_span
 from ..frontend.ir import Origin
 from ..i18n import Translate
@@ -161,8 +161,10 @@ class TextRenderer:
             what = self._("{name}, offset {offset}: the input ends here, but the grammar needs more").format(
                 name=name, offset=offset)
         else:
-            what = self._("{name}, offset {offset}: byte 0x{byte:02X} is not allowed here").format(
-                name=name, offset=offset, byte=explanation.data[offset])
+            byte = explanation.data[offset]
+            char = f" {chr(byte)!r}" if 0x20 <= byte <= 0x7E else ""
+            what = self._("{name}, offset {offset}: byte 0x{byte:02X}{char} is not allowed here").format(
+                name=name, offset=offset, byte=byte, char=char)
         lines = [what, "  " + outcome.hexdump()]
         if not explanation.expected:
             lines.append(self._("{start} is complete after {count} bytes, and nothing in it can follow").format(
@@ -181,9 +183,9 @@ class TextRenderer:
         after = self._(" after {element}").format(element=self.element_text(expected.after)) if expected.after else ""
         if expected.alternatives == 1:
             return self._("{rule} expects {bytes}{after}").format(
-                rule=origin.rule, bytes=format_abnf(origin.reads), after=after)
+                rule=origin.rule, bytes=format_readable(origin.reads), after=after)
         return self._("{rule} (alternative {number}) expects {bytes}{after}").format(
-            rule=origin.rule, number=origin.alternative + 1, bytes=format_abnf(origin.reads), after=after)
+            rule=origin.rule, number=origin.alternative + 1, bytes=format_readable(origin.reads), after=after)
 
 
     def position_lines(self, expected: Expected) -> list[str]:
