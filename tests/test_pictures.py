@@ -248,3 +248,15 @@ def test_railroad_draws_prose_that_no_import_defines(tmp_path, capsys):
     assert "warning: rule 'x' is written as prose" in captured.err and "drawn as prose" in captured.err
     assert main(["compile", str(grammar), "--out", str(tmp_path / "out")]) == 2
     assert "which cannot be matched" in capsys.readouterr().err
+
+
+def test_the_dfa_picture_has_a_legend_and_speaks_the_readers_language():
+    """The node labels (UTF8-3/1.2) had no legend, and "(4 positions)" stayed English (issue 17)."""
+    from abnfc.i18n import translator
+
+    compiled = api.compile_grammar(ROOT / "grammars" / "uri.abnf")
+    english = dot.to_dot(compiled.minimal, _notes_of(compiled.minimal, compiled.dfa))
+    german = dot.to_dot(compiled.minimal, _notes_of(compiled.minimal, compiled.dfa), _=translator("de"))
+    assert "legend [shape=note" in english and "RULE/A.E: the state reads element E of alternative A" in english
+    assert " positions)" in english and " Positionen)" in german and " positions)" not in german
+    assert "REGEL/A.E: der Zustand liest" in german

@@ -15,7 +15,7 @@ from .automata.notes import Reading, StateNote, note_text
 from .backends.facts import PICTURE_DRAWN, PICTURE_NO_GRAPHVIZ, PICTURE_OFF, GrammarFacts, Mention, Position, RuleFacts
 from .frontend import ast
 from .frontend.resolve import ResolvedGrammar
-from .i18n import translator
+from .i18n import Translate, translator
 from .pictures import dot, graphviz, railroad
 
 ANCHOR_PREFIX = "rule-"  # the HTML id of a rule's section is ANCHOR_PREFIX + its key
@@ -44,7 +44,7 @@ def grammar_facts(grammar: ast.Grammar, text: str, resolved: ResolvedGrammar, mi
                             for r in sorted(note.expects, key=_reading_order))
                       for note in notes)
     texts = tuple(note_text(note, _) for note in notes)
-    drawing, status = _picture(minimal, texts, resolved.start_name, picture)
+    drawing, status = _picture(minimal, texts, resolved.start_name, picture, _)
     return replace(facts, notes=texts, positions=positions, picture=drawing, picture_status=status)
 
 
@@ -98,8 +98,8 @@ def _mention(span, key: str, defines: bool) -> Mention:
     return Mention(span.line - 1, span.column - 1, span.end_column - 1, key, defines)
 
 
-def _picture(minimal: Dfa, notes: tuple[str, ...], name: str, picture: str) -> tuple[str, str]:
+def _picture(minimal: Dfa, notes: tuple[str, ...], name: str, picture: str, _: Translate) -> tuple[str, str]:
     if picture == "off" or (picture == "auto" and not graphviz.available()):
         return "", PICTURE_OFF if picture == "off" else PICTURE_NO_GRAPHVIZ
-    svg = graphviz.render_svg(dot.to_dot(minimal, notes, name))
+    svg = graphviz.render_svg(dot.to_dot(minimal, notes, name, _=_))
     return svg[svg.index("<svg"):], PICTURE_DRAWN

@@ -5,8 +5,10 @@ One edge per (state, target) pair, labelled with the union of the byte classes t
 number and the grammar positions it reads (``UTF8-3/1.2``: alternative 1, element 2 of UTF8-3),
 its tooltip the full note (:mod:`abnfc.automata.notes`).  Accepting states have a double outline;
 an arrow from a point marks the start.  The dead state and the edges into it are left out unless
-asked for: every missing byte leads there.  The text depends only on the DFA, so it is the same
-on every machine.  Graphs with many edges ask Graphviz for a bounded layout effort (its ``nslimit``
+asked for: every missing byte leads there.  A legend says how to read the position labels.  The
+words (the legend, "positions", "dead") are in the reader's language (:mod:`abnfc.i18n`).  The
+text depends only on the DFA and the language, so it is the same on every machine.  Graphs with
+many edges ask Graphviz for a bounded layout effort (its ``nslimit``
 and ``mclimit`` attributes): RFC 3986's URI DFA (about 600 edges) takes dot 118 s by default and
 17 s so; smaller graphs keep dot's default layout.
 """
@@ -17,11 +19,18 @@ from collections.abc import Sequence
 from ..automata.dfa import Dfa
 from ..charset import Ranges, format_hex, normalize
 from ..frontend.ir import Origin
+from ..i18n import N_, Translate
 
 RANGES_PER_LINE = 4  # of an edge label
 POSITIONS_PER_RULE = 2  # listed in a state's label before they are counted
 MANY_EDGES = 200  # from here on, the layout effort is bounded
 BOUNDED_EFFORT = "  nslimit=2; nslimit1=2; mclimit=0.5;"
+LEGEND = N_("state numbers as abnfc dfa prints them; RULE/A.E: the state reads element E of alternative A "
+            "of RULE next; double outline: accepting")
+
+
+def _english(message: str) -> str:
+    return message
 
 
 def quote(text: str) -> str:
@@ -48,7 +57,7 @@ def edge_label(ranges: Ranges) -> str:
     return "\n".join(" ".join(parts[i:i + RANGES_PER_LINE]) for i in range(0, len(parts), RANGES_PER_LINE))
 
 
-def positions_label(origins: frozenset[Origin]) -> list[str]:
+def positions_label(origins: frozenset[Origin], _: Translate = _english) -> list[str]:
     """One line per rule: ``UTF8-3/1.1 /2.1 ...``, or ``UTF8-3 (4 positions)``."""
     by_rule: dict[str, list[Origin]] = {}
     for origin in sorted(origins, key=lambda o: (o.reads, o.rule, o.alternative, o.element)):
@@ -59,12 +68,13 @@ def positions_label(origins: frozenset[Origin]) -> list[str]:
         if len(places) <= POSITIONS_PER_RULE:
             lines.append(rule + " ".join(f"/{a}.{e}" for a, e in places))
         else:
-            lines.append(f"{rule} ({len(places)} positions)")
+            lines.append(_("{rule} ({count} positions)").format(rule=rule, count=len(places)))
     return lines
 
 
-def to_dot(dfa: Dfa, notes: Sequence[str], name: str = "dfa", show_dead: bool = False) -> str:
-    """The DOT text of ``dfa``; ``notes[s]`` is the tooltip of state ``s``."""
+def to_dot(dfa: Dfa, notes: Sequence[str], name: str = "dfa", show_dead: bool = False,
+           _: Translate = _english) -> str:
+    """The DOT text of ``dfa``; ``notes[s]`` is the tooltip of state ``s``; ``_`` translates."""
     lines = [f"digraph {quote(name)} {{",
              "  rankdir=LR;",
              '  node [shape=ellipse, margin="0.05,0.03", fontname="Helvetica", fontsize=11];',
@@ -78,11 +88,13 @@ def to_dot(dfa: Dfa, notes: Sequence[str], name: str = "dfa", show_dead: bool = 
         if state == dfa.dead and not show_dead:
             continue
         peripheries = 2 if state in dfa.accepting else 1
-        label = "\n".join([str(state), *(positions_label(dfa.origins[state]) if dfa.origins else [])])
+        label = "\n".join([str(state), *(positions_label(dfa.origins[state], _) if dfa.origins else [])])
         if state == dfa.dead:
-            label = f"{state}\ndead"
+            label = f"{state}\n{_('dead')}"
         lines.append(f"  {state} [peripheries={peripheries}, label={quote(label)}, tooltip={quote(notes[state])}];")
     for source, target, ranges in drawn:
         lines.append(f"  {source} -> {target} [label={quote(edge_label(ranges))}];")
+    if dfa.origins:
+        lines.append(f'  legend [shape=note, fontsize=9, label={quote(_(LEGEND))}];')
     lines.append("}")
     return "\n".join(lines) + "\n"
