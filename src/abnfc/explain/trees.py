@@ -1,4 +1,4 @@
-"""Derivation trees built top-down from the answers of a :class:`~.derivation.Search`.
+"""Derivation trees built top-down from the answers of a :class:`~.search.Search`.
 
 At each choice (an alternative, where a concatenation splits, which iterations a repetition
 makes) the builder takes the first option that derives its span, and checks whether a second
