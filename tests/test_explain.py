@@ -361,9 +361,16 @@ def test_errors_exit_2_with_a_message(capsys, tmp_path):
 
 
 def test_work_limit_is_a_clear_error(capsys, tmp_path):
-    status, out = run(capsys, tmp_path, UTF8, "aä€😀".encode() * 50, "--max-work", "500")
+    """The tree search of a recursive grammar counts every step and every end offset it stores
+    (issue 23: nested repetitions made it quadratic in time and memory, unmetered)."""
+    grammar = tmp_path / "nested.abnf"
+    grammar.write_text('r = *( *"a" ) / "(" r ")"\n')
+    status, out = run(capsys, tmp_path, str(grammar), b"a" * 500, "--max-work", "1000")
     assert status == 2
-    assert "the tree search gave up after" in out and "--max-work" in out and "Traceback" not in out
+    assert "the tree search gave up after" in out and "limit of 51,000 (--max-work plus 100 a byte" in out
+    assert "Traceback" not in out
+    status, out = run(capsys, tmp_path, str(grammar), b"a" * 500)
+    assert status == 0 and "valid (500 bytes)" in out
 
 
 def test_input_size_limit(capsys, tmp_path):

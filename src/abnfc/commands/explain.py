@@ -14,6 +14,10 @@ EXAMPLE = ("examples:\n  printf 'a\\xc3\\xa4' | abnfc explain grammars/utf8.abnf
            "  abnfc explain grammars/uri.abnf link.txt --format json")
 
 MAX_INPUT_BYTES = 1 << 20  # explain is for teaching inputs; check takes inputs of any size
+# The tree search of a recursive grammar takes about a microsecond and up to 50 bytes a step:
+# this default stops a runaway search within seconds, not minutes (a 10 KB JSON document needs
+# 0.6 M steps beyond the 100 a byte every command allows).
+EXPLAIN_MAX_WORK = 2_000_000
 DEFAULT_MAX_NODES = 100
 
 
@@ -28,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-nodes", type=options.nonnegative, default=DEFAULT_MAX_NODES, metavar="N",
                         help="tree lines shown before the middle of a long tree is left out "
                              "(default %(default)s; 0: all)")
-    options.add_limits(parser)
+    options.add_limits(parser, max_work=EXPLAIN_MAX_WORK)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     explanation = explain(compilation, name, data, _, steps=args.steps)
     text = TextRenderer(_)
     if args.format == "json":
-        sys.stdout.write(json_output.render(explanation, text))
+        json_output.write(explanation, text, sys.stdout)
     else:
         sys.stdout.write(text.render(explanation, args.max_nodes))
     return 0 if explanation.accepted else 1

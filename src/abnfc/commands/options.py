@@ -66,13 +66,14 @@ def add_grammar(parser: argparse.ArgumentParser, metavar: str = "GRAMMAR") -> No
                         "encoding); default: utf-8 when a value the start rule reaches is above %%xFF")
 
 
-def add_limits(parser: argparse.ArgumentParser) -> None:
-    """The limits of every stage and engine (see the README's "Command line")."""
+def add_limits(parser: argparse.ArgumentParser, max_work: int = DEFAULT_MAX_WORK) -> None:
+    """The limits of every stage and engine (see the README's "Command line"); ``max_work`` is
+    the command's default work limit."""
     parser.add_argument("--max-nfa-states", type=positive, default=DEFAULT_MAX_NFA_STATES, metavar="N",
                         help="NFA size limit (default %(default)s)")
     parser.add_argument("--max-dfa-states", type=positive, default=DEFAULT_MAX_DFA_STATES, metavar="N",
                         help="DFA size limit before minimization (default %(default)s)")
-    parser.add_argument("--max-work", type=positive, default=DEFAULT_MAX_WORK, metavar="N",
+    parser.add_argument("--max-work", type=positive, default=max_work, metavar="N",
                         help="the work each engine may do (default %(default)s): the steps of the "
                              "subset construction and of minimization, or the interpreter's and "
                              "the tree search's steps beyond 100 a byte")

@@ -23,14 +23,16 @@ from typing import TypeVar
 
 from ..automata.dfa import Dfa
 from ..engines import InterpreterEngine, Outcome, check_bytes
-from ..errors import AbnfError, InvariantError
+from ..errors import AbnfError, InvariantError, Meter
 from ..frontend.ir import Origin
 from ..frontend.resolve import ResolvedGrammar
 from ..i18n import Translate
-from ..pipeline import Compilation
-from . import trees
+from ..interpret.reports import WORK_PER_BYTE
+from ..pipeline import Compilation, Limits
+from . import trees, trellis
 from .model import Expected, Explanation, Step
-from .search import Ambiguity, Derivation, Leaf, Search, SearchLimitError
+from .search import Ambiguity, Derivation, Leaf, Search, SearchLimitError, rule_alternatives
+from .trellis import NotRegular
 
 STACK_BYTES = 512 << 20  # the search recurses once per nesting level of the derivation
 RECURSION_LIMIT = 1_000_000
@@ -44,7 +46,7 @@ def explain(compilation: Compilation, name: str, data: bytes, translate: Transla
     resolved, max_work = compilation.resolved, compilation.limits.max_work
     outcome = check_bytes(InterpreterEngine(resolved, max_work), data, name)
     explanation = _in_deep_stack(
-        lambda: _derive(compilation.grammar.path, resolved, name, data, outcome, max_work), translate)
+        lambda: _derive(compilation.grammar.path, resolved, name, data, outcome, compilation.limits), translate)
     if not steps:
         return explanation
     found, final = automaton_steps(compilation, data)
@@ -52,27 +54,65 @@ def explain(compilation: Compilation, name: str, data: bytes, translate: Transla
 
 
 def _derive(grammar_path: str, resolved: ResolvedGrammar, name: str, data: bytes, outcome: Outcome,
-            max_work: int) -> Explanation:
-    def explanation(tree: Derivation | None, **more) -> Explanation:
-        return Explanation(grammar_path, resolved.start_name, name, data, outcome, tree, **more)
+            limits: Limits) -> Explanation:
+    budget = limits.max_work + WORK_PER_BYTE * len(data)  # as the interpreter's
+    try:
+        nfa = trellis.build(resolved, limits.max_nfa_states)
+        tree, more = _on_paths(nfa, resolved, data, outcome, limits, budget)
+    except NotRegular:  # recursion, or more states than the limits allow: the tree search
+        tree, more = _by_search(resolved, data, outcome, budget)
+    return Explanation(grammar_path, resolved.start_name, name, data, outcome, tree, **more)
+
+
+def _on_paths(nfa: trellis.TreeNfa, resolved: ResolvedGrammar, data: bytes, outcome: Outcome,
+              limits: Limits, budget: int) -> tuple[Derivation | None, dict]:
+    meter = Meter(budget, SearchLimitError)
+
+    def paths(prefix: bytes, open_: bool) -> trellis.Paths:
+        return trellis.Paths(nfa, resolved, prefix, open_, meter, limits.max_dfa_states)
 
     if outcome.offset is None:
-        search = Search(resolved, data, max_work)
+        found = paths(data, False)
+        _agrees(found.total > 0)
+        tree = found.derivation()
+        others = (found.derivation(rank) for rank in range(1, found.total))
+        return tree, {"ambiguity": next(filter(None, (_divergence(tree, other) for other in others)), None)}
+    prefix = data[: outcome.offset]
+    found = paths(prefix, True)
+    if not found.total:  # the prefix is complete, and nothing can follow it
+        complete = paths(prefix, False)
+        _agrees(complete.total > 0)
+        return complete.derivation(), {}
+    tree = found.derivation()
+    return _shown(tree), {"expected": _expected(resolved, found.ends(), tree)}
+
+
+def _by_search(resolved: ResolvedGrammar, data: bytes, outcome: Outcome,
+               budget: int) -> tuple[Derivation | None, dict]:
+    if outcome.offset is None:
+        search = Search(resolved, data, budget)
         tree = trees.tree(search)
         _agrees(tree is not None)
-        return explanation(tree, ambiguity=_ambiguity(search, tree))
-    search = Search(resolved, data[: outcome.offset], max_work)
+        return tree, {"ambiguity": _ambiguity(search, tree)}
+    search = Search(resolved, data[: outcome.offset], budget)
     tree = trees.open_tree(search)
     if tree is None:  # the prefix is complete, and nothing can follow it
         tree = trees.tree(search)
         _agrees(tree is not None)
-        return explanation(tree)
-    counts = {rule.name: len(search.alternatives(key)) for key, rule in resolved.rules.items()
+        return tree, {}
+    return _shown(tree), {"expected": _expected(resolved, [t.origin for t in search.expected()], tree)}
+
+
+def _shown(tree: Derivation) -> Derivation | None:
+    return tree if tree.end > tree.start else None  # rejected at offset 0: nothing was read
+
+
+def _expected(resolved: ResolvedGrammar, origins: list[Origin], tree: Derivation) -> tuple[Expected, ...]:
+    counts = {rule.name: len(rule_alternatives(resolved, key)) for key, rule in resolved.rules.items()
               if key in resolved.ir}
-    expected = tuple(Expected(t.origin, _after(t.origin, tree), counts.get(t.origin.rule, 1))
-                     for t in search.expected())
-    shown = tree if tree.end > tree.start else None  # rejected at offset 0: nothing was read
-    return explanation(shown, expected=tuple(sorted(expected, key=_position)))
+    distinct = {(o, o.span): o for o in origins}.values()  # equal positions written in two places stay two
+    expected = (Expected(o, _after(o, tree), counts.get(o.rule, 1)) for o in distinct)
+    return tuple(sorted(expected, key=_position))
 
 
 def _agrees(found: bool) -> None:
@@ -90,7 +130,23 @@ def _ambiguity(search: Search, tree: Derivation | None) -> Ambiguity | None:
     return Ambiguity(first, second)
 
 
-def _shape(tree: Derivation) -> list:
+def _divergence(first: Derivation, second: Derivation) -> Ambiguity | None:
+    """The two derivations from where they part: the deepest rule over the same bytes in both
+    that holds every difference between them."""
+    while (first.alternative == second.alternative and len(first.children) == len(second.children)):
+        differing = [(a, b) for a, b in zip(first.children, second.children, strict=True)
+                     if _shape(a) != _shape(b)]
+        if len(differing) != 1:
+            break
+        a, b = differing[0]
+        if not (isinstance(a, Derivation) and isinstance(b, Derivation)
+                and (a.rule, a.start, a.end) == (b.rule, b.start, b.end)):
+            break
+        first, second = a, b
+    return None if _shape(first) == _shape(second) else Ambiguity(first, second)
+
+
+def _shape(tree: Derivation | Leaf) -> list:
     """What tells two derivations apart: each node with its depth and its place in the grammar
     text (origins compare without their spans, so equal terminals written apart would look alike)."""
     shape: list = []
@@ -179,10 +235,11 @@ def _in_deep_stack(function: Callable[[], T], _: Translate) -> T:
         sys.setrecursionlimit(previous_limit)
     error = result.get("error")
     if isinstance(error, SearchLimitError):
-        raise AbnfError.at(None, _("the tree search gave up after {steps:,} steps, more than the work "
-                                   "limit of {limit:,}: explain is meant for inputs of modest size; "
-                                   "raise the limit with --max-work if this is intended").format(
-                                       steps=error.steps, limit=error.limit))
+        raise AbnfError.at(None, _("the tree search gave up after {steps:,} steps, more than its limit "
+                                   "of {limit:,} (--max-work plus {per_byte} a byte of input): explain "
+                                   "is meant for inputs of modest size; raise the limit with --max-work "
+                                   "if this is intended").format(
+                                       steps=error.steps, limit=error.limit, per_byte=WORK_PER_BYTE))
     if isinstance(error, RecursionError):
         raise AbnfError.at(None, _("the input's derivation nests too deeply for explain"))
     if isinstance(error, BaseException):

@@ -38,6 +38,15 @@ from .fixpoint import Fixpoint
 NOTHING: frozenset = frozenset()
 
 
+def rule_alternatives(grammar: ResolvedGrammar, key: str) -> tuple[ir.Node, ...]:
+    """The IR of each alternative of rule ``key``, as the grammar writes them."""
+    definition, body = grammar.rule(key).definition, grammar.ir[key]
+    count = len(definition.alternatives) if isinstance(definition, ast.Alternation) else 1
+    found = (body,) if count == 1 else body.items if isinstance(body, ir.Alt) else ()
+    InvariantError.check(len(found) == count, f"rule {key!r} lowered to other alternatives")
+    return found
+
+
 class SearchLimitError(LimitError):
     """The search took more than ``limit`` steps."""
 
@@ -46,7 +55,7 @@ class SearchLimitError(LimitError):
         super().__init__([])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Leaf:
     """A terminal of the grammar that read the byte at ``offset``."""
 
@@ -54,7 +63,7 @@ class Leaf:
     offset: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Derivation:
     """Rule ``rule`` derived data[start:end] by its alternative ``alternative`` (1-based, of
     ``alternatives``); ``complete`` is False for a rule still open at the end of a prefix."""
@@ -96,7 +105,8 @@ class Search:
         self.meter = Meter(max_work, SearchLimitError)
         self._ends: Fixpoint[frozenset[int]] = Fixpoint(self._compute_ends, NOTHING, self.meter)
         self._derives: Fixpoint[bool] = Fixpoint(self._compute_derives, False, self.meter)
-        self._nexts: Fixpoint[frozenset[ir.Terminal]] = Fixpoint(self._compute_nexts, NOTHING, self.meter)
+        # terminals by identity: two equal terminals written in two places are two positions
+        self._nexts: Fixpoint[frozenset[int]] = Fixpoint(self._compute_nexts, NOTHING, self.meter)
         self._nodes: dict[int, ir.Node] = {}
         self._alternatives: dict[str, tuple[ir.Node, ...]] = {}
         self._masks: dict[int, int] = {}  # terminal -> bit set of the bytes it reads
@@ -124,13 +134,13 @@ class Search:
             return j == i + 1 and i < len(self.data) and self._reads(node, i)
         return self._derives.get((self._key(node), 0, i, j))
 
-    def nexts(self, node: ir.Node, i: int) -> frozenset[ir.Terminal]:
+    def nexts(self, node: ir.Node, i: int) -> frozenset[int]:
         followed = self._follow(node)
         if followed is None:
             return NOTHING
         node = followed
         if isinstance(node, ir.Terminal):
-            return frozenset((node,)) if i == len(self.data) else NOTHING
+            return frozenset((self._key(node),)) if i == len(self.data) else NOTHING
         return self._nexts.get((self._key(node), 0, i))
 
     def _follow(self, node: ir.Node) -> ir.Node | None:
@@ -172,7 +182,9 @@ class Search:
                 for item in node.items:
                     following: set[int] = set()
                     for p in positions:
-                        following |= self.ends(item, p)
+                        reached = self.ends(item, p)
+                        self.meter.spend(len(reached))  # the work of the union, and what it stores
+                        following |= reached
                     self.meter.spend(len(positions))
                     positions = frozenset(following)
                 return positions
@@ -218,7 +230,7 @@ class Search:
         self.meter.spend(len(ends))
         return [k for k in ends if self.derives_rest(node, index + 1, k, j)]
 
-    def _compute_nexts(self, key) -> frozenset[ir.Terminal]:
+    def _compute_nexts(self, key) -> frozenset[int]:
         node, extra, i = self._nodes[key[0]], key[1], key[2]
         self.meter.spend()
         match node:
@@ -244,7 +256,7 @@ class Search:
             case _:
                 assert_never(node)
 
-    def nexts_rest(self, node: ir.Seq, index: int, i: int) -> frozenset[ir.Terminal]:
+    def nexts_rest(self, node: ir.Seq, index: int, i: int) -> frozenset[int]:
         """What items ``index``.. of ``node`` could read next, starting at ``i``."""
         if not node.items:
             return NOTHING
@@ -296,6 +308,7 @@ class Search:
                     ends = [j] if j > p and self.derives(node.item, p, j) else []
                 else:
                     ends = sorted(k for k in self.ends(node.item, p) if k > p and (j is None or k <= j))
+                self.meter.spend(len(ends))  # each end is an edge stored with its predecessor
                 for k in ends:
                     if k not in by_offset:
                         by_offset[k] = []
@@ -321,13 +334,10 @@ class Search:
         """The IR of each alternative of rule ``key``, as the grammar writes them."""
         found = self._alternatives.get(key)
         if found is None:
-            definition, body = self.grammar.rule(key).definition, self.grammar.ir[key]
-            count = len(definition.alternatives) if isinstance(definition, ast.Alternation) else 1
-            found = (body,) if count == 1 else body.items if isinstance(body, ir.Alt) else ()
-            InvariantError.check(len(found) == count, f"rule {key!r} lowered to other alternatives")
-            self._alternatives[key] = found
+            found = self._alternatives[key] = rule_alternatives(self.grammar, key)
         return found
 
-    def expected(self) -> frozenset[ir.Terminal]:
+    def expected(self) -> list[ir.Terminal]:
         """The terminals that could read the byte after the data."""
-        return self.nexts(ir.Ref(self.grammar.start), 0)
+        found = (self._nodes[key] for key in self.nexts(ir.Ref(self.grammar.start), 0))
+        return [node for node in found if isinstance(node, ir.Terminal)]

@@ -7,6 +7,11 @@ so carets stay under the element on lines with tabs and wide characters.
 """
 from __future__ import annotations
 
+import itertools
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
 from ..charset import format_abnf, format_readable
 from ..errors import quote_span
 from ..frontend.ir import Origin
@@ -17,6 +22,7 @@ from .search import Derivation, Leaf
 MAX_SHOWN_BYTES = 32  # bytes shown on a tree line before the rest is left out
 MAX_POSITIONS = 10  # grammar positions quoted for a rejected byte
 MAX_INDENT = 40  # deeper tree lines are indented this far and show their depth
+E = TypeVar("E")
 
 
 class TextRenderer:
@@ -29,7 +35,7 @@ class TextRenderer:
     def render(self, explanation: Explanation, max_nodes: int) -> str:
         lines = self._summary(explanation)
         if explanation.tree is not None:
-            lines += self._elide(self.tree_lines(explanation.tree, explanation.data), max_nodes)
+            lines += self.tree_lines(explanation.tree, explanation.data, max_nodes)
         if explanation.ambiguity is not None:
             lines += self._ambiguity(explanation, max_nodes)
         if not explanation.accepted:
@@ -50,22 +56,19 @@ class TextRenderer:
             name=explanation.name, offset=outcome.offset, start=start)]
 
 
-    def tree_lines(self, tree: Derivation, data: bytes) -> list[str]:
+    def tree_lines(self, tree: Derivation, data: bytes, max_nodes: int = 0) -> list[str]:
         """One line per rule and per terminal (with the byte it read and where the grammar
         writes it), indented by depth: every byte of the input appears under the terminal that
-        read it."""
-        lines = []
-        stack: list[tuple[Derivation | Leaf, int]] = [(tree, 0)]
-        while stack:
-            node, depth = stack.pop()
-            indent = "  " * depth if depth <= MAX_INDENT else "  " * MAX_INDENT + f"[{depth}] "
-            if isinstance(node, Leaf):
-                lines.append(f"{indent}{self.leaf_text(node.origin)}  {self._span(node.offset, node.offset + 1)}  "
-                             f"{self.show_bytes(data[node.offset: node.offset + 1])}")
-                continue
-            lines.append(indent + self.node_text(node, data))
-            stack.extend((child, depth + 1) for child in reversed(node.children))
-        return lines
+        read it.  Beyond ``max_nodes`` lines the middle is left out (and never formatted: a tree
+        of a long input has millions of nodes)."""
+        return self._elide(_preorder(tree), max_nodes, lambda entry: self._tree_line(*entry, data))
+
+    def _tree_line(self, node: Derivation | Leaf, depth: int, data: bytes) -> str:
+        indent = "  " * depth if depth <= MAX_INDENT else "  " * MAX_INDENT + f"[{depth}] "
+        if isinstance(node, Leaf):
+            return (f"{indent}{self.leaf_text(node.origin)}  {self._span(node.offset, node.offset + 1)}  "
+                    f"{self.show_bytes(data[node.offset: node.offset + 1])}")
+        return indent + self.node_text(node, data)
 
 
     def node_text(self, node: Derivation, data: bytes) -> str:
@@ -125,19 +128,28 @@ class TextRenderer:
         return self.element_text(origin) + where
 
 
-    def _elide(self, lines: list[str], max_nodes: int) -> list[str]:
-        if not max_nodes or len(lines) <= max_nodes:
-            return lines
+    def _elide(self, entries: Iterator[E], max_nodes: int, line: Callable[[E], str]) -> list[str]:
+        """The lines of ``entries``; beyond ``max_nodes`` the middle is counted, not formatted,
+        and not kept."""
+        if not max_nodes:
+            return [line(entry) for entry in entries]
         head = max_nodes - max_nodes // 2
-        tail = max_nodes // 2
-        left_out = len(lines) - head - tail
+        lines = [line(entry) for entry in itertools.islice(entries, head)]
+        last: deque[E] = deque(maxlen=max_nodes // 2)
+        left_out = 0
+        for entry in entries:
+            if len(last) == last.maxlen:
+                left_out += 1
+            last.append(entry)
         if left_out == 1:
             note = self._("... 1 more line of the tree left out "
                           "(--max-nodes {limit} sets how many are shown) ...")
-        else:
+        elif left_out:
             note = self._("... {count:,} more lines of the tree left out "
                           "(--max-nodes {limit} sets how many are shown) ...")
-        return [*lines[:head], note.format(count=left_out, limit=max_nodes), *lines[len(lines) - tail:]]
+        if left_out:
+            lines.append(note.format(count=left_out, limit=max_nodes))
+        return lines + [line(entry) for entry in last]
 
 
     def _ambiguity(self, explanation: Explanation, max_nodes: int) -> list[str]:
@@ -149,7 +161,7 @@ class TextRenderer:
             rule=first.rule, span=self._span(first.start, first.end))]
         for number, tree in enumerate((ambiguity.first, ambiguity.second), 1):
             lines.append(self._("derivation {number}:").format(number=number))
-            shown = self._elide(self.tree_lines(tree, explanation.data), max_nodes)
+            shown = self.tree_lines(tree, explanation.data, max_nodes)
             lines += ["  " + line for line in shown]
         return lines
 
@@ -220,3 +232,13 @@ class TextRenderer:
 
     def _positions(self, origins: tuple[Origin, ...]) -> str:
         return "; ".join(origin.describe() for origin in origins)
+
+
+def _preorder(tree: Derivation) -> Iterator[tuple[Derivation | Leaf, int]]:
+    """Each node of ``tree`` with its depth, in pre-order, without recursion."""
+    stack: list[tuple[Derivation | Leaf, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        yield node, depth
+        if isinstance(node, Derivation):
+            stack.extend((child, depth + 1) for child in reversed(node.children))
