@@ -1,10 +1,14 @@
 """Runs fuzz cases through the command line, in process, and reports what happened.
 
 Usage: ``python fuzz_worker.py CASES.json OUT_DIR`` where CASES.json holds
-``[{"index", "name", "hex"}, ...]``.
+``[{"index", "name", "hex"}, ...]``, each optionally with ``"commands"`` (the ones to run) and
+``"other"`` (the hex of the grammar to diff against).
 For each grammar it runs ``abnfc lint``, ``abnfc dfa`` and ``abnfc compile`` (Python, C and
 JavaScript) as ``abnfc.cli.main`` calls with standard output and error captured, each under a
 wall-clock alarm; when compile succeeds it imports the generated Python module and runs it.
+Then ``abnfc explain`` on an input made for the case (short random bytes, or a few kilobytes of
+one byte or of the grammar's own characters, the inputs that made explain quadratic), and
+``abnfc diff`` against a mutation of the grammar (the product of two DFAs near the limits).
 It prints one JSON object per case and command: exit status, seconds, stderr, the peak RSS the
 process had reached after it (so a new peak is charged to the case that made it), and problems
 found with the generated module.  The process's address space is capped, so a runaway
@@ -22,6 +26,8 @@ import signal
 import sys
 import time
 from pathlib import Path
+
+from grammar_fuzzer import mutate
 
 from abnfc.cli import main
 
@@ -103,6 +109,19 @@ def check_module(folder: Path, grammar_seed: int) -> str | None:
     return None
 
 
+def explain_input(rng: random.Random, grammar: bytes) -> bytes:
+    """An input for explain: short random bytes, or kilobytes of one byte or of the grammar's
+    own characters (long runs through nested and adjacent repetitions)."""
+    roll = rng.random()
+    if roll < 0.3:
+        return bytes(rng.randrange(256) for _ in range(rng.randrange(16)))
+    size = rng.choice([500, 2000, 4000])
+    if roll < 0.6:
+        return bytes([rng.choice(b"a0 \x00\xff" + grammar[:40])]) * size
+    pieces = [grammar[at: at + rng.randrange(1, 4)] for at in range(0, len(grammar), 3)] or [b"a"]
+    return b"".join(rng.choice(pieces) for _ in range(size))[:size]
+
+
 def main_worker(cases_path: str, out_dir: str) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
     reset_peak()
@@ -114,9 +133,17 @@ def main_worker(cases_path: str, out_dir: str) -> None:
         grammar = root / f"case{number}.abnf"
         grammar.write_bytes(bytes.fromhex(case["hex"]))
         out = root / f"out{number}"
+        rng = random.Random(number)
+        data, other = root / f"input{number}.bin", root / f"other{number}.abnf"
+        data.write_bytes(explain_input(rng, bytes.fromhex(case["hex"])))
+        other.write_bytes(bytes.fromhex(case["other"]) if "other" in case else mutate(rng, bytes.fromhex(case["hex"])))
         commands = {"lint": ["lint", str(grammar)], "dfa": ["dfa", str(grammar)],
-                    "compile": ["compile", str(grammar), "--out", str(out), "--prefix", f"g{number}"]}
+                    "compile": ["compile", str(grammar), "--out", str(out), "--prefix", f"g{number}"],
+                    "explain": ["explain", str(grammar), str(data)],
+                    "diff": ["diff", str(grammar), str(other)]}
         for label, argv in commands.items():
+            if label not in case.get("commands", commands):
+                continue
             report = run_command(argv)
             if label == "compile" and report["status"] == 0:
                 report["module_problem"] = check_module(out, number)

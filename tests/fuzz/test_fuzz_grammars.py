@@ -1,7 +1,8 @@
 """Fuzzing the command line with grammars: every grammar compiles or is refused with a message.
 
-Random and mutated grammars (grammar_fuzzer.py) go through ``abnfc lint``, ``dfa`` and
-``compile`` in worker processes (fuzz_worker.py), one per processor.  For every case and command:
+Random and mutated grammars (grammar_fuzzer.py) go through ``abnfc lint``, ``dfa``, ``compile``,
+``explain`` (on an input made for the case) and ``diff`` (against a mutation of the grammar) in
+worker processes (fuzz_worker.py), one per processor.  For every case and command:
 
 - the exit status is 0, 1 or 2 (never 3, an internal error) and nothing hangs;
 - no Python traceback and no "internal error" is printed;
@@ -34,16 +35,19 @@ CASES = int(os.environ.get("ABNFC_FUZZ_CASES", "300"))
 SEED = int(os.environ.get("ABNFC_FUZZ_SEED", "5234"))
 TIME_LIMIT = 20.0  # seconds per command: the limits aim at 10 on a quiet machine
 MEMORY_LIMIT = 600 << 10  # KiB of peak RSS per worker
+COMMANDS = ("lint", "dfa", "compile", "explain", "diff")
 LOCATED = re.compile(r"^\S.*?:\d+:\d+: (error|warning): |^\S+: error: ", re.M)
 
 
-def run_workers(cases: list[tuple[str, bytes]], folder: Path, jobs: int = 0) -> list[dict]:
+def run_workers(cases: list[tuple[str, bytes]], folder: Path, jobs: int = 0, extra: list[dict] | None = None) -> list[dict]:
+    """Every case through the worker processes; ``extra`` adds to each case's entry (the commands to
+    run, the grammar to diff against)."""
     jobs = jobs or max(1, min(os.cpu_count() or 1, 4))
     processes = []
     for job in range(jobs):
         work = folder / f"worker{job}"
         work.mkdir()
-        share = [{"index": index, "name": name, "hex": data.hex()}
+        share = [{"index": index, "name": name, "hex": data.hex(), **(extra[index] if extra else {})}
                  for index, (name, data) in enumerate(cases) if index % jobs == job]
         (work / "cases.json").write_text(json.dumps(share))
         processes.append(subprocess.Popen([sys.executable, str(HERE / "fuzz_worker.py"), str(work / "cases.json"),
@@ -118,7 +122,7 @@ def test_fuzzed_grammars(tmp_path):
     rng = random.Random(SEED)
     cases = [case(rng) for _ in range(CASES)]
     reports = run_workers(cases, tmp_path)
-    assert len(reports) == 3 * CASES
+    assert len(reports) == len(COMMANDS) * CASES
     failures = [(report, found) for report in reports if (found := problems_of(report))]
     extra = generated_c_problems(reports) + generated_js_problems(reports)
     slowest = max(reports, key=lambda r: r["seconds"])

@@ -53,7 +53,14 @@ def run(args: argparse.Namespace) -> int:
     if args.steps:
         _check_has_automaton(compilation, _)
     name, data = _read_input(args.input, _)
-    explanation = explain(compilation, name, data, _, steps=args.steps)
+    try:
+        explanation = explain(compilation, name, data, _, steps=args.steps)
+    except AbnfError as error:
+        if any(d.span for d in error.diagnostics):
+            raise
+        for diagnostic in error.diagnostics:  # a limit this input reached: say which input, as check does
+            print(f"{name}: {diagnostic.format()}", file=sys.stderr)
+        return 2
     text = TextRenderer(_)
     if args.format == "json":
         json_output.write(explanation, text, sys.stdout)

@@ -81,7 +81,9 @@ def _on_paths(nfa: trellis.TreeNfa, resolved: ResolvedGrammar, data: bytes, outc
     found = paths(prefix, True)
     if not found.total:  # the prefix is complete, and nothing can follow it
         complete = paths(prefix, False)
-        _agrees(complete.total > 0)
+        if not complete.total:
+            _agrees(not prefix)  # the start rule derives nothing at all
+            return None, {}
         return complete.derivation(), {}
     tree = found.derivation()
     return _shown(tree), {"expected": _expected(resolved, found.ends(), tree)}
@@ -98,7 +100,7 @@ def _by_search(resolved: ResolvedGrammar, data: bytes, outcome: Outcome,
     tree = trees.open_tree(search)
     if tree is None:  # the prefix is complete, and nothing can follow it
         tree = trees.tree(search)
-        _agrees(tree is not None)
+        _agrees(tree is not None or not search.data)  # or the start rule derives nothing at all
         return tree, {}
     return _shown(tree), {"expected": _expected(resolved, [t.origin for t in search.expected()], tree)}
 

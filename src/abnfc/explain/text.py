@@ -169,6 +169,9 @@ class TextRenderer:
     def _diagnostic(self, explanation: Explanation) -> list[str]:
         outcome, name = explanation.outcome, explanation.name
         offset = outcome.offset if outcome.offset is not None else 0
+        if not explanation.expected and explanation.tree is None and not offset:
+            return [self._("{name}: {start} derives no string at all, so no input is valid (abnfc lint "
+                           "says why)").format(name=name, start=explanation.start)]
         if offset == outcome.size:
             what = self._("{name}, offset {offset}: the input ends here, but the grammar needs more").format(
                 name=name, offset=offset)
