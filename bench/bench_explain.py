@@ -1,26 +1,29 @@
-"""Benchmark: ``abnfc explain`` on inputs of 1 KB and 10 KB, to show which sizes it handles.
+"""Benchmark: ``abnfc explain`` on inputs of 1 KB and 10 KB, and on 1 MiB of UTF-8.
 
-explain runs the interpreter for the verdict, then a memoised top-down search for the tree
-(:mod:`abnfc.explain.search`).  For each grammar the table gives the processor time of the
-whole explanation (verdict, search, tree; not the printing), the search's steps per byte, and
-the ratio ``t(10 KB) / (10 x t(1 KB))``: 1.0 for linear time, 10 for quadratic.  The
-interpreter alone is timed on the same 10 KB input for comparison (explain does not change it:
-the tree search is separate and runs only when explain asks for a tree).
+explain runs the interpreter for the verdict, then finds the tree: for a grammar without
+recursion, a path through the tree NFA (:mod:`abnfc.explain.trellis`, linear in the input);
+otherwise the memoised top-down search (:mod:`abnfc.explain.search`).  For each grammar the
+table gives the method, the processor time of the whole explanation (verdict and tree; not the
+printing) and the ratio ``t(10 KB) / (10 x t(1 KB))``: 1.0 for linear time, 10 for quadratic.
+The interpreter alone is timed on the same 10 KB input for comparison.  The last table runs the
+command line on 1 MiB of mixed UTF-8 (text and JSON output, wall time and peak memory).
 
     python bench/bench_explain.py
 """
 from __future__ import annotations
 
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
 import abnfc
 from abnfc.i18n import ENGLISH, translator
-from abnfc.pipeline import Compilation, Limits, resolve_grammar
+from abnfc.pipeline import DEFAULT_LIMITS, Compilation, Limits, resolve_grammar
 from abnfc.interpret import recognize
-from abnfc.explain import trees
-from abnfc.explain.explainer import _in_deep_stack, explain
-from abnfc.explain.search import Search
+from abnfc.explain import trellis
+from abnfc.explain.explainer import explain
 
 ROOT = Path(__file__).resolve().parents[1]
 EMAIL = (ROOT / "grammars" / "email.abnf").read_text()
@@ -34,6 +37,8 @@ ROWS = {  # name: (grammar, unit repeated to the size, prefix, suffix)
     "nesting (parentheses)": ('r = *( "(" r ")" / "x" )\n', b"(x(xx)((x)))", b"", b""),
     "email (nested comments)": (EMAIL, b"(a comment (nested (deeper) here) text) ", b"local", b"@example.com"),
     "left recursion": ('r = r "a" / "a"\n', b"a", b"", b""),
+    'nested repetitions, r = *( *"a" )': ('r = *( *"a" )\n', b"a", b"", b""),
+    'adjacent repetitions, r = *"a" *"a" *"a"': ('r = *"a" *"a" *"a"\n', b"a", b"", b""),
 }
 
 
@@ -47,8 +52,17 @@ def timed(function) -> float:
     return time.process_time() - start
 
 
+def method(text: str) -> str:
+    resolved = resolve_grammar(abnfc.load_grammar(text=text), None)
+    try:
+        trellis.build(resolved, DEFAULT_LIMITS.max_nfa_states)
+    except trellis.NotRegular:
+        return "search"
+    return "paths"
+
+
 def main() -> None:
-    print("| grammar | 1 KB | 10 KB | ratio | search steps a byte | interpreter alone, 10 KB |")
+    print("| grammar | method | 1 KB | 10 KB | ratio | interpreter alone, 10 KB |")
     print("|---|---|---|---|---|---|")
     for name, (text, unit, prefix, suffix) in ROWS.items():
         resolved = resolve_grammar(abnfc.load_grammar(text=text), None)
@@ -65,13 +79,42 @@ def main() -> None:
         interpreter = timed(lambda d=data, g=resolved: recognize(g, d))
         if None in times:
             first = "refused" if times[0] is None else f"{times[0]:.2f} s"
-            print(f"| {name} | {first} | refused at the work limit (--max-work) | — | — | {interpreter:.3f} s |")
+            print(f"| {name} | {method(text)} | {first} | refused at the work limit (--max-work) | — | "
+                  f"{interpreter:.3f} s |")
             continue
-        search = Search(resolved, data, 100_000_000)
-        _in_deep_stack(lambda s=search: trees.tree(s), translator(ENGLISH))
         small, large = times[0] or 0.0, times[1] or 0.0
-        print(f"| {name} | {small:.2f} s | {large:.2f} s | {large / (10 * small):.1f} | "
-              f"{search.meter.spent / len(data):.0f} | {interpreter:.3f} s |")
+        print(f"| {name} | {method(text)} | {small:.2f} s | {large:.2f} s | {large / (10 * small):.1f} | "
+              f"{interpreter:.3f} s |")
+    mebibyte()
+
+
+def mebibyte() -> None:
+    """The command line on 1 MiB of mixed UTF-8, in a child process: wall time and peak RSS."""
+    unit = "aä€😀 Grüße 中文 ".encode()
+    data = unit * ((1 << 20) // len(unit))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "mixed.txt"
+        path.write_bytes(data)
+        print(f"\n| 1 MiB of mixed UTF-8 ({len(data):,} bytes), `abnfc explain` | seconds | peak RSS |")
+        print("|---|---|---|")
+        for label, options in (("text", []), ("--format json", ["--format", "json"])):
+            command = [sys.executable, "-c", RUN_AND_MEASURE, "explain", str(ROOT / "grammars" / "utf8.abnf"),
+                       str(path), *options]
+            began = time.perf_counter()
+            result = subprocess.run(command, capture_output=True, text=True)
+            seconds = time.perf_counter() - began
+            peak = int(result.stderr.strip().splitlines()[-1])
+            print(f"| {label} | {seconds:.1f} | {peak >> 10} MB |")
+
+
+# The child runs abnfc with its output discarded, then prints its own peak RSS (KiB) last on stderr.
+RUN_AND_MEASURE = """
+import contextlib, os, resource, sys
+from abnfc.cli import main
+with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+    main(sys.argv[1:])
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+"""
 
 
 if __name__ == "__main__":
