@@ -244,3 +244,63 @@ def test_the_example_adapters_of_cpython_and_node_agree(capsys, adapter):
         pytest.skip(f"no {adapter.split()[0]}")
     status, out = crosscheck(capsys, "--cmd", adapter.replace("python3", PY))
     assert status == 0, out
+
+
+# -- faults at one grammar position (issue 17, item 2) ----------------------------------------
+
+def _noncharacters_rejected(data: bytes) -> bool:
+    """Perl's Encode in strict mode: UTF-8 without the noncharacters U+FDD0-FDEF and U+xFFFE/F."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return not any(0xFDD0 <= ord(c) <= 0xFDEF or (ord(c) & 0xFFFE) == 0xFFFE for c in text)
+
+
+def test_two_faults_at_one_grammar_position_are_two_classes():
+    """Rejecting U+FDD0-FDEF (EF B7 90-AF) and U+FFFE/FFFF (EF BF BE-BF) parts from UTF-8 at
+    one state and byte range; EF B7 followed by BE is U+FDFE, which the implementation accepts,
+    so the two beginnings are different states of the implementation: two classes (they were
+    one, 'EF B7 90', even after all 16.8 M strings of up to 3 bytes)."""
+    from abnfc.crosscheck.disagreements import Classifier
+
+    language = load_language(Compilation(abnfc.load_grammar(ROOT / "grammars" / "utf8.abnf")), 4, 1000)
+    candidates = [bytes([0xEF, second, third]) for second in (0xB7, 0xBF) for third in range(0x80, 0xC0)]
+    disagreements = [d for d in candidates if language.accepts(d) != _noncharacters_rejected(d)]
+
+    def query(inputs):
+        return [_noncharacters_rejected(data) for data in inputs]
+
+    classifier = Classifier(language.minimal, language.accepts, query)
+    classes, unclassified = classifier.classify(disagreements, [True] * len(disagreements))
+    assert unclassified == 0
+    found = sorted((min(members), len(members), parting.variant) for parting, members in classes.items())
+    assert found == [(b"\xef\xb7\x90", 32, 0), (b"\xef\xbf\xbe", 2, 1)]
+    shrunk = {classifier.shrink(min(members), parting) for parting, members in classes.items()}
+    assert shrunk == {b"\xef\xb7\x90", b"\xef\xbf\xbe"}
+
+
+def test_a_fault_inside_a_byte_class_is_found_and_named(capsys, tmp_path):
+    """A validator that refuses only E5 and E9 of %xE1-EC: every byte after the shortest way into
+    each state is tried (the vectors try a class's boundaries), and the class says which bytes."""
+    adapter = tmp_path / "some_leads.py"
+    adapter.write_text("def check(data):\n    try:\n        data.decode('utf-8')\n    except UnicodeDecodeError:\n"
+                       "        return False\n    return b'\\xe5' not in data and b'\\xe9' not in data\n")
+    status, out = crosscheck(capsys, "--python", f"{adapter}:check", *SMALL)
+    assert status == 1
+    assert "implementation rejects E5 80 80, which the grammar accepts" in out
+    assert "it rejects %xE5 / %xE9 there]" in out
+
+
+def test_an_implementation_that_rejects_the_shortest_valid_input_gets_a_class_per_fault(capsys, tmp_path):
+    """A date checker that refuses month 00 and day 00 refuses the grammar's shortest input
+    0000-00-00 and every probe that ends with it: probes end with endings the implementation
+    accepted instead, so the month and the day are two classes (all were one, at offset 0)."""
+    grammar = write_grammar(tmp_path, "date.abnf", 'date = 4DIGIT "-" 2DIGIT "-" 2DIGIT\n')
+    adapter = tmp_path / "dates.py"
+    adapter.write_text("import re\ndef check(data):\n    m = re.fullmatch(rb'(\\d{4})-(\\d\\d)-(\\d\\d)', data)\n"
+                       "    return bool(m) and m.group(2) != b'00' and m.group(3) != b'00'\n")
+    status, out = crosscheck(capsys, "--python", f"{adapter}:check", "--format", "json", grammar=str(grammar))
+    assert status == 1
+    witnesses = [c["witness"] for c in json.loads(out)["classes"]]
+    assert witnesses == ["30 30 30 30 2d 30 30 2d 30 30", "30 30 30 30 2d 31 30 2d 30 30"]

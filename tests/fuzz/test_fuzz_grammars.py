@@ -39,7 +39,8 @@ COMMANDS = ("lint", "dfa", "compile", "explain", "diff")
 LOCATED = re.compile(r"^\S.*?:\d+:\d+: (error|warning): |^\S+: error: ", re.M)
 
 
-def run_workers(cases: list[tuple[str, bytes]], folder: Path, jobs: int = 0, extra: list[dict] | None = None) -> list[dict]:
+def run_workers(cases: list[tuple[str, bytes]], folder: Path, jobs: int = 0,
+                extra: list[dict] | None = None) -> list[dict]:
     """Every case through the worker processes; ``extra`` adds to each case's entry (the commands to
     run, the grammar to diff against)."""
     jobs = jobs or max(1, min(os.cpu_count() or 1, 4))

@@ -4,9 +4,16 @@ Where the implementation *accepts* what the grammar rejects, the grammar alone s
 part: the minimal DFA state in which the input dies and the range (of that state's byte class)
 holding the byte it dies on, or the state where the input ends too early.  Where the
 implementation *rejects* what the grammar accepts, the implementation is asked: for every
-non-empty prefix of the input, the prefix followed by the grammar's shortest completion (valid
-for the grammar) is tried, and the first prefix the implementation refuses names the transition
-it gets wrong.
+non-empty prefix of the input, the prefix followed by a completion (valid for the grammar: the
+shortest ending of a valid input the implementation accepted that passes through the same state,
+else the grammar's shortest completion) is tried, and the first prefix the implementation refuses
+names the transition it gets wrong.
+
+One grammar position can hide several faults (a validator that rejects U+FDD0-FDEF and U+FFFE
+parts from UTF-8 at one state and byte range for both), so the members of each position's class
+are grouped by the fault they show, by a Myhill-Nerode test on what was tried: two inputs show
+the same fault when each one's beginning, up to the byte where it parts, followed by the other's
+rest is still a disagreement the same way.
 
 Shrinking (as in QuickCheck and Hypothesis, but in the order "shortest, then lexicographically
 least"): each round tries every deletion of a run of bytes, smaller values of every byte (zero
@@ -31,6 +38,8 @@ from .bounded import grammar_classes
 
 MAX_ROUNDS = 64
 MAX_PROBED = 20_000  # rejected valid inputs classified by asking the implementation
+MAX_SPLIT = 2_000  # members of one grammar position's class grouped by the fault they show
+MAX_FAULTS = 16  # groups made at one grammar position
 
 
 @dataclass(frozen=True, order=True)
@@ -42,9 +51,10 @@ class Parting:
     state: int
     lo: int | None = None
     hi: int | None = None
+    variant: int = 0  # which of the faults the implementation shows at this grammar position
 
     def covers(self, other: Parting) -> bool:
-        """Whether ``other`` (the parting of one input) falls in this class."""
+        """Whether ``other`` (the parting of one input) falls in this grammar position's class."""
         if (self.implementation_accepts, self.state) != (other.implementation_accepts, other.state):
             return False
         if self.lo is None or self.hi is None or other.lo is None or other.hi is None:
@@ -64,7 +74,7 @@ class Classifier:
     """Partings from the grammar's minimal DFA (regular grammars)."""
 
     def __init__(self, dfa: Dfa, accepts: Callable[[bytes], bool], query: Query,
-                 chunk: int = 4096, budget: int = 100_000):
+                 chunk: int = 4096, budget: int = 100_000, accepted: Sequence[bytes] = ()):
         self.dfa = dfa
         self.accepts = accepts
         self.query = query
@@ -73,6 +83,21 @@ class Classifier:
         self.access = access_words(dfa)
         self.completion = completions(dfa)
         self.cuts = sorted({0, *(bound for ranges in dfa.classes for r in ranges for bound in r)})
+        self.accepted_completion = self._accepted_completions(accepted)
+        self.representatives: dict[Parting, bytes] = {}  # the first member of each split class
+
+    def _accepted_completions(self, accepted: Sequence[bytes]) -> dict[int, bytes]:
+        """For each state, the shortest ending of a valid input the implementation accepted
+        that passes through it: probes end with these, not with the grammar's shortest
+        completion, which an implementation may refuse for a reason of its own (a date checker
+        that refuses month 00 refuses every probe that ends in the grammar's 0000-00-00)."""
+        found: dict[int, bytes] = {}
+        for data in accepted:
+            for offset, state in enumerate(self.states(data)):
+                ending = data[offset:]
+                if state not in found or _size(ending) < _size(found[state]):
+                    found[state] = ending
+        return found
 
     def states(self, data: bytes) -> list[int]:
         """The state before each byte and after the last (stopping at the dead state)."""
@@ -93,8 +118,10 @@ class Classifier:
         return Parting(True, states[-1]), len(data)
 
     def probes(self, data: bytes) -> list[bytes]:
-        """Each prefix of a valid input followed by the grammar's shortest completion."""
-        return [data[:end] + self.completion[state] for end, state in enumerate(self.states(data))]
+        """Each prefix of a valid input followed by a completion: the shortest ending the
+        implementation accepted after that state, else the grammar's shortest completion."""
+        return [data[:end] + self.accepted_completion.get(state, self.completion[state])
+                for end, state in enumerate(self.states(data))]
 
     def strict(self, data: bytes, answers: dict[bytes, bool]) -> tuple[Parting, int]:
         """The parting of a valid input the implementation rejects (``answers`` holds its
@@ -122,7 +149,73 @@ class Classifier:
         answers = self._ask({p for data in probed for p in self.probes(data)})
         for data in probed:
             classes.setdefault(self.strict(data, answers)[0], []).append(data)
-        return merge_adjacent(classes), len(strict) - len(probed)
+        split: dict[Parting, list[bytes]] = {}
+        left_out = len(strict) - len(probed)
+        for parting, members in merge_adjacent(classes).items():
+            faults, unsplit = self.split(parting, members)
+            left_out += unsplit
+            for variant, fault in enumerate(faults):
+                key = Parting(parting.implementation_accepts, parting.state, parting.lo, parting.hi, variant)
+                self.representatives[key] = fault[0]
+                split[key] = fault
+        return split, left_out
+
+    # -- faults at one grammar position ------------------------------------------------------
+
+    def split(self, parting: Parting, members: list[bytes]) -> tuple[list[list[bytes]], int]:
+        """The members of one grammar position's class, grouped by the fault they show: two
+        inputs show the same fault when each one's beginning, up to the byte where it parts,
+        followed by the other's rest is still a disagreement the same way (the implementation
+        cannot tell the two beginnings apart there, as in the Myhill-Nerode test).  Rejecting
+        U+FDD0 (EF B7 90) and U+FFFE (EF BF BE) are two faults: EF B7 followed by BE is U+FDFE,
+        which the implementation accepts.  Members beyond :data:`MAX_SPLIT` are not grouped
+        (the second value counts them); at most :data:`MAX_FAULTS` groups are made, the last
+        holding the rest."""
+        ordered = sorted(members, key=_size)
+        pending, rest = ordered[:MAX_SPLIT], len(ordered) - min(len(ordered), MAX_SPLIT)
+        faults: list[list[bytes]] = []
+        while pending:
+            representative = pending[0]
+            if len(faults) == MAX_FAULTS - 1:
+                faults.append(pending)
+                break
+            same = self.same_fault(parting, representative, pending[1:])
+            faults.append([representative, *(m for m, alike in zip(pending[1:], same, strict=True) if alike)])
+            pending = [m for m, alike in zip(pending[1:], same, strict=True) if not alike]
+        return faults, rest
+
+    def same_fault(self, parting: Parting, representative: bytes, others: Sequence[bytes]) -> list[bool]:
+        """For each of ``others``, whether it shows the fault ``representative`` shows."""
+        if not others:
+            return []
+        head, tail = self.cut(representative, parting)
+        if head is None:
+            return [True] * len(others)
+        swaps: list[tuple[bytes, bytes]] = []
+        for other in others:
+            other_head, other_tail = self.cut(other, parting)
+            if other_head is None:
+                swaps.append((other, representative))
+            else:
+                swaps.append((head + other_tail, other_head + tail))
+        asked = sorted({data for pair in swaps for data in pair}, key=_size)
+        verdicts = dict(zip(asked, self.query(asked), strict=True))
+
+        def disagrees(data: bytes) -> bool:
+            wanted = parting.implementation_accepts
+            return verdicts[data] == wanted and self.accepts(data) != wanted
+        return [disagrees(first) and disagrees(second) for first, second in swaps]
+
+    def cut(self, data: bytes, parting: Parting) -> tuple[bytes | None, bytes]:
+        """``data`` cut before the byte where it parts from the grammar (None: no such byte)."""
+        if parting.implementation_accepts:
+            offset = self.lenient(data)[1]
+        else:
+            probes = self.probes(data)
+            offset = self.strict(data, dict(zip(probes, self.query(probes), strict=True)))[1]
+        if offset < 0 or offset >= len(data):
+            return None, data
+        return data[:offset], data[offset:]
 
     def _ask(self, inputs) -> dict[bytes, bool]:
         ordered = sorted(inputs, key=_size)
@@ -152,14 +245,22 @@ class Classifier:
         verdicts = dict(zip(wanted, self.query(wanted), strict=True)) if wanted else {}
         disagreeing = [c for c in wanted if verdicts[c] == parting.implementation_accepts]
         if parting.implementation_accepts:
-            return next((c for c in disagreeing if parting.covers(self.lenient(c)[0])), None)
+            return self._first_same_fault(parting, [c for c in disagreeing if parting.covers(self.lenient(c)[0])])
         for start in range(0, len(disagreeing), 64):  # strict partings cost one probe per byte
             chunk = disagreeing[start: start + 64]
             answers = self._ask({p for c in chunk for p in self.probes(c)})
-            found = next((c for c in chunk if parting.covers(self.strict(c, answers)[0])), None)
+            found = self._first_same_fault(parting, [c for c in chunk if parting.covers(self.strict(c, answers)[0])])
             if found is not None:
                 return found
         return None
+
+    def _first_same_fault(self, parting: Parting, candidates: list[bytes]) -> bytes | None:
+        """The first candidate that shows the fault of the class (of one grammar position)."""
+        representative = self.representatives.get(parting)
+        if representative is None or not candidates:
+            return candidates[0] if candidates else None
+        same = self.same_fault(parting, representative, candidates)
+        return next((c for c, alike in zip(candidates, same, strict=True) if alike), None)
 
     def _candidates(self, data: bytes, parting: Parting):
         yield from _deletions(data)

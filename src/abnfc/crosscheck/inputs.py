@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import product as cartesian
 
 from ..automata.dfa import Dfa
-from ..automata.product import completions
+from ..automata.product import access_words, completions
 from ..errors import AbnfError
 
 MAX_EXHAUSTIVE = 3  # 16.8 M strings; 4 bytes would be 4.3 G
@@ -88,6 +88,29 @@ def _all_strings(max_length: int) -> Iterator[bytes]:
 
 def _count_upto(length: int) -> int:
     return sum(256 ** n for n in range(length + 1))
+
+
+MAX_EVERY_BYTE = 200_000  # inputs of the every-byte part; beyond it, only the small classes whole
+SMALL_CLASS = 16  # bytes
+
+
+def every_byte(dfa: Dfa) -> list[bytes]:
+    """After the shortest way into each live state, every byte followed by the shortest way to
+    accept from where it leads: a fault inside a byte class (a validator that refuses only E5 of
+    %xE1-EC) is found, where the vectors try only a class's boundaries.  Above
+    :data:`MAX_EVERY_BYTE` inputs, every byte of the classes of at most :data:`SMALL_CLASS`
+    bytes only."""
+    access, completion = access_words(dfa), completions(dfa)
+    live = sorted((state for state in access if state in completion), key=lambda s: (len(access[s]), access[s]))
+    small = [byte for ranges in dfa.classes if sum(hi - lo + 1 for lo, hi in ranges) <= SMALL_CLASS
+             for lo, hi in ranges for byte in range(lo, hi + 1)]
+    tried = range(256) if len(live) * 256 <= MAX_EVERY_BYTE else sorted(small)
+    found = []
+    for state in live:
+        row = dfa.transitions[state]
+        for byte in tried:
+            found.append(access[state] + bytes([byte]) + completion.get(row[dfa.byte_class[byte]], b""))
+    return found
 
 
 def sampled(length: int, count: int, rng: random.Random) -> list[bytes]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..charset import format_abnf, from_bytes
 from .disagreements import Classifier, InterpreterClassifier, Parting
-from .inputs import InputStream, Part, all_strings, random_strings, sampled
+from .inputs import InputStream, Part, all_strings, every_byte, random_strings, sampled
 from .language import Language
 from .programs import Fault, Runner
 from .provenance import NoProvenance, hex_text
@@ -36,12 +36,14 @@ class Amounts:
     random: int
     seed: int = 0
     extra_states: int = 0
+    every_byte: bool = True  # every byte after the shortest way into each state (regular grammars)
 
 
 # Defaults per way of running: one process per input is slow, so it gets fewer inputs.
 DEFAULTS = {"hex-lines": Amounts(2, 65_536, 10_000), "python": Amounts(2, 65_536, 10_000),
-            "exit": Amounts(1, 0, 200)}
+            "exit": Amounts(1, 0, 200, every_byte=False)}
 MAX_KEPT = 200_000  # disagreements kept for classifying; the others are only counted
+MAX_ACCEPTED = 20_000  # valid inputs the implementation accepts, kept for their endings (the probes')
 # Shrinking: candidates asked at once, and at most per class.
 SHRINKING = {"hex-lines": (4096, 100_000), "python": (4096, 100_000), "exit": (32, 400)}
 
@@ -98,6 +100,8 @@ def _vectors(language: Language, extra_states: int) -> list[bytes]:
 def _inputs(language: Language, others: list[Language], amounts: Amounts) -> InputStream:
     exhaustive, sample, count, seed = amounts.exhaustive, amounts.sample, amounts.random, amounts.seed
     parts = [Part("vectors", _vectors(language, amounts.extra_states))]
+    if language.exact and amounts.every_byte:
+        parts.append(Part("every byte after the shortest way into each state", every_byte(language.minimal)))
     if others:
         parts.append(Part("vectors of the --against grammars", [d for other in others for d in _vectors(other, 0)]))
     parts.append(Part(f"strings of up to {exhaustive} {'byte' if exhaustive == 1 else 'bytes'}",
@@ -116,6 +120,7 @@ class _Tally:
     """What a run over all the inputs leaves for the report."""
 
     disagreements: list[tuple[bytes, bool]] = field(default_factory=list)  # (input, grammar's verdict)
+    accepted: list[bytes] = field(default_factory=list)  # valid inputs the implementation accepts
     count: int = 0
     against: list[int] = field(default_factory=list)  # disagreements with each --against grammar
 
@@ -149,6 +154,8 @@ def _run_all(language: Language, others: list[Language], stream: InputStream, ru
                 tally.count += 1
                 if len(tally.disagreements) < MAX_KEPT:
                     tally.disagreements.append((data, valid))
+            elif valid and len(tally.accepted) < MAX_ACCEPTED:
+                tally.accepted.append(data)
         for index, other in enumerate(others):
             tally.against[index] += sum(a != b for a, b in zip(other.verdicts(batch), got, strict=True))
     return tally
@@ -158,7 +165,7 @@ def _compare(language: Language, others: list[Language], kind: str, tally: _Tall
              stream: InputStream, label: str) -> Result:
     chunk, budget = SHRINKING[kind]
     if language.exact:
-        classifier = Classifier(language.minimal, language.accepts, query, chunk, budget)
+        classifier = Classifier(language.minimal, language.accepts, query, chunk, budget, tally.accepted)
     else:
         classifier = InterpreterClassifier(language.resolved, language.minimal, query, chunk, budget)
     kept = tally.disagreements
@@ -168,7 +175,7 @@ def _compare(language: Language, others: list[Language], kind: str, tally: _Tall
         witness = classifier.shrink(min(members, key=lambda d: (len(d), d)), parting)
         found.append(DisagreementClass(parting, witness, len(members),
                                        _explain(language, classifier, parting, witness),
-                                       _seen(classifier, parting)))
+                                       _seen(classifier, parting, witness)))
     found.sort(key=lambda c: (len(c.witness), c.witness))
     against = tuple(sorted(((other.path, count) for other, count in zip(others, tally.against, strict=True)),
                            key=lambda item: (item[1], item[0]))) if tally.count else ()
@@ -192,14 +199,31 @@ def _explain(language: Language, classifier: Classifier, parting: Parting, witne
     return f"implementation accepts {shown}; the grammar requires {requirement}"
 
 
-def _seen(classifier: Classifier, parting: Parting) -> str:
-    """The bytes of the parting range that the implementation accepts where the grammar stops,
-    each tried once: the shortest way into the state, the byte, and a lookalike's ending."""
+def _seen(classifier: Classifier, parting: Parting, witness: bytes) -> str:
+    """The bytes of the parting range that the implementation gets wrong, each tried once:
+    where the grammar stops, after the shortest way into the state with a lookalike's ending;
+    where the grammar goes on, after the witness's own beginning with the grammar's completion
+    (a validator that refuses E5 and E9 of %xE1-EC is seen to refuse those two)."""
+    if parting.lo is None or parting.hi is None:
+        return ""
+    if not parting.implementation_accepts:
+        return _seen_rejected(classifier, parting, witness)
     prefix = classifier.access.get(parting.state)
-    if not parting.implementation_accepts or parting.lo is None or parting.hi is None or prefix is None:
+    if prefix is None:
         return ""
     tries = {byte: prefix + bytes([byte]) + classifier.ending(parting.state, byte)
              for byte in range(parting.lo, parting.hi + 1)}
     answers = dict(zip(tries, classifier.query(list(tries.values())), strict=True))
     accepted = [byte for byte, data in tries.items() if answers[byte] and not classifier.accepts(data)]
     return f"it accepts {format_abnf(from_bytes(accepted))} there" if accepted else ""
+
+
+def _seen_rejected(classifier: Classifier, parting: Parting, witness: bytes) -> str:
+    head, _ = classifier.cut(witness, parting)
+    if head is None or parting.lo is None or parting.hi is None:
+        return ""
+    tries = {byte: head + bytes([byte]) + classifier.ending(parting.state, byte)
+             for byte in range(parting.lo, parting.hi + 1)}
+    answers = dict(zip(tries, classifier.query(list(tries.values())), strict=True))
+    rejected = [byte for byte, data in tries.items() if not answers[byte] and classifier.accepts(data)]
+    return f"it rejects {format_abnf(from_bytes(rejected))} there" if rejected else ""
