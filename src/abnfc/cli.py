@@ -23,20 +23,54 @@ from collections.abc import Iterator
 from types import FrameType
 from typing import NoReturn
 
+from . import i18n
 from .commands import COMMANDS, command
+from .i18n import N_, _
 from .version import __version__
 
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
-DESCRIPTION = ("Compile ABNF grammars (RFC 5234, RFC 7405) to minimal DFAs and validators in Python, C "
+DESCRIPTION = N_("Compile ABNF grammars (RFC 5234, RFC 7405) to minimal DFAs and validators in Python, C "
                "and JavaScript, or match inputs against any grammar.")
+
+EXAMPLE_HEADINGS = (N_("examples:"), N_("example:"))  # the first line of each command's EXAMPLE
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        return _main(sys.argv[1:] if argv is None else argv)
+        with _speaking(_locale_of(argv)):
+            return _main(argv)
     except KeyboardInterrupt:  # while the parser was being built (it imports the backends)
         return EXIT_INTERRUPTED
+
+
+def _locale_of(argv: list[str]) -> str:
+    """The locale of the run: ``--locale`` where a command takes it, else the environment's;
+    English where ``--locale`` names none abnfc has (the command then says so)."""
+    explicit = None
+    for index, word in enumerate(argv):
+        if word == "--locale" and index + 1 < len(argv):
+            explicit = argv[index + 1]
+        elif word.startswith("--locale="):
+            explicit = word.split("=", 1)[1]
+    try:
+        return i18n.choose(explicit)
+    except ValueError:
+        return i18n.ENGLISH
+
+
+@contextlib.contextmanager
+def _speaking(locale: str) -> Iterator[None]:
+    """The run's messages in ``locale``: abnfc's own, and argparse's (through its ``_``)."""
+    previous = argparse._, argparse.ngettext  # type: ignore[attr-defined]
+    i18n.use(locale)
+    argparse._, argparse.ngettext = i18n._, i18n.ngettext  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = previous  # type: ignore[attr-defined]
+        i18n.use(i18n.ENGLISH)
 
 
 def _main(argv: list[str]) -> int:
@@ -51,8 +85,10 @@ def _main(argv: list[str]) -> int:
         return EXIT_ERROR
     if argv[where] not in COMMANDS:
         close = difflib.get_close_matches(argv[where], COMMANDS, n=1)
-        hint = f"; did you mean {close[0]}?" if close else f"; choose from {', '.join(COMMANDS)}"
-        top.error(f"unknown command {argv[where]!r}{hint}")
+        if close:
+            top.error(_("unknown command {name!r}; did you mean {close}?").format(name=argv[where], close=close[0]))
+        top.error(_("unknown command {name!r}; choose from {names}").format(name=argv[where],
+                                                                            names=", ".join(COMMANDS)))
     from .commands.writing import signals_deferred  # not needed for --version or the command list
 
     parser = command_parser(argv[where])
@@ -64,26 +100,35 @@ def _main(argv: list[str]) -> int:
 
 
 def _top_parser(listed: bool) -> argparse.ArgumentParser:
-    listing = "".join(f"  {name:<11} {command(name).HELP}\n" for name in COMMANDS) if listed else ""
+    listing = "".join(f"  {name:<11} {_(command(name).HELP)}\n" for name in COMMANDS) if listed else ""
     parser = argparse.ArgumentParser(
-        prog="abnfc", description=DESCRIPTION, usage="abnfc [--version] [--debug] COMMAND ...",
-        epilog=f"commands:\n{listing}\nrun 'abnfc COMMAND --help' for each command's options and an example",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        prog="abnfc", description=_(DESCRIPTION), usage="abnfc [--version] [--debug] COMMAND ...",
+        epilog=_("commands:\n{listing}\nrun 'abnfc COMMAND --help' for each command's options and an "
+                 "example").format(listing=listing),
+        formatter_class=_Formatter)
     parser.add_argument("--version", action="version", version=f"abnfc {__version__}")
-    parser.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
+    parser.add_argument("--debug", action="store_true", help=N_("show Python tracebacks on errors"))
     return parser
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Help in the run's language: each option's help is a message of the catalogs."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        return _(action.help) if action.help else action.help
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse, with a suggestion for a mistyped option (``--langs``: did you mean ``--lang``?)."""
 
     def error(self, message: str) -> NoReturn:
-        unknown = message.removeprefix("unrecognized arguments: ") if message.startswith("unrecognized") else ""
+        before, _unused, _after = _("unrecognized arguments: %s").partition("%s")
+        unknown = message.removeprefix(before) if message.startswith(before) else ""
         options = [option for action in self._actions for option in action.option_strings]
         for word in unknown.split():
             close = difflib.get_close_matches(word.split("=")[0], options, n=1, cutoff=0.6)
             if word.startswith("--") and close:
-                message += f"; did you mean {close[0]}?"
+                message += _("; did you mean {option}?").format(option=close[0])
                 break
         super().error(message)
 
@@ -91,10 +136,11 @@ class _Parser(argparse.ArgumentParser):
 def command_parser(name: str) -> argparse.ArgumentParser:
     """The parser of command ``name``, with the options every command takes."""
     module = command(name)
-    parser = _Parser(prog=f"abnfc {name}", description=module.HELP, epilog=module.EXAMPLE,
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    heading, _newline, commands = module.EXAMPLE.partition("\n")  # the commands are not translated
+    parser = _Parser(prog=f"abnfc {name}", description=_(module.HELP), epilog=f"{_(heading)}\n{commands}",
+                     formatter_class=_Formatter)
     parser.set_defaults(run=module.run)
-    parser.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
+    parser.add_argument("--debug", action="store_true", help=N_("show Python tracebacks on errors"))
     module.add_arguments(parser)
     return parser
 

@@ -27,7 +27,7 @@ from .charset import Ranges, byte_text, format_readable, intersect, normalize
 from .errors import AbnfError, LimitError, printable
 from .frontend.encoding import UTF8, code_points, format_code_points, led_by
 from .frontend.resolve import ResolvedGrammar
-from .i18n import plural
+from .i18n import Translate, _, ngettext
 from .interpret import DEFAULT_MAX_WORK, Recognizer
 from .pipeline import Compilation, load_validators
 
@@ -67,20 +67,23 @@ class Outcome:
         return self.offset is None
 
     def report(self) -> str:
+        """The verdict as ``abnfc check`` prints it, in the command line's language."""
         if self.offset is None:
-            return f"{self.name}: valid ({plural(self.size, 'byte')})"
+            return ngettext("{name}: valid ({count} byte)", "{name}: valid ({count} bytes)", self.size).format(
+                name=self.name, count=self.size)
         if self.offset == self.size:
-            what = "unexpected end of input"
+            what = _("unexpected end of input")
         else:
             what = self._unexpected()
         if self.code_points:
             shown, describe = self.code_points, format_code_points
         else:
             shown, describe = self.expected, format_readable
-        everything = normalize(r for ranges, _ in shown for r in ranges)
-        expected = f"; expected {describe(everything)}" if shown else ""
-        return "\n".join([f"{self.name}: invalid at offset {self.offset}: {what}{expected}",
-                          f"  {self._hexdump()}", *self._rule_lines(shown, describe)])
+        everything = normalize(r for ranges, _unused in shown for r in ranges)
+        expected = _("; expected {ranges}").format(ranges=describe(everything)) if shown else ""
+        return "\n".join([_("{name}: invalid at offset {offset}: {what}").format(
+            name=self.name, offset=self.offset, what=what) + expected,
+                          f"  {self.hexdump()}", *self._rule_lines(shown, describe)])
 
     def _unexpected(self) -> str:
         at = self.offset - self.context_start if self.offset is not None else 0
@@ -92,28 +95,29 @@ class Outcome:
                     continue
                 if len(char) == 1:
                     shown = f" {printable(repr(char))}" if char.isprintable() else ""
-                    return f"unexpected U+{ord(char):04X}{shown}"
-        return f"unexpected byte {byte_text(self.context[at])}"
+                    return _("unexpected {character}").format(character=f"U+{ord(char):04X}{shown}")
+        return _("unexpected byte {byte}").format(byte=byte_text(self.context[at]))
 
     @staticmethod
     def _rule_lines(shown: Expected, describe) -> list[str]:
-        lines = [f"  rule {rule} expects {describe(ranges)}" for ranges, rule in shown[:MAX_RULES_SHOWN]]
+        lines = ["  " + _("rule {rule} expects {ranges}").format(rule=rule, ranges=describe(ranges))
+                 for ranges, rule in shown[:MAX_RULES_SHOWN]]
         if len(shown) > MAX_RULES_SHOWN:
-            lines.append(f"  and {len(shown) - MAX_RULES_SHOWN} more rules")
+            more = len(shown) - MAX_RULES_SHOWN
+            lines.append("  " + ngettext("and {count} more rule", "and {count} more rules", more).format(count=more))
         return lines
 
-    def hexdump(self) -> str:
-        """``bytes from offset 0: 61 62 63 ed [a0] 80``: the bytes around the error."""
-        return self._hexdump()
-
-    def _hexdump(self) -> str:
+    def hexdump(self, translate: Translate | None = None) -> str:
+        """``bytes from offset 0: 61 62 63 ed [a0] 80``: the bytes around the error, in the
+        language of ``translate`` (default: the command line's)."""
         cells = []
         for index, byte in enumerate(self.context):
             cell = f"{byte:02x}"
             cells.append(f"[{cell}]" if self.context_start + index == self.offset else cell)
         if self.offset == self.size:
             cells.append("[end]")
-        return f"bytes from offset {self.context_start}: " + " ".join(cells)
+        words = (translate or _)("bytes from offset {offset}:").format(offset=self.context_start)
+        return words + " " + " ".join(cells)
 
 
 class Session(Protocol):

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Self
 
+from .i18n import N_, _
+
 QUOTED_COLUMNS = 100  # the most of a source line a diagnostic quotes
 SHOWN_PER_KIND = 10  # diagnostics of one kind shown before the rest are counted
 
@@ -56,6 +58,9 @@ class Span:
         return f"{self.source.name}:{self.line}:{self.column}"
 
 
+SEVERITIES = {"error": N_("error"), "warning": N_("warning"), "note": N_("note")}
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     message: str
@@ -66,10 +71,10 @@ class Diagnostic:
 
     def format(self) -> str:
         where = f"{self.span.location()}: " if self.span else ""
-        parts = [f"{where}{self.severity}: {self.message}"]
+        parts = [f"{where}{_(SEVERITIES.get(self.severity, self.severity))}: {self.message}"]
         if self.span:
             parts.extend(_caret_lines(self.span))
-        parts.extend(f"  note: {note}" for note in self.notes)
+        parts.extend(f"  {_('note')}: {note}" for note in self.notes)
         return "\n".join(parts)
 
 

@@ -11,6 +11,12 @@ The locale comes from an explicit choice (``--locale``) or, for text printed to 
 the environment in gettext's order: ``LANGUAGE`` (a colon-separated list), ``LC_ALL``,
 ``LC_MESSAGES``, ``LANG``.  Generated files never look at the environment, so they are the same
 on every machine.  Grammar text, rule names and byte values are never translated.
+
+The command line's own words (its help, argparse's messages, errors in the grammar and about
+the files named) go through :func:`_` and :func:`ngettext`, which speak the locale the command
+line chose with :func:`use` for the run, and English to every other caller of the library.
+argparse's messages are in the catalogs too (:data:`ARGPARSE_MESSAGES`): argparse translates
+them through a ``_`` of its own, which the command line points at :func:`_`.
 """
 from __future__ import annotations
 
@@ -94,6 +100,41 @@ def translate_all(locale: str, messages: Iterable[str]) -> dict[str, str]:
     return {message: _(message) for message in messages}
 
 
-def plural(count: int, noun: str) -> str:
-    """``1 rule``, ``2 rules``."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+_current: gettext.NullTranslations = gettext.NullTranslations()  # English until the command line chooses
+
+
+def use(locale: str) -> None:
+    """The locale of :func:`_` and :func:`ngettext` from here on (the command line's choice)."""
+    global _current
+    _current = translation(locale)
+
+
+def _(message: str) -> str:
+    """``message`` in the locale :func:`use` chose (English by default)."""
+    return _current.gettext(message)
+
+
+def ngettext(singular: str, plural: str, count: int) -> str:
+    """The form of ``singular``/``plural`` for ``count`` in the chosen locale's plural rules."""
+    return _current.ngettext(singular, plural, count)
+
+
+def current_locale_translate() -> Translate:
+    """The translating function of the locale :func:`use` chose."""
+    return _current.gettext
+
+
+# argparse's messages that a user of abnfc can see, as argparse writes them (Python 3.11-3.13),
+# so that the catalogs translate them too.
+ARGPARSE_MESSAGES = (
+    N_("usage: "), N_("positional arguments"), N_("options"), N_("show this help message and exit"),
+    N_("show program's version number and exit"), N_("argument %(argument_name)s: %(message)s"),
+    N_("unrecognized arguments: %s"), N_("not allowed with argument %s"), N_("ignored explicit argument %r"),
+    N_("the following arguments are required: %s"), N_("one of the arguments %s is required"),
+    N_("expected one argument"), N_("expected at most one argument"), N_("expected at least one argument"),
+    N_("ambiguous option: %(option)s could match %(matches)s"), N_("invalid %(type)s value: %(value)r"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"), N_("%(prog)s: error: %(message)s\n"),
+    N_("can't open '%(filename)s': %(error)s"),
+)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..i18n import N_, _
 from . import options
 
 NAME = "check"
-HELP = "validate input files against a grammar"
+HELP = N_("validate input files against a grammar")
 EXAMPLE = ("examples:\n  abnfc check grammars/utf8.abnf README.md\n"
            "  printf 'caf\\xc3\\xa9' | abnfc check grammars/utf8.abnf -\n"
            "  abnfc check grammars/email.abnf --engine interpreter addresses.txt")
@@ -16,11 +17,11 @@ EXAMPLE = ("examples:\n  abnfc check grammars/utf8.abnf README.md\n"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_grammar(parser)
-    parser.add_argument("inputs", nargs="*", metavar="FILE", help="files to check; - for standard input "
-                        "(the default when it is not a terminal)")
+    parser.add_argument("inputs", nargs="*", metavar="FILE", help=N_("files to check; - for standard input "
+                        "(the default when it is not a terminal)"))
     parser.add_argument("--engine", choices=("auto", "dfa", "interpreter"), default="auto",
-                        help="auto (default): the DFA when the grammar is regular, else the interpreter")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print only invalid inputs")
+                        help=N_("auto (default): the DFA when the grammar is regular, else the interpreter"))
+    parser.add_argument("-q", "--quiet", action="store_true", help=N_("print only invalid inputs"))
     options.add_limits(parser)
 
 
@@ -28,8 +29,8 @@ def run(args: argparse.Namespace) -> int:
     from ..engines import choose_engine
 
     if not args.inputs and sys.stdin is not None and sys.stdin.isatty():
-        print("abnfc check: no input files, and standard input is a terminal; give files, or "
-              "'-' to read standard input (run 'abnfc check --help')", file=sys.stderr)
+        print(_("abnfc check: no input files, and standard input is a terminal; give files, or "
+                "'-' to read standard input (run 'abnfc check --help')"), file=sys.stderr)
         return 2
     engine = choose_engine(options.compilation(args), args.engine)
     status = 0
@@ -48,13 +49,13 @@ def _check_one(engine, name: str, quiet: bool) -> int:
     try:
         if name == "-":
             if sys.stdin is None:
-                raise AbnfError.at(None, "cannot read <stdin>: it is closed")
+                raise AbnfError.at(None, _("cannot read <stdin>: it is closed"))
             outcome = check_stream(engine, sys.stdin.buffer, shown)
         else:
             with open(name, "rb") as stream:
                 outcome = check_stream(engine, stream, shown)
     except OSError as error:
-        print(f"abnfc: cannot read {name}: {error.strerror}", file=sys.stderr)
+        print(_("abnfc: cannot read {name}: {reason}").format(name=name, reason=error.strerror), file=sys.stderr)
         return 2
     except WorkLimitError as error:  # this input is too much for the grammar; go on with the next
         print(f"{shown}: {error.diagnostics[0].format()}", file=sys.stderr)

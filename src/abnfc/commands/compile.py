@@ -13,26 +13,26 @@ import sys
 from pathlib import Path
 
 from .. import backends
-from ..i18n import plural
+from ..i18n import N_, _, ngettext
 from . import options
 
 NAME = "compile"
-HELP = "generate validators from a grammar"
+HELP = N_("generate validators from a grammar")
 EXAMPLE = ("example:\n  abnfc compile grammars/utf8.abnf --out generated\n"
            "  abnfc compile grammars/utf8.abnf --out generated --check   # exit 1 if stale")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_grammar(parser)
-    parser.add_argument("--out", default=".", metavar="DIR", help="output folder (default: .)")
+    parser.add_argument("--out", default=".", metavar="DIR", help=N_("output folder (default: .)"))
     parser.add_argument("--lang", type=_languages, default=list(backends.DEFAULT_LANGUAGES), metavar="LANGS",
-                        help=f"comma-separated languages, from {', '.join(backends.names())} "
-                             f"(default: {','.join(backends.DEFAULT_LANGUAGES)})")
-    parser.add_argument("--prefix", metavar="NAME", help="name of the generated files and C "
+                        help=_("comma-separated languages, from {names} (default: {default})").format(
+                            names=", ".join(backends.names()), default=",".join(backends.DEFAULT_LANGUAGES)))
+    parser.add_argument("--prefix", metavar="NAME", help=N_("name of the generated files and C "
                         "identifiers (default: the grammar file's stem, with g_ in front where a "
-                        "language cannot take it)")
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 listing every "
-                        "stale or missing file")
+                        "language cannot take it)"))
+    parser.add_argument("--check", action="store_true", help=N_("write nothing; exit 1 listing every "
+                        "stale or missing file"))
     for language in backends.loadable():  # one that cannot load says why when --lang names it
         for option in backends.get(language).options:
             parser.add_argument(f"--{language}-{option.name}", *option.aliases,
@@ -54,9 +54,10 @@ def run(args: argparse.Namespace) -> int:
     if args.check:
         stale = stale_files(files, args.out)
         for name in stale:
-            print(f"stale or missing: {os.path.join(args.out, name)}", file=sys.stderr)
+            print(_("stale or missing: {path}").format(path=os.path.join(args.out, name)), file=sys.stderr)
         if not stale:
-            print(f"{args.out}: up to date ({plural(len(files), 'file')})")
+            print(ngettext("{folder}: up to date ({count} file)", "{folder}: up to date ({count} files)",
+                           len(files)).format(folder=args.out, count=len(files)))
         return 1 if stale else 0
     write_and_say(files, args.out)
     return 0
@@ -66,8 +67,8 @@ def _languages(text: str) -> list[str]:
     languages = [part.strip() for part in text.split(",") if part.strip()]
     unknown = [lang for lang in languages if lang not in backends.names()]
     if unknown or not languages:
-        raise argparse.ArgumentTypeError(f"unknown language {', '.join(unknown) or text!r}; "
-                                         f"choose from {', '.join(backends.names())}")
+        raise argparse.ArgumentTypeError(_("unknown language {language}; choose from {names}").format(
+            language=", ".join(unknown) or repr(text), names=", ".join(backends.names())))
     return languages
 
 
@@ -79,12 +80,13 @@ def _check_prefix(args: argparse.Namespace) -> None:
 
     if args.prefix is None:
         if args.grammar == "-":
-            raise AbnfError.at(None, "give --prefix NAME: a grammar read from standard input has no file "
-                                     "name to name the generated files after")
+            raise AbnfError.at(None, _("give --prefix NAME: a grammar read from standard input has no file "
+                                       "name to name the generated files after"))
         return
     problem = prefix_problem(args.prefix, args.lang)
     if problem:
-        raise AbnfError.at(None, f"--prefix {args.prefix!r} cannot name the generated files: {problem}")
+        raise AbnfError.at(None, _("--prefix {prefix!r} cannot name the generated files: {problem}").format(
+            prefix=args.prefix, problem=problem))
 
 
 def _option_dest(language: str, name: str) -> str:

@@ -11,6 +11,7 @@ import shlex
 import sys
 from typing import TYPE_CHECKING
 
+from ..i18n import N_, _
 from . import options
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from ..crosscheck.session import Progress
 
 NAME = "crosscheck"
-HELP = "run another implementation over many inputs and report where it disagrees with the grammar"
+HELP = N_("run another implementation over many inputs and report where it disagrees with the grammar")
 EXAMPLE = ("examples:\n  abnfc crosscheck grammars/utf8.abnf --cmd 'python3 examples/cpython_decode.py'\n"
            "  abnfc crosscheck grammars/utf8.abnf --python examples/cpython_decode.py:accepts\n"
            "  abnfc crosscheck grammars/utf8.abnf --cmd './validate {}' --protocol exit\n"
@@ -28,32 +29,32 @@ EXAMPLE = ("examples:\n  abnfc crosscheck grammars/utf8.abnf --cmd 'python3 exam
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_grammar(parser)
     target = parser.add_mutually_exclusive_group(required=True)
-    target.add_argument("--cmd", metavar="'PROGRAM ARGS'", help="the program to check (split as a "
-                        "shell would, but run without a shell)")
-    target.add_argument("--python", metavar="MODULE:FUNCTION", help="a Python function to call on "
+    target.add_argument("--cmd", metavar="'PROGRAM ARGS'", help=N_("the program to check (split as a "
+                        "shell would, but run without a shell)"))
+    target.add_argument("--python", metavar="MODULE:FUNCTION", help=N_("a Python function to call on "
                         "each input (FILE.py:FUNCTION also works); it returns a truth value, or "
-                        "raises to reject")
-    parser.add_argument("--protocol", choices=("hex-lines", "exit"), help="hex-lines (default): one "
+                        "raises to reject"))
+    parser.add_argument("--protocol", choices=("hex-lines", "exit"), help=N_("hex-lines (default): one "
                         "process reads hex lines and prints 1/0, true/false or valid/invalid per "
                         "line; exit: one process per input, on stdin or in the file named by {}, "
-                        "exit status 0 means accepted")
-    parser.add_argument("--exhaustive", type=options.nonnegative, metavar="N", help="try every string of up "
-                        "to N bytes (default 2; 1 with --protocol exit)")
-    parser.add_argument("--sample", type=options.nonnegative, metavar="N", help="and N random strings one byte "
-                        "longer (default 65536; 0 with --protocol exit)")
-    parser.add_argument("--random", type=options.nonnegative, metavar="N", help="and N strings generated from "
+                        "exit status 0 means accepted"))
+    parser.add_argument("--exhaustive", type=options.nonnegative, metavar="N", help=N_("try every string of up "
+                        "to N bytes (default 2; 1 with --protocol exit)"))
+    parser.add_argument("--sample", type=options.nonnegative, metavar="N", help=N_("and N random strings one byte "
+                        "longer (default 65536; 0 with --protocol exit)"))
+    parser.add_argument("--random", type=options.nonnegative, metavar="N", help=N_("and N strings generated from "
                         "the grammar, every second one a near-miss (default 10000; 200 with "
-                        "--protocol exit)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+                        "--protocol exit)"))
+    parser.add_argument("--seed", type=int, default=0, help=N_("seed of the random inputs (default 0)"))
     parser.add_argument("--extra-states", type=options.nonnegative, default=0, metavar="K",
-                        help="the vectors tried first detect every wrong DFA with up to K more states")
+                        help=N_("the vectors tried first detect every wrong DFA with up to K more states"))
     parser.add_argument("--timeout", type=options.positive_seconds, default=10.0, metavar="SECONDS",
-                        help="how long the program may take to show progress (default 10)")
+                        help=N_("how long the program may take to show progress (default 10)"))
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--against", nargs="+", default=[], metavar="FILE",
-                        help="other grammars: say which one the implementation agrees with")
-    parser.add_argument("--progress", action="store_true", help="report progress on standard error "
-                        "(the default when it is a terminal)")
+                        help=N_("other grammars: say which one the implementation agrees with"))
+    parser.add_argument("--progress", action="store_true", help=N_("report progress on standard error "
+                        "(the default when it is a terminal)"))
     options.add_exploration(parser)
     options.add_limits(parser)
 
@@ -84,14 +85,15 @@ def _runner(args: argparse.Namespace, progress: Progress) -> tuple[Runner, str]:
 
     if args.python:
         if args.protocol:
-            raise AbnfError.at(None, "--protocol applies to --cmd programs, not to --python functions")
+            raise AbnfError.at(None, _("--protocol applies to --cmd programs, not to --python functions"))
         return PythonFunction(args.python, args.timeout, progress), "python"
     try:
         argv = shlex.split(args.cmd)
     except ValueError as error:
-        raise AbnfError.at(None, f"cannot split --cmd {args.cmd!r}: {error}") from None
+        raise AbnfError.at(None, _("cannot split --cmd {command!r}: {error}").format(command=args.cmd,
+                                                                                     error=error)) from None
     if not argv:
-        raise AbnfError.at(None, "--cmd is empty")
+        raise AbnfError.at(None, _("--cmd is empty"))
     protocol = args.protocol or "hex-lines"
     if protocol == "exit":
         return ExitStatus(argv, args.timeout, progress), protocol

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..i18n import N_
 from . import options
 
 NAME = "dfa"
-HELP = "print a grammar's minimal DFA"
+HELP = N_("print a grammar's minimal DFA")
 EXAMPLE = ("examples:\n  abnfc dfa grammars/utf8.abnf --format json\n"
            "  abnfc dfa grammars/utf8.abnf --format svg > utf8-dfa.svg   # needs Graphviz")
 
@@ -16,11 +17,11 @@ EXAMPLE = ("examples:\n  abnfc dfa grammars/utf8.abnf --format json\n"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_grammar(parser)
     parser.add_argument("--format", choices=("text", "json", "dot", "svg"), default="text",
-                        help="text (default), json, dot (Graphviz DOT) or svg (drawn by Graphviz's dot)")
-    parser.add_argument("--show-dead", action="store_true", help="dot and svg: draw the dead state "
-                        "and the edges into it")
+                        help=N_("text (default), json, dot (Graphviz DOT) or svg (drawn by Graphviz's dot)"))
+    parser.add_argument("--show-dead", action="store_true", help=N_("dot and svg: draw the dead state "
+                        "and the edges into it"))
     parser.add_argument("--no-minimize", dest="minimal", action="store_false",
-                        help="print the DFA from subset construction, before minimization")
+                        help=N_("print the DFA from subset construction, before minimization"))
     options.add_limits(parser)
 
 

@@ -13,6 +13,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..i18n import N_
 from . import options
 
 if TYPE_CHECKING:
@@ -21,19 +22,19 @@ if TYPE_CHECKING:
     from ..crosscheck.language import Language
 
 NAME = "diff"
-HELP = "compare the languages of two grammars"
+HELP = N_("compare the languages of two grammars")
 EXAMPLE = ("examples:\n  abnfc diff grammars/utf8.abnf grammars/variants/wtf8.abnf\n"
            "  abnfc diff a.abnf b.abnf --start-b other-rule --count-to 4")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_grammar(parser, "GRAMMAR_A")
-    parser.add_argument("other", metavar="GRAMMAR_B", help="the grammar to compare with")
-    parser.add_argument("--start-b", metavar="RULE", help="start rule of GRAMMAR_B (default: its first)")
+    parser.add_argument("other", metavar="GRAMMAR_B", help=N_("the grammar to compare with"))
+    parser.add_argument("--start-b", metavar="RULE", help=N_("start rule of GRAMMAR_B (default: its first)"))
     parser.add_argument("--count-to", type=options.nonnegative, default=6, metavar="N",
-                        help="count the inputs only one side accepts for each length up to N (default 6)")
+                        help=N_("count the inputs only one side accepts for each length up to N (default 6)"))
     parser.add_argument("--max-shown", type=options.positive, default=8, metavar="N",
-                        help="differences listed on each side (default 8)")
+                        help=N_("differences listed on each side (default 8)"))
     options.add_exploration(parser)
     options.add_limits(parser)
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..i18n import N_
 from . import options
 
 NAME = "explain"
-HELP = "show how a grammar derives an input, or where and why it rejects it"
+HELP = N_("show how a grammar derives an input, or where and why it rejects it")
 EXAMPLE = ("examples:\n  printf 'a\\xc3\\xa4' | abnfc explain grammars/utf8.abnf -\n"
            "  printf 'abc\\xed\\xa0\\x80' | abnfc explain grammars/utf8.abnf - --steps\n"
            "  abnfc explain grammars/uri.abnf link.txt --format json")
@@ -24,14 +25,14 @@ DEFAULT_MAX_NODES = 100
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_grammar(parser)
     parser.add_argument("input", nargs="?", default="-", metavar="FILE",
-                        help="the input to explain; - (the default) for standard input")
+                        help=N_("the input to explain; - (the default) for standard input"))
     parser.add_argument("--steps", action="store_true",
-                        help="also show the automaton's steps, one line per byte (regular grammars)")
+                        help=N_("also show the automaton's steps, one line per byte (regular grammars)"))
     parser.add_argument("--format", choices=("text", "json"), default="text")
-    options.add_locale(parser, "the explanation; grammar text, rule names and bytes stay as written")
+    options.add_locale(parser, N_("the explanation; grammar text, rule names and bytes stay as written"))
     parser.add_argument("--max-nodes", type=options.nonnegative, default=DEFAULT_MAX_NODES, metavar="N",
-                        help="tree lines shown before the middle of a long tree is left out "
-                             "(default %(default)s; 0: all)")
+                        help=N_("tree lines shown before the middle of a long tree is left out "
+                             "(default %(default)s; 0: all)"))
     options.add_limits(parser, max_work=EXPLAIN_MAX_WORK)
 
 

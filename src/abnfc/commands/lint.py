@@ -3,16 +3,19 @@ from __future__ import annotations
 
 import argparse
 
-from ..i18n import plural
+from ..i18n import N_, _, ngettext
 from . import options
 
 NAME = "lint"
-HELP = "parse and check a grammar without compiling it"
+HELP = N_("parse and check a grammar without compiling it")
 EXAMPLE = "examples:\n  abnfc lint grammars/uri.abnf\n  printf 'r = \"a\" r / \"b\"\\n' | abnfc lint -"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_grammar(parser)
+
+
+RECURSION_KINDS = (N_("right-linear"), N_("left-linear"))  # as frontend.recursion names them
 
 
 def run(args: argparse.Namespace) -> int:
@@ -23,10 +26,14 @@ def run(args: argparse.Namespace) -> int:
     print_diagnostics(resolved.warnings)
     imports = tuple(Diagnostic(text, None, "note") for text in _import_notes(resolved.supplied))
     print_diagnostics(resolved.notes + imports)
-    imported = f" (and {len(resolved.supplied)} imported)" if resolved.supplied else ""
-    print(f"{compilation.grammar.path}: {plural(len(compilation.grammar.ast.rules), 'rule')}{imported}, start rule "
-          f"{resolved.start_name}, encoding {resolved.encoding}, "
-          f"{plural(len(resolved.warnings), 'warning')}; {_recursion_kind(resolved)}")
+    rules, warnings = len(compilation.grammar.ast.rules), len(resolved.warnings)
+    counted = ngettext("{count} rule", "{count} rules", rules).format(count=rules)
+    if resolved.supplied:
+        counted += _(" (and {count} imported)").format(count=len(resolved.supplied))
+    print(_("{path}: {rules}, start rule {start}, encoding {encoding}, {warnings}; {recursion}").format(
+        path=compilation.grammar.path, rules=counted, start=resolved.start_name, encoding=resolved.encoding,
+        warnings=ngettext("{count} warning", "{count} warnings", warnings).format(count=warnings),
+        recursion=_recursion_kind(resolved)))
     return 0
 
 
@@ -35,7 +42,8 @@ def _import_notes(supplied: tuple[tuple[str, str], ...]) -> list[str]:
     by_file: dict[str, list[str]] = {}
     for rule, source in supplied:
         by_file.setdefault(source, []).append(rule)
-    return [f"rules taken from {source}: {', '.join(rules)}" for source, rules in by_file.items()]
+    return [_("rules taken from {source}: {rules}").format(source=source, rules=", ".join(rules))
+            for source, rules in by_file.items()]
 
 
 def _recursion_kind(resolved) -> str:
@@ -43,11 +51,12 @@ def _recursion_kind(resolved) -> str:
     ``recursive, self-embedding (comment -> ccontent -> comment; ...): needs the interpreter``."""
     if resolved.embedding is not None:
         embedding = resolved.embedding
-        return f"recursive, self-embedding ({embedding.path}; {embedding.explain()}): needs the interpreter"
+        return _("recursive, self-embedding ({path}; {why}): needs the interpreter").format(
+            path=embedding.path, why=embedding.explain())
     if not resolved.components:
-        return "regular: compiles to a DFA"
+        return _("regular: compiles to a DFA")
     kinds: dict[str, list[str]] = {}
     for component in resolved.components:
         kinds.setdefault(component.kind, []).append(component.path)
-    shown = " and ".join(f"{kind} ({', '.join(paths)})" for kind, paths in sorted(kinds.items(), reverse=True))
-    return f"recursive, {shown}, so regular: compiles to a DFA"
+    shown = _(" and ").join(f"{_(kind)} ({', '.join(paths)})" for kind, paths in sorted(kinds.items(), reverse=True))
+    return _("recursive, {kinds}, so regular: compiles to a DFA").format(kinds=shown)

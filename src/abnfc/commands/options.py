@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from ..i18n import LOCALES
+from ..i18n import LOCALES, N_, _
 
 if TYPE_CHECKING:
     from ..pipeline import Compilation, Limits
@@ -27,11 +27,11 @@ DEFAULT_MAX_RUNS = 200_000
 
 
 def nonnegative(text: str) -> int:
-    return _whole(text, 0, "a whole number (0 or more)")
+    return _whole(text, 0, N_("a whole number (0 or more)"))
 
 
 def positive(text: str) -> int:
-    return _whole(text, 1, "a positive whole number")
+    return _whole(text, 1, N_("a positive whole number"))
 
 
 def _whole(text: str, least: int, what: str) -> int:
@@ -40,7 +40,7 @@ def _whole(text: str, least: int, what: str) -> int:
     except ValueError:
         value = least - 1
     if value < least:
-        raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        raise argparse.ArgumentTypeError(_("{text!r} is not {what}").format(text=text, what=_(what)))
     return value
 
 
@@ -50,48 +50,48 @@ def positive_seconds(text: str) -> float:
     except ValueError:
         value = 0.0
     if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+        raise argparse.ArgumentTypeError(_("{text!r} is not a positive number of seconds").format(text=text))
     return value
 
 
 def add_grammar(parser: argparse.ArgumentParser, metavar: str = "GRAMMAR") -> None:
     """The grammar to read, its start rule, the grammars it imports and its encoding."""
-    parser.add_argument("grammar", metavar=metavar, help="ABNF grammar file ('-': standard input)")
-    parser.add_argument("--start", metavar="RULE", help="start rule (default: the first rule)")
+    parser.add_argument("grammar", metavar=metavar, help=N_("ABNF grammar file ('-': standard input)"))
+    parser.add_argument("--start", metavar="RULE", help=N_("start rule (default: the first rule)"))
     parser.add_argument("--import", dest="imports", action="append", default=[], metavar="FILE",
-                        help="a grammar that supplies rules GRAMMAR uses but does not define "
-                             "(repeatable; searched in order)")
-    parser.add_argument("--encoding", choices=("octets", "utf-8"), help="what terminal values mean: "
+                        help=N_("a grammar that supplies rules GRAMMAR uses but does not define "
+                             "(repeatable; searched in order)"))
+    parser.add_argument("--encoding", choices=("octets", "utf-8"), help=N_("what terminal values mean: "
                         "octets (bytes) or utf-8 (Unicode code points, matched as their UTF-8 "
-                        "encoding); default: utf-8 when a value the start rule reaches is above %%xFF")
+                        "encoding); default: utf-8 when a value the start rule reaches is above %%xFF"))
 
 
 def add_limits(parser: argparse.ArgumentParser, max_work: int = DEFAULT_MAX_WORK) -> None:
     """The limits of every stage and engine (see the README's "Command line"); ``max_work`` is
     the command's default work limit."""
     parser.add_argument("--max-nfa-states", type=positive, default=DEFAULT_MAX_NFA_STATES, metavar="N",
-                        help="NFA size limit (default %(default)s)")
+                        help=N_("NFA size limit (default %(default)s)"))
     parser.add_argument("--max-dfa-states", type=positive, default=DEFAULT_MAX_DFA_STATES, metavar="N",
-                        help="DFA size limit before minimization (default %(default)s)")
+                        help=N_("DFA size limit before minimization (default %(default)s)"))
     parser.add_argument("--max-work", type=positive, default=max_work, metavar="N",
-                        help="the work each engine may do (default %(default)s): the steps of the "
+                        help=N_("the work each engine may do (default %(default)s): the steps of the "
                              "subset construction and of minimization, or the interpreter's and "
-                             "the tree search's steps beyond 100 a byte")
+                             "the tree search's steps beyond 100 a byte"))
 
 
 def add_exploration(parser: argparse.ArgumentParser) -> None:
     """How far the tools explore a recursive grammar, which has no DFA."""
     parser.add_argument("--max-length", type=positive, default=DEFAULT_MAX_LENGTH, metavar="N",
-                        help="recursive grammars only: explore their language up to N bytes "
-                             "through the interpreter (default %(default)s)")
+                        help=N_("recursive grammars only: explore their language up to N bytes "
+                             "through the interpreter (default %(default)s)"))
     parser.add_argument("--max-runs", type=positive, default=DEFAULT_MAX_RUNS, metavar="N",
-                        help="recursive grammars only: interpreter runs the exploration may use "
-                             "(default %(default)s); it stops at the last length that fits")
+                        help=N_("recursive grammars only: interpreter runs the exploration may use "
+                             "(default %(default)s); it stops at the last length that fits"))
 
 
 def add_locale(parser: argparse.ArgumentParser, what: str) -> None:
-    parser.add_argument("--locale", metavar="LOCALE", help=f"the language of {what} ({', '.join(LOCALES)}; "
-                        "default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)")
+    help = _("the language of {what} ({locales}; default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)")
+    parser.add_argument("--locale", metavar="LOCALE", help=help.format(what=_(what), locales=", ".join(LOCALES)))
 
 
 def limits(args: argparse.Namespace) -> Limits:

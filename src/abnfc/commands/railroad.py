@@ -11,10 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..i18n import N_, _
 from . import options
 
 NAME = "railroad"
-HELP = "draw a railroad (syntax) diagram of every rule, as SVG"
+HELP = N_("draw a railroad (syntax) diagram of every rule, as SVG")
 EXAMPLE = ("examples:\n  abnfc railroad grammars/utf8.abnf --out diagrams      # UTF8-octets.svg, UTF8-char.svg, ...\n"
            "  abnfc railroad grammars/uri.abnf --rule IPv4address > ipv4.svg")
 
@@ -22,10 +23,10 @@ EXAMPLE = ("examples:\n  abnfc railroad grammars/utf8.abnf --out diagrams      #
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_grammar(parser)
     parser.add_argument("--rule", action="append", default=[], metavar="RULE",
-                        help="draw this rule (repeatable; default: every rule and the core rules they use)")
-    parser.add_argument("--out", metavar="DIR", help="write <rule>.svg files into DIR; without it, print "
-                        "the diagram of the one --rule")
-    options.add_locale(parser, "the labels")
+                        help=N_("draw this rule (repeatable; default: every rule and the core rules they use)"))
+    parser.add_argument("--out", metavar="DIR", help=N_("write <rule>.svg files into DIR; without it, print "
+                        "the diagram of the one --rule"))
+    options.add_locale(parser, N_("the labels"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,10 +46,11 @@ def run(args: argparse.Namespace) -> int:
     keys = [key.lower() for key in args.rule] or shown_rules(grammar.ast, resolved)
     unknown = [name for name in args.rule if name.lower() not in resolved.rules]
     if unknown:
-        raise AbnfError.at(None, f"{grammar.path} has no rule {', '.join(repr(n) for n in unknown)}")
+        raise AbnfError.at(None, _("{path} has no rule {names}").format(
+            path=grammar.path, names=", ".join(repr(n) for n in unknown)))
     if args.out is None and len(keys) != 1:
-        raise AbnfError.at(None, "give --out DIR to write the diagram of every rule, or one --rule to print "
-                                 "its diagram")
+        raise AbnfError.at(None, _("give --out DIR to write the diagram of every rule, or one --rule to print "
+                                   "its diagram"))
     files = {f"{resolved.rule(key).name}.svg": diagram_svg(
         resolved.rule(key).name, resolved.rule(key).definition,
         lambda target: f"{resolved.rule(target).name}.svg", translate, standalone=True) + "\n" for key in keys}

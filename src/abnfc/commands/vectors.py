@@ -14,13 +14,14 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from ..i18n import N_, _
 from . import options
 
 if TYPE_CHECKING:
     from ..crosscheck.suite import Vector
 
 NAME = "vectors"
-HELP = "test vectors with expected verdicts, derived from the grammar's minimal DFA"
+HELP = N_("test vectors with expected verdicts, derived from the grammar's minimal DFA")
 EXAMPLE = ("examples:\n  abnfc vectors grammars/utf8.abnf > utf8-vectors.tsv\n"
            "  abnfc vectors grammars/utf8.abnf --extra-states 1 --format json")
 
@@ -32,10 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_grammar(parser)
     parser.add_argument("--format", choices=("tsv", "json"), default="tsv")
     parser.add_argument("--extra-states", type=options.nonnegative, default=0, metavar="K",
-                        help="tell the grammar apart from every wrong DFA with up to K more states "
-                             "(default 0)")
+                        help=N_("tell the grammar apart from every wrong DFA with up to K more states "
+                             "(default 0)"))
     parser.add_argument("--max-vectors", type=options.nonnegative, default=DEFAULT_MAX_VECTORS, metavar="N",
-                        help="refuse a suite that could be larger (default %(default)s)")
+                        help=N_("refuse a suite that could be larger (default %(default)s)"))
     options.add_exploration(parser)
     options.add_limits(parser)
 
@@ -65,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
 
     language = load_language(options.compilation(args), args.max_length, args.max_runs)
     if not language.exact:
-        print(f"abnfc vectors: {language.describe_bound()}; the vectors' coverage is bounded "
-              "accordingly", file=sys.stderr)
+        print(_("abnfc vectors: {bound}; the vectors' coverage is bounded accordingly").format(
+            bound=language.describe_bound()), file=sys.stderr)
     vectors = build_suite(language.minimal, language.provenance, language.accepts,
                           args.extra_states, args.max_vectors)
     sys.stdout.write(to_json(vectors) if args.format == "json" else tsv(vectors))

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from ..errors import AbnfError
-from ..i18n import plural
+from ..i18n import _, ngettext
 
 _DEFERRED_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
@@ -48,15 +48,18 @@ def write_files(files: Mapping[str, str], out_dir: str) -> list[str]:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
-        raise AbnfError.at(None, f"cannot write to {out_dir}: it is a file, not a folder") from None
+        raise AbnfError.at(None, _("cannot write to {folder}: it is a file, not a folder").format(
+            folder=out_dir)) from None
     except OSError as error:
-        raise AbnfError.at(None, f"cannot create the output folder {out_dir}: {_reason(error)}") from None
+        raise AbnfError.at(None, _("cannot create the output folder {folder}: {reason}").format(
+            folder=out_dir, reason=_reason(error))) from None
     for name in changed:
         target = folder / name
         try:
             _write_atomically(target, files[name].encode("utf-8"))
         except OSError as error:
-            raise AbnfError.at(None, f"cannot write {target}: {_reason(error)}") from None
+            raise AbnfError.at(None, _("cannot write {path}: {reason}").format(path=target,
+                                                                               reason=_reason(error))) from None
     return changed
 
 
@@ -64,14 +67,16 @@ def write_and_say(files: Mapping[str, str], out_dir: str) -> None:
     """Write what changed and say so: a line per file written, or that all were up to date."""
     written = write_files(files, out_dir)
     for name in written:
-        print(f"wrote {os.path.join(out_dir, name)}")
+        print(_("wrote {path}").format(path=os.path.join(out_dir, name)))
     if not written:
-        print(f"{out_dir}: up to date, nothing written ({plural(len(files), 'file')})")
+        print(ngettext("{folder}: up to date, nothing written ({count} file)",
+                       "{folder}: up to date, nothing written ({count} files)", len(files)).format(
+                           folder=out_dir, count=len(files)))
 
 
 def _reason(error: OSError) -> str:
     if error.errno == errno.ENOSPC:
-        return "no space left on the device"
+        return _("no space left on the device")
     return error.strerror or str(error)
 
 

@@ -180,7 +180,7 @@ class TextRenderer:
             char = f" {chr(byte)!r}" if 0x20 <= byte <= 0x7E else ""
             what = self._("{name}, offset {offset}: byte 0x{byte:02X}{char} is not allowed here").format(
                 name=name, offset=offset, byte=byte, char=char)
-        lines = [what, "  " + outcome.hexdump()]
+        lines = [what, "  " + outcome.hexdump(self._)]
         if not explanation.expected:
             lines.append(self._("{start} is complete after {count} bytes, and nothing in it can follow").format(
                 start=explanation.start, count=offset))

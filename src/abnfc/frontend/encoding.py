@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from ..charset import Range, Ranges, normalize
 from ..errors import Diagnostic, InvariantError
+from ..i18n import _
 from . import ast
 
 MAX_CODE_POINT = 0x10FFFF
@@ -162,9 +163,9 @@ def choose(requested: str | None, definitions: Mapping[str, ast.Node], reachable
         for node in terminals(definitions[key]):
             if _high(node) > MAX_VALUE[OCTETS]:
                 return Choice(UTF8, Diagnostic(
-                    f"encoding utf-8 chosen: terminal value {node} in rule '{names[key]}' is above "
-                    "%xFF, so values are Unicode code points and inputs their UTF-8 encoding "
-                    "(--encoding octets or utf-8 chooses)", node.span, "note"))
+                    _("encoding utf-8 chosen: terminal value {value} in rule '{rule}' is above "
+                      "%xFF, so values are Unicode code points and inputs their UTF-8 encoding "
+                      "(--encoding octets or utf-8 chooses)").format(value=node, rule=names[key]), node.span, "note"))
     return Choice(OCTETS, None)
 
 
@@ -176,30 +177,30 @@ def check_terminals(name: str, definition: ast.Node, encoding: str, reachable: b
         if problem and reachable:
             errors.append(Diagnostic(problem, node.span))
         elif problem:
-            warnings.append(Diagnostic(f"{problem} (in a rule the start rule does not use)", node.span,
+            warnings.append(Diagnostic(problem + _(" (in a rule the start rule does not use)"), node.span,
                                        "warning"))
         elif reachable and encoding == UTF8 and isinstance(node, ast.NumRange) \
                 and covers_surrogates(node.low, node.high):
-            notes.append(Diagnostic(f"range {node} in rule '{name}' spans the surrogates "
-                                    "%xD800-DFFF, which UTF-8 cannot encode: they are left out",
-                                    node.span, "note"))
+            notes.append(Diagnostic(_("range {range} in rule '{rule}' spans the surrogates "
+                                      "%xD800-DFFF, which UTF-8 cannot encode: they are left out").format(
+                                          range=node, rule=name), node.span, "note"))
 
 
 def _problem(node: ast.NumVal | ast.NumRange, encoding: str) -> str | None:
     if _high(node) > MAX_VALUE[encoding]:
         if encoding == OCTETS:
-            return (f"terminal value {node} is above %xFF, so it is not an octet; with "
-                    "--encoding utf-8 values are Unicode code points")
-        return f"terminal value {node} is above %x10FFFF, the last Unicode code point"
+            return _("terminal value {value} is above %xFF, so it is not an octet; with "
+                     "--encoding utf-8 values are Unicode code points").format(value=node)
+        return _("terminal value {value} is above %x10FFFF, the last Unicode code point").format(value=node)
     if encoding != UTF8:
         return None
     low, high = SURROGATES
     if isinstance(node, ast.NumVal) and any(low <= value <= high for value in node.values):
-        return (f"terminal value {node} is a surrogate (%xD800-DFFF): UTF-8 cannot encode it, so "
-                "it would match nothing")
+        return _("terminal value {value} is a surrogate (%xD800-DFFF): UTF-8 cannot encode it, so "
+                 "it would match nothing").format(value=node)
     if isinstance(node, ast.NumRange) and low <= node.low and node.high <= high:
-        return (f"range {node} holds only surrogates (%xD800-DFFF): UTF-8 cannot encode them, so "
-                "it would match nothing")
+        return _("range {range} holds only surrogates (%xD800-DFFF): UTF-8 cannot encode them, so "
+                 "it would match nothing").format(range=node)
     return None
 
 

@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..errors import Diagnostic, Span
+from ..i18n import _
 from . import ast
 
 
@@ -174,8 +175,8 @@ class _Linker:
             base = self._replacement(scope, name)
             if base is None:
                 self.errors.append(Diagnostic(
-                    f"'=/' adds alternatives to rule '{rule.name}', but it has no earlier '=' "
-                    "definition, and no imported grammar defines it", rule.span))
+                    _("'=/' adds alternatives to rule '{rule}', but it has no earlier '=' "
+                      "definition, and no imported grammar defines it").format(rule=rule.name), rule.span))
             else:
                 base_rule = self._base(base)
                 definition = ast.Alternation(_alternatives(base_rule.definition) + _alternatives(definition),
@@ -187,8 +188,8 @@ class _Linker:
             main_rule = self.main.table.get(name)
             if main_rule is not None and is_stand_in(main_rule):
                 self.notes.append(Diagnostic(
-                    f"rule '{main_rule.name}' is written as prose {main_rule.definition}; using its "
-                    f"definition in {source}", main_rule.span, "note"))
+                    _("rule '{rule}' is written as prose {prose}; using its definition in {source}").format(
+                        rule=main_rule.name, prose=main_rule.definition, source=source), main_rule.span, "note"))
 
     def _base(self, instance: Instance) -> RuleDef:
         scope, name = instance
@@ -237,13 +238,13 @@ class _Linker:
         if found is None or (found[0] >= MAIN and is_stand_in(self.scopes[found[0]].table[found[1]])):
             return node
         key = self._key(found)
-        where = "a core rule" if found[0] == CORE else f"defined in {self._file(found[0])}"
-        self.notes.append(Diagnostic(f"prose value {node} in rule '{rule_name}' refers to rule "
-                                     f"'{name}' ({where})", node.span, "note"))
+        where = _("a core rule") if found[0] == CORE else _("defined in {file}").format(file=self._file(found[0]))
+        self.notes.append(Diagnostic(_("prose value {prose} in rule '{rule}' refers to rule '{name}' ({where})").format(
+            prose=node, rule=rule_name, name=name, where=where), node.span, "note"))
         return ast.RuleRef(name, node.span, None if key == name.lower() else key)
 
     def _file(self, scope: int) -> str:
-        return "this grammar" if scope == MAIN else self.scopes[scope].name
+        return _("this grammar") if scope == MAIN else self.scopes[scope].name
 
 
 def _empty_prose(node: ast.Node) -> ast.Node:
@@ -262,11 +263,16 @@ def _alternatives(node: ast.Node) -> tuple[ast.Node, ...]:
     return node.alternatives if isinstance(node, ast.Alternation) else (node,)
 
 
-def prose_error(rule: str, definition: ast.Node, node: ast.ProseVal) -> str:
-    """The message for a prose value the start rule reaches, saying how to supply a definition."""
+def prose_error(rule: str, definition: ast.Node, node: ast.ProseVal, drawn: bool = False) -> str:
+    """The message for a prose value the start rule reaches, saying how to supply a definition
+    (``drawn``: for a picture, where the prose is drawn as prose)."""
+    if definition == node and drawn:
+        return _("rule '{rule}' is written as prose {prose}, drawn as prose; give a grammar that defines "
+                 "'{rule}' with --import FILE, or define it here in ABNF").format(rule=rule, prose=node)
     if definition == node:
-        return (f"rule '{rule}' is written as prose {node}, which cannot be matched; give a grammar "
-                f"that defines '{rule}' with --import FILE, or define it here in ABNF")
-    return (f"prose value {node} in rule '{rule}' cannot be matched: it describes text in words; "
-            "replace it with ABNF, or with the name of a rule defined here or in a grammar given "
-            "with --import FILE (a prose value that is exactly a rule name, <name>, refers to it)")
+        return _("rule '{rule}' is written as prose {prose}, which cannot be matched; give a grammar "
+                 "that defines '{rule}' with --import FILE, or define it here in ABNF").format(rule=rule, prose=node)
+    return _("prose value {prose} in rule '{rule}' cannot be matched: it describes text in words; "
+             "replace it with ABNF, or with the name of a rule defined here or in a grammar given "
+             "with --import FILE (a prose value that is exactly a rule name, <name>, refers to it)").format(
+                 prose=node, rule=rule)

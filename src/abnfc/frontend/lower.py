@@ -15,6 +15,7 @@ from typing import assert_never
 
 from ..charset import Ranges, case_variants, normalize
 from ..errors import AbnfError, InvariantError
+from ..i18n import _
 from . import ast, ir
 from .encoding import OCTETS, encode, sequences
 
@@ -79,8 +80,8 @@ def _rebuild(node: ast.Node, args: list[ir.Node], where: ir.Origin, utf8: bool, 
         case ast.ProseVal() if prose:
             return ir.Alt(())  # matches nothing: the text is described, not defined
         case ast.ProseVal():
-            raise AbnfError.at(node.span, f"{node} cannot be compiled: it describes its text in words, "
-                                          "not in ABNF; replace it with rules")
+            raise AbnfError.at(node.span, _("{prose} cannot be compiled: it describes its text in words, "
+                                            "not in ABNF; replace it with rules").format(prose=node))
         case _:
             assert_never(node)
 

@@ -15,6 +15,8 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Protocol
 
+from ..i18n import _
+
 CANDIDATES = 40  # rules ranked by difflib per search
 MAX_SEARCHES = 200  # distinct unknown names that get a suggestion
 MAX_POSTINGS = 20_000  # bigrams shared by more rules than this tell little: skip them
@@ -61,6 +63,6 @@ class NameIndex:
             rules = postings.get(gram, ())
             if len(rules) <= MAX_POSTINGS:
                 shared.update(rules)
-        candidates = [name for name, _ in shared.most_common(CANDIDATES)]
+        candidates = [name for name, _count in shared.most_common(CANDIDATES)]
         close = difflib.get_close_matches(key, candidates, n=1, cutoff=CUTOFF)
-        return f"; did you mean '{self.rules[close[0]].name}'?" if close else ""
+        return _("; did you mean '{rule}'?").format(rule=self.rules[close[0]].name) if close else ""

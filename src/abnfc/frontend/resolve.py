@@ -22,6 +22,7 @@ from types import MappingProxyType
 
 from .. import graph
 from ..errors import AbnfError, Diagnostic, InvariantError, Span
+from ..i18n import _
 from . import ast, ir, recursion
 from .encoding import OCTETS, check_terminals, choose
 from .imports import RuleDef, Scope, link, prose_error
@@ -90,7 +91,7 @@ def resolve(grammar: ast.Grammar, start: str | None = None, *, imports: Sequence
     notes: list[Diagnostic] = []
     if not grammar.rules:
         where = Span(grammar.source, 1, 1, 1, 1) if grammar.source else None
-        raise AbnfError.at(where, "the grammar defines no rules")
+        raise AbnfError.at(where, _("the grammar defines no rules"))
     scopes = [Scope(g.name, _rule_table(g, errors)) for g in (grammar, *imports)]
     linked = link(scopes, [start] if start else [])
     rules, notes = linked.rules, [*linked.notes]
@@ -100,7 +101,8 @@ def resolve(grammar: ast.Grammar, start: str | None = None, *, imports: Sequence
         if errors:
             raise AbnfError(errors)
         wanted = start or grammar.rules[0].name
-        raise AbnfError.at(None, f"start rule '{wanted}' is not defined" + NameIndex(rules).suggest(start_key))
+        raise AbnfError.at(None, _("start rule '{rule}' is not defined").format(rule=wanted)
+                           + NameIndex(rules).suggest(start_key))
     reachable = _reachable(rules, start_key)
     used = set(reachable)
     names = NameIndex(rules)
@@ -114,9 +116,9 @@ def resolve(grammar: ast.Grammar, start: str | None = None, *, imports: Sequence
                             errors, warnings, notes)
     for key, rule in rules.items():
         if not rule.core and rule.source is None and key not in used:
-            warnings.append(Diagnostic(f"rule '{rule.name}' is never used (not reachable from "
-                                       f"start rule '{rules[start_key].name}')", rule.span, "warning",
-                                       kind="unused rule"))
+            warnings.append(Diagnostic(_("rule '{rule}' is never used (not reachable from start rule "
+                                         "'{start}')").format(rule=rule.name, start=rules[start_key].name),
+                                       rule.span, "warning", kind="unused rule"))
     if errors:
         raise AbnfError(sorted(errors, key=_position))
     lowered = {key: lower_rule(rules[key].name, rules[key].definition, choice.encoding, prose) for key in reachable}
@@ -154,12 +156,13 @@ def _rule_table(grammar: ast.Grammar, errors: list[Diagnostic]) -> dict[str, Rul
                                      earlier.definition.span)
             defined[rule.key] = RuleDef(earlier.name, merged, earlier.span, partial=earlier.partial)
         elif earlier.partial:
-            errors.append(Diagnostic(f"'=/' adds alternatives to rule '{rule.name}', but it has no "
-                                     "earlier '=' definition", earlier.span))
+            errors.append(Diagnostic(_("'=/' adds alternatives to rule '{rule}', but it has no "
+                                       "earlier '=' definition").format(rule=rule.name), earlier.span))
         else:
-            where = earlier.span.location() if earlier.span else "an earlier line"
-            errors.append(Diagnostic(f"rule '{rule.name}' is already defined at {where}; use '=/' "
-                                     "to add alternatives", rule.name_span, kind="rule defined twice"))
+            where = earlier.span.location() if earlier.span else _("an earlier line")
+            errors.append(Diagnostic(_("rule '{rule}' is already defined at {where}; use '=/' "
+                                       "to add alternatives").format(rule=rule.name, where=where),
+                                     rule.name_span, kind="rule defined twice"))
     rules.update(defined)
     return rules
 
@@ -203,26 +206,24 @@ def _check_rule(rule: RuleDef, names: NameIndex, reachable: bool, errors, warnin
         if isinstance(node, ast.Concatenation):
             warnings += _adjacent_elements(node)
         if isinstance(node, ast.RuleRef) and node.key not in rules:
-            message = f"undefined rule '{node.name}'" + names.suggest(node.key)
+            message = _("undefined rule '{rule}'").format(rule=node.name) + names.suggest(node.key)
             if reachable:
                 errors.append(Diagnostic(message, node.span, kind="undefined rule"))
             else:
-                warnings.append(Diagnostic(message + " (in a rule the start rule does not use)",
+                warnings.append(Diagnostic(message + _(" (in a rule the start rule does not use)"),
                                            node.span, "warning", kind="undefined rule"))
         elif isinstance(node, ast.NumRange) and node.low > node.high:
-            _report(f"range {node} is empty: its low end is above its high end", node.span,
+            _report(_("range {range} is empty: its low end is above its high end").format(range=node), node.span,
                     reachable, errors, warnings)
         elif isinstance(node, ast.Repetition) and node.max is not None and node.min > node.max:
-            _report(f"repetition {node.min}*{node.max} has a minimum above its maximum", node.span,
-                    reachable, errors, warnings)
+            _report(_("repetition {min}*{max} has a minimum above its maximum").format(min=node.min, max=node.max),
+                    node.span, reachable, errors, warnings)
         elif isinstance(node, ast.ProseVal) and reachable:
-            message = prose_error(rule.name, rule.definition, node)
             if prose:
-                warnings.append(Diagnostic(message.replace(", which cannot be matched;", ", drawn as prose;", 1)
-                                           if "which cannot be matched" in message else message, node.span,
+                warnings.append(Diagnostic(prose_error(rule.name, rule.definition, node, drawn=True), node.span,
                                            "warning"))
             else:
-                errors.append(Diagnostic(message, node.span))
+                errors.append(Diagnostic(prose_error(rule.name, rule.definition, node), node.span))
 
 
 def _report(message: str, span: Span | None, reachable: bool, errors, warnings) -> None:
@@ -230,7 +231,7 @@ def _report(message: str, span: Span | None, reachable: bool, errors, warnings) 
     if reachable:
         errors.append(Diagnostic(message, span))
     else:
-        warnings.append(Diagnostic(f"{message} (in a rule the start rule does not use)", span, "warning"))
+        warnings.append(Diagnostic(message + _(" (in a rule the start rule does not use)"), span, "warning"))
 
 
 def _adjacent_elements(node: ast.Concatenation) -> list[Diagnostic]:
@@ -239,9 +240,10 @@ def _adjacent_elements(node: ast.Concatenation) -> list[Diagnostic]:
     for left, right in zip(node.items, node.items[1:], strict=False):
         if left.span and right.span and (left.span.end_line, left.span.end_column) == (
                 right.span.line, right.span.column):
-            found.append(Diagnostic(f"no white space between {_excerpt(left)} and {_excerpt(right)}: "
-                                    "RFC 5234 needs it between concatenated elements (read as a "
-                                    "concatenation)", right.span, "warning", kind="elements without white space"))
+            found.append(Diagnostic(_("no white space between {left} and {right}: RFC 5234 needs it between "
+                                      "concatenated elements (read as a concatenation)").format(
+                                          left=_excerpt(left), right=_excerpt(right)),
+                                    right.span, "warning", kind="elements without white space"))
     return found
 
 
@@ -264,8 +266,9 @@ def _unproductive_warnings(rules: Mapping[str, RuleDef], reachable: list[str],
             needed = sorted({rules[r.key].name for r in _references(rules[key])
                              if r.key in rules and r.key not in productive})
             warnings.append(Diagnostic(
-                f"rule '{rules[key].name}' can never match anything: each of its alternatives "
-                f"needs {' or '.join(repr(n) for n in needed)}, and that recursion has no way out",
+                _("rule '{rule}' can never match anything: each of its alternatives needs {needed}, and "
+                  "that recursion has no way out").format(rule=rules[key].name,
+                                                         needed=_(" or ").join(repr(n) for n in needed)),
                 rules[key].span, "warning"))
     return warnings
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import AbnfError, Source, Span
+from ..i18n import _
 from . import ast
 from .encoding import ENCODINGS
 from .parse import parse
@@ -45,7 +46,8 @@ def load(path: str, imports: Sequence[str] = (), encoding: str | None = None) ->
 def with_options(grammar: Grammar, imports: Sequence[Grammar] = (), encoding: str | None = None) -> Grammar:
     """``grammar`` with imported grammars and an encoding."""
     if encoding is not None and encoding not in ENCODINGS:
-        raise AbnfError.at(None, f"unknown encoding {encoding!r}; choose from {', '.join(ENCODINGS)}")
+        raise AbnfError.at(None, _("unknown encoding {encoding!r}; choose from {names}").format(
+            encoding=encoding, names=", ".join(ENCODINGS)))
     return replace(grammar, imports=tuple(imports), encoding=encoding)
 
 
@@ -63,28 +65,30 @@ def _load(path: str) -> Grammar:
             with open(path, "rb") as stream:
                 raw = _read_limited(stream, shown)
         except OSError as error:
-            raise AbnfError.at(None, f"cannot read grammar file {shown}: {error.strerror}") from None
+            raise AbnfError.at(None, _("cannot read grammar file {path}: {reason}").format(
+                path=shown, reason=error.strerror)) from None
     text = _decode(raw, shown)
     return Grammar(shown, text, hashlib.sha256(raw).hexdigest(), parse(text, shown))
 
 
 def _read_limited(stream: BinaryIO | None, shown: str) -> bytes:
     if stream is None:
-        raise AbnfError.at(None, f"cannot read {shown}: it is closed")
+        raise AbnfError.at(None, _("cannot read {path}: it is closed").format(path=shown))
     try:
         raw = stream.read(MAX_GRAMMAR_BYTES + 1)
     except (OSError, ValueError) as error:
-        raise AbnfError.at(None, f"cannot read {shown}: {getattr(error, 'strerror', None) or error}") from None
+        raise AbnfError.at(None, _("cannot read {path}: {reason}").format(
+            path=shown, reason=getattr(error, "strerror", None) or error)) from None
     if len(raw) > MAX_GRAMMAR_BYTES:
-        raise AbnfError.at(None, f"{shown} is larger than {MAX_GRAMMAR_BYTES >> 20} MiB; that is "
-                                 "not a grammar abnfc reads")
+        raise AbnfError.at(None, _("{path} is larger than {size} MiB; that is not a grammar abnfc reads").format(
+            path=shown, size=MAX_GRAMMAR_BYTES >> 20))
     return raw
 
 
 def _decode(raw: bytes, shown: str) -> str:
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(raw) >= 2 and raw.count(0) * 3 > len(raw)):
-        raise AbnfError.at(None, f"{shown} looks like UTF-16 (or another encoding with NUL bytes); "
-                                 "save the grammar as UTF-8")
+        raise AbnfError.at(None, _("{path} looks like UTF-16 (or another encoding with NUL bytes); "
+                                   "save the grammar as UTF-8").format(path=shown))
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -93,7 +97,8 @@ def _decode(raw: bytes, shown: str) -> str:
         column = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1
         source = Source(shown, raw.decode("utf-8", "replace"))
         raise AbnfError.at(Span(source, line, column, line, column + 1),
-                           f"the grammar file is not UTF-8 (byte 0x{raw[error.start]:02X})") from None
+                           _("the grammar file is not UTF-8 (byte 0x{byte:02X})").format(
+                               byte=raw[error.start])) from None
 
 
 def display_path(path: str) -> str:

@@ -1,4 +1,5 @@
 """The C backend: ``<prefix>.h`` and ``<prefix>.c``, C99 with no allocation, usable from C++."""
+from ...i18n import N_
 from .. import Backend, BackendOption
 from .naming import NAMING
 from .plan import STRATEGIES, lower
@@ -8,7 +9,7 @@ from .runner import runners
 BACKEND = Backend(
     "c", "C99 source and header", lower, render, runners, NAMING,
     options=(BackendOption("strategy", STRATEGIES, "auto",
-                           "pairs: a shift DFA stepping two bytes at a time through a 64 KiB pair "
-                           "table (up to 10 states); shift: the same one byte at a time, 2 KiB of "
-                           "tables; table: a byte-class map and transition table, for any size and "
-                           "for 32-bit targets; auto (default): the first of these that fits"),))
+                           N_("pairs: a shift DFA stepping two bytes at a time through a 64 KiB pair "
+                              "table (up to 10 states); shift: the same one byte at a time, 2 KiB of "
+                              "tables; table: a byte-class map and transition table, for any size and "
+                              "for 32-bit targets; auto (default): the first of these that fits")),))

@@ -2,7 +2,7 @@
 grammar: its text with every rule name linked, a railroad diagram and a "used by" list per rule,
 the byte classes and the DFA with what each state expects, the DFA picture when asked for, and a
 tester that validates as the reader types, with the JavaScript backend's validator."""
-from ...i18n import ENGLISH, LOCALES
+from ...i18n import ENGLISH, LOCALES, N_
 from .. import Backend, BackendOption, Naming
 from .plan import lower
 from .render import render
@@ -12,12 +12,12 @@ BACKEND = Backend(
     "html", "a grammar book: one self-contained HTML page with a tester", lower, render, runners,
     Naming(lambda prefix: (f"{prefix}.html",)),
     options=(
-        BackendOption("locale", LOCALES, ENGLISH, "the book's language (default: English; never taken "
-                      "from the environment, so generated files are the same everywhere)",
+        BackendOption("locale", LOCALES, ENGLISH, N_("the book's language (default: English; never taken "
+                      "from the environment, so generated files are the same everywhere)"),
                       aliases=("--locale",)),
-        BackendOption("picture", ("off", "auto", "graphviz"), "off", "the DFA picture: off (default: "
+        BackendOption("picture", ("off", "auto", "graphviz"), "off", N_("the DFA picture: off (default: "
                       "generated files stay the same on every machine), auto (drawn when Graphviz is "
-                      "installed) or graphviz (drawn, or an error)"),
+                      "installed) or graphviz (drawn, or an error)")),
     ),
     wants_facts=True,
     needs_automaton=False,
