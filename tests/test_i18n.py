@@ -18,20 +18,31 @@ TRANSLATED = [locale for locale in LOCALES if locale != ENGLISH]
 
 
 def placeholders(text: str) -> set[str]:
-    return set(re.findall(r"\{\w+\}", text))
+    """``{name}`` and ``{name:,}`` (str.format), ``%(name)s``, ``%s`` and ``%r`` (argparse's)."""
+    return set(re.findall(r"\{\w+(?:![rs])?(?::[^}]*)?\}|%\(\w+\)[sr]|%[sr]", text))
+
+
+def _key(value):
+    """A message's id or translation: a string, or a tuple of plural forms."""
+    return tuple(value) if isinstance(value, (list, tuple)) else value
 
 
 def read_po(path):
     with open(path, "rb") as stream:
-        return {m.id: m.string for m in pofile.read_po(stream) if m.id}
+        return {_key(m.id): _key(m.string) for m in pofile.read_po(stream) if m.id}
+
+
+def _template() -> set:
+    with open(LOCALE_DIR / "abnfc.pot", "rb") as stream:
+        return {_key(m.id) for m in pofile.read_po(stream) if m.id}
 
 
 def test_the_template_holds_every_message_marked_in_the_source():
     method_map = [("src/abnfc/**.py", "python")]
-    found = {message for _file, _line, message, _comments, _context
-             in babel_extract.extract_from_dir(str(ROOT), method_map, keywords={"_": None, "N_": None})}
-    with open(LOCALE_DIR / "abnfc.pot", "rb") as stream:
-        template = {m.id for m in pofile.read_po(stream) if m.id}
+    keywords = {"_": None, "N_": None, "ngettext": (1, 2)}
+    found = {_key(message) for _file, _line, message, _comments, _context
+             in babel_extract.extract_from_dir(str(ROOT), method_map, keywords=keywords)}
+    template = _template()
     assert found == template, "run the pybabel commands of README.md's Translations section"
     assert len(template) > 50
 
@@ -39,19 +50,19 @@ def test_the_template_holds_every_message_marked_in_the_source():
 @pytest.mark.parametrize("locale", TRANSLATED)
 def test_every_message_is_translated_with_its_placeholders(locale):
     catalog = read_po(LOCALE_DIR / locale / "LC_MESSAGES" / "abnfc.po")
-    with open(LOCALE_DIR / "abnfc.pot", "rb") as stream:
-        template = {m.id for m in pofile.read_po(stream) if m.id}
-    assert set(catalog) == template
+    assert set(catalog) == _template()
     for message, translation in catalog.items():
-        assert translation, (locale, message)
-        assert placeholders(translation) == placeholders(message), (locale, message)
+        forms = translation if isinstance(translation, tuple) else (translation,)
+        wanted = placeholders(message[-1] if isinstance(message, tuple) else message)
+        assert forms and all(forms), (locale, message)
+        assert all(placeholders(form) == wanted for form in forms), (locale, message)
 
 
 @pytest.mark.parametrize("locale", TRANSLATED)
 def test_the_committed_mo_file_holds_exactly_its_po_file(locale):
     folder = LOCALE_DIR / locale / "LC_MESSAGES"
     with open(folder / "abnfc.mo", "rb") as stream:
-        compiled = {m.id: m.string for m in mofile.read_mo(stream) if m.id}
+        compiled = {_key(m.id): _key(m.string) for m in mofile.read_mo(stream) if m.id}
     assert compiled == read_po(folder / "abnfc.po"), "run pybabel compile (README.md, Translations)"
 
 
@@ -97,3 +108,55 @@ def test_a_locale_without_a_catalog_is_an_error_naming_those_there_are(capsys, a
     assert main(["railroad", "grammars/utf8.abnf", "--rule", "UTF8-2", "--locale", "zh_TW"]) == 2
     assert "no translation for locale 'zh_TW'; choose from en, de, zh_CN, ja" in capsys.readouterr().err
     assert from_environment({"LANG": "zh_TW.UTF-8"}) == ENGLISH  # the environment falls back to English
+
+
+def test_every_help_text_of_the_command_line_is_in_the_catalogs():
+    """The command line's help is translated (issue 17, item 4): every option's help, each
+    command's description and its examples' heading are messages of the catalogs."""
+    from abnfc.cli import DESCRIPTION, command_parser
+    from abnfc.commands import COMMANDS, command
+
+    template = _template()
+    texts = {DESCRIPTION}
+    for name in COMMANDS:
+        parser = command_parser(name)
+        texts |= {command(name).HELP, command(name).EXAMPLE.partition("\n")[0]}
+        texts |= {action.help for action in parser._actions if action.help and "{" not in action.help}
+    formatted = ("the language of", "comma-separated languages, from")  # filled in when the parser is built
+    missing = sorted(text for text in texts if text not in template and not text.startswith(formatted))
+    assert not missing
+
+
+@pytest.mark.parametrize(("environ", "words"), [
+    ({"LANGUAGE": "de"}, ["Aufruf:", "Positionsargumente:", "Optionen:", "Eingabedateien gegen eine Grammatik prüfen",
+                          "bei Fehlern Python-Tracebacks zeigen"]),
+    ({"LANGUAGE": "ja"}, ["使い方:", "位置引数:", "入力ファイルを文法で検証します"]),
+    ({"LANGUAGE": "zh_CN"}, ["用法：", "位置参数:", "用文法验证输入文件"]),
+])
+def test_help_speaks_the_environments_language(environ, words):
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "abnfc", "check", "--help"], capture_output=True, text=True,
+                            env={"PATH": "/usr/bin:/bin", **environ}, cwd=ROOT)
+    assert result.returncode == 0
+    assert all(word in result.stdout for word in words), result.stdout
+
+
+def test_errors_speak_the_chosen_language(capsys, tmp_path):
+    """argparse's errors, grammar diagnostics and check's verdicts, in German."""
+    from abnfc.cli import main
+
+    grammar = tmp_path / "g.abnf"
+    grammar.write_text('r = "a" b_c\n')
+    (tmp_path / "in.txt").write_text("a")
+    with pytest.raises(SystemExit) as stop:
+        main(["explain", "--locale", "de", str(grammar), "--bogus"])
+    assert stop.value.code == 2
+    assert "Fehler: unbekannte Argumente: --bogus" in capsys.readouterr().err
+    assert main(["explain", "--locale", "de", str(grammar), str(tmp_path / "in.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "g.abnf:1:10: Fehler: unerwartet '_'" in err
+    assert "Hinweis: ABNF-Regelnamen bestehen aus Buchstaben, Ziffern und Bindestrichen" in err
+    grammar.write_text('r = "a"\n')
+    assert main(["explain", "--locale", "ja", str(grammar), str(tmp_path / "in.txt")]) == 0

@@ -46,10 +46,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _locale_of(argv: list[str]) -> str:
-    """The locale of the run: ``--locale`` where a command takes it, else the environment's;
-    English where ``--locale`` names none abnfc has (the command then says so)."""
+    """The locale of the run: ``--locale`` where it is the command's own language (explain,
+    railroad; compile's ``--locale`` is the book's), else the environment's; English where
+    ``--locale`` names none abnfc has (the command then says so)."""
+    name = next((word for word in argv if not word.startswith("-")), None)
+    speaks = name in COMMANDS and getattr(command(name), "SPEAKS_LOCALE", False)
     explicit = None
-    for index, word in enumerate(argv):
+    for index, word in enumerate(argv if speaks else ()):
         if word == "--locale" and index + 1 < len(argv):
             explicit = argv[index + 1]
         elif word.startswith("--locale="):

@@ -9,6 +9,7 @@ from ..i18n import N_
 from . import options
 
 NAME = "explain"
+SPEAKS_LOCALE = True  # --locale is the language of its output and of the command line
 HELP = N_("show how a grammar derives an input, or where and why it rejects it")
 EXAMPLE = ("examples:\n  printf 'a\\xc3\\xa4' | abnfc explain grammars/utf8.abnf -\n"
            "  printf 'abc\\xed\\xa0\\x80' | abnfc explain grammars/utf8.abnf - --steps\n"

@@ -15,6 +15,7 @@ from ..i18n import N_, _
 from . import options
 
 NAME = "railroad"
+SPEAKS_LOCALE = True  # --locale is the language of its output and of the command line
 HELP = N_("draw a railroad (syntax) diagram of every rule, as SVG")
 EXAMPLE = ("examples:\n  abnfc railroad grammars/utf8.abnf --out diagrams      # UTF8-octets.svg, UTF8-char.svg, ...\n"
            "  abnfc railroad grammars/uri.abnf --rule IPv4address > ipv4.svg")
