@@ -456,3 +456,17 @@ def test_printable_bytes_are_shown_as_characters_beside_the_hex(capsys, tmp_path
     assert status == 1
     assert f"{tmp_path / 'input.bin'}, offset 10: byte 0x58 'X' is not allowed here" in out
     assert "date-time expects %x54 ('T') / %x74 ('t')" in out
+
+
+def test_counts_take_their_singular_and_plural_in_every_language(capsys, tmp_path):
+    """'valid (1 byte)', not '1 bytes' (issue 17): ngettext, with each catalog's plural rules."""
+    status, out = run(capsys, tmp_path, UTF8, b"a")
+    assert status == 0 and "valid (1 byte), derived from UTF8-octets:" in out
+    status, out = run(capsys, tmp_path, UTF8, b"a", "--locale", "de")
+    assert status == 0 and "gültig (1 Byte), abgeleitet aus UTF8-octets:" in out
+    status, out = run(capsys, tmp_path, UTF8, b"ab", "--locale", "de")
+    assert status == 0 and "gültig (2 Bytes)" in out
+    grammar = tmp_path / "one.abnf"
+    grammar.write_text('r = "a"\n')
+    status, out = run(capsys, tmp_path, str(grammar), b"ab")
+    assert status == 1 and "r is complete after 1 byte, and nothing in it can follow" in out

@@ -42,10 +42,11 @@ def run(args: argparse.Namespace) -> int:
     from ..explain import json_output
     from ..explain.explainer import explain
     from ..explain.text import TextRenderer
-    from ..i18n import choose, translator
+    from ..i18n import choose, translation
 
     try:
-        _ = translator(choose(args.locale))
+        locale = choose(args.locale)
+        _ = translation(locale).gettext
     except ValueError as error:
         raise AbnfError.at(None, str(error)) from None
     if args.grammar == "-" and args.input == "-":
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         for diagnostic in error.diagnostics:  # a limit this input reached: say which input, as check does
             print(f"{name}: {diagnostic.format()}", file=sys.stderr)
         return 2
-    text = TextRenderer(_)
+    text = TextRenderer(_, translation(locale).ngettext)
     if args.format == "json":
         json_output.write(explanation, text, sys.stdout)
     else:

@@ -23,14 +23,20 @@ MAX_SHOWN_BYTES = 32  # bytes shown on a tree line before the rest is left out
 MAX_POSITIONS = 10  # grammar positions quoted for a rejected byte
 MAX_INDENT = 40  # deeper tree lines are indented this far and show their depth
 E = TypeVar("E")
+Plural = Callable[[str, str, int], str]  # gettext's ngettext: singular, plural, count
+
+
+def _english_plural(singular: str, plural: str, count: int) -> str:
+    return singular if count == 1 else plural
 
 
 class TextRenderer:
     """Renders explanations in one language: ``translate`` turns each English sentence into the
     reader's (:mod:`abnfc.i18n`); grammar text, rule names and bytes stay as written."""
 
-    def __init__(self, translate: Translate):
+    def __init__(self, translate: Translate, plural: Plural | None = None):
         self._ = translate
+        self.ngettext = plural or _english_plural
 
     def render(self, explanation: Explanation, max_nodes: int) -> str:
         lines = self._summary(explanation)
@@ -48,7 +54,8 @@ class TextRenderer:
     def _summary(self, explanation: Explanation) -> list[str]:
         outcome, start = explanation.outcome, explanation.start
         if outcome.offset is None:
-            return [self._("{name}: valid ({size} bytes), derived from {start}:").format(
+            return [self.ngettext("{name}: valid ({size} byte), derived from {start}:",
+                                  "{name}: valid ({size} bytes), derived from {start}:", outcome.size).format(
                 name=explanation.name, size=outcome.size, start=start)]
         if outcome.offset == 0:
             return [self._("{name}: invalid at offset 0").format(name=explanation.name)]
@@ -182,13 +189,16 @@ class TextRenderer:
                 name=name, offset=offset, byte=byte, char=char)
         lines = [what, "  " + outcome.hexdump(self._)]
         if not explanation.expected:
-            lines.append(self._("{start} is complete after {count} bytes, and nothing in it can follow").format(
+            lines.append(self.ngettext("{start} is complete after {count} byte, and nothing in it can follow",
+                                       "{start} is complete after {count} bytes, and nothing in it can follow",
+                                       offset).format(
                 start=explanation.start, count=offset))
         for expected in explanation.expected[:MAX_POSITIONS]:
             lines += self.position_lines(expected)
         if len(explanation.expected) > MAX_POSITIONS:
             more = len(explanation.expected) - MAX_POSITIONS
-            lines.append(self._("and {count} more grammar positions").format(count=more))
+            lines.append(self.ngettext("and {count} more grammar position", "and {count} more grammar positions",
+                                       more).format(count=more))
         return lines
 
 
