@@ -99,7 +99,7 @@ def test_recursive_grammars_are_compared_up_to_a_bound(capsys, tmp_path):
     assert out.endswith("A and B accept the same inputs on inputs of up to 3 bytes\n")
     status, out = diff(capsys, str(recursive), str(flat), "--max-length", "4")
     assert status == 1 and first_examples(out, "A") == ["28 28 29 29"]
-    assert "  28 28 29 29: B: offset 1: after %x28 (nest, alt 1) 0x28 is outside %x29 (nest, alt 1)" in out
+    assert "  28 28 29 29: B: offset 1: after %x28 ('(') (nest, alt 1) 0x28 is outside %x29 (')') (nest, alt 1)" in out
 
 
 def test_right_linear_grammars_are_compared_exactly(capsys, tmp_path):

@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..charset import Ranges, format_abnf, intersect, normalize
+from ..charset import Ranges, format_readable, intersect, normalize
 from ..errors import InvariantError
 from ..frontend.ir import Origin
 from .dfa import Dfa
@@ -169,7 +169,7 @@ def position_text(reading: Reading, _=_english) -> str:
     """``%xA0-BF (UTF8-3 alternative 1, element 2)``."""
     origin = reading.origin
     return _("{bytes} ({rule} alternative {alternative}, element {element})").format(
-        bytes=format_abnf(reading.ranges), rule=origin.rule, alternative=origin.alternative + 1,
+        bytes=format_readable(reading.ranges), rule=origin.rule, alternative=origin.alternative + 1,
         element=origin.element + 1)
 
 
@@ -197,7 +197,7 @@ def _group_text(rule: str, ranges: Ranges, readings: list[Reading], _) -> str:
     numbers = _numbers_text(alternatives)
     template = _("{bytes} ({rule} alternative {alternatives})") if len(alternatives) == 1 else \
         _("{bytes} ({rule} alternatives {alternatives})")
-    return template.format(bytes=format_abnf(ranges), rule=rule, alternatives=numbers)
+    return template.format(bytes=format_readable(ranges), rule=rule, alternatives=numbers)
 
 
 def _numbers_text(numbers: list[int]) -> str:
@@ -236,7 +236,7 @@ def _after_text(path: Path, _) -> str:
     if len(path.after) == 1 and len(path.expects) == 1:
         (before,), (next_one,) = path.after, path.expects
         if (before.origin.rule, before.origin.alternative) == (next_one.origin.rule, next_one.origin.alternative):
-            return format_abnf(before.ranges)
+            return format_readable(before.ranges)
     return positions_text(path.after, _)
 
 

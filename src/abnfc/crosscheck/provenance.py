@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from ..automata.dfa import Dfa
-from ..charset import Ranges, format_abnf, normalize
+from ..charset import Ranges, format_readable, normalize
 from ..frontend.ir import Origin
 from ..frontend.resolve import ResolvedGrammar
 from ..interpret import Recognizer, recognize
@@ -45,7 +45,7 @@ def hex_text(data: bytes) -> str:
 
 
 def origin_text(origin: Origin) -> str:
-    return f"{format_abnf(origin.reads)} ({origin.rule}, alt {origin.alternative + 1})"
+    return f"{format_readable(origin.reads)} ({origin.rule}, alt {origin.alternative + 1})"
 
 
 def origins_text(origins: Iterable[Origin]) -> str:
@@ -55,7 +55,7 @@ def origins_text(origins: Iterable[Origin]) -> str:
         return " or ".join(origin_text(o) for o in found)
     rules = sorted({o.rule for o in found})
     shown = ", ".join(rules[:3]) + (f" and {len(rules) - 3} more" if len(rules) > 3 else "")
-    return f"{format_abnf(normalize(r for o in found for r in o.reads))} ({shown})"
+    return f"{format_readable(normalize(r for o in found for r in o.reads))} ({shown})"
 
 
 class DfaProvenance:
@@ -94,7 +94,7 @@ class DfaProvenance:
         before = self._readers(states[index - 1], data[index - 1]) if index else []
         if len(expected) == 1 and len(before) == 1 and \
                 (expected[0].rule, expected[0].alternative) == (before[0].rule, before[0].alternative):
-            return f"{format_abnf(expected[0].reads)} after {origin_text(before[0])}"
+            return f"{format_readable(expected[0].reads)} after {origin_text(before[0])}"
         after = f" after {origins_text(before)}" if before else ""
         return f"{self._expected(states[index])}{after}"
 
@@ -147,7 +147,7 @@ def _expected_text(expected: list[tuple[Ranges, str]]) -> str:
         return "the end of the input"
     rules = sorted({rule for _, rule in expected})
     shown = ", ".join(rules[:3]) + (f" and {len(rules) - 3} more" if len(rules) > 3 else "")
-    return f"{format_abnf(normalize(r for ranges, _ in expected for r in ranges))} ({shown})"
+    return f"{format_readable(normalize(r for ranges, _ in expected for r in ranges))} ({shown})"
 
 
 class NoProvenance:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..charset import format_abnf, from_bytes
+from ..charset import format_readable, from_bytes
 from .disagreements import Classifier, InterpreterClassifier, Parting
 from .inputs import InputStream, Part, all_strings, every_byte, random_strings, sampled
 from .language import Language
@@ -215,7 +215,7 @@ def _seen(classifier: Classifier, parting: Parting, witness: bytes) -> str:
              for byte in range(parting.lo, parting.hi + 1)}
     answers = dict(zip(tries, classifier.query(list(tries.values())), strict=True))
     accepted = [byte for byte, data in tries.items() if answers[byte] and not classifier.accepts(data)]
-    return f"it accepts {format_abnf(from_bytes(accepted))} there" if accepted else ""
+    return f"it accepts {format_readable(from_bytes(accepted))} there" if accepted else ""
 
 
 def _seen_rejected(classifier: Classifier, parting: Parting, witness: bytes) -> str:
@@ -226,4 +226,4 @@ def _seen_rejected(classifier: Classifier, parting: Parting, witness: bytes) -> 
              for byte in range(parting.lo, parting.hi + 1)}
     answers = dict(zip(tries, classifier.query(list(tries.values())), strict=True))
     rejected = [byte for byte, data in tries.items() if not answers[byte] and classifier.accepts(data)]
-    return f"it rejects {format_abnf(from_bytes(rejected))} there" if rejected else ""
+    return f"it rejects {format_readable(from_bytes(rejected))} there" if rejected else ""

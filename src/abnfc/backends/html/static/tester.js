@@ -8,7 +8,13 @@ const BYTES_AFTER_ERROR = 16;
 const message = (text, values = {}) =>
   (BOOK.messages[text] ?? text).replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
 const hex2 = (byte) => byte.toString(16).toUpperCase().padStart(2, "0");
-const abnfBytes = (ranges) => ranges.map(([lo, hi]) => (lo === hi ? `%x${hex2(lo)}` : `%x${hex2(lo)}-${hex2(hi)}`)).join(" / ");
+// A printable ASCII byte as Python's repr writes it ('a', "'", '\\'), as abnfc's other outputs do.
+const quoted = (byte) => { const c = String.fromCharCode(byte); return c === "'" ? `"'"` : c === "\\" ? "'\\\\'" : `'${c}'`; };
+const printableRange = (lo, hi) => (lo < 0x20 || hi > 0x7e ? "" : lo === hi ? ` (${quoted(lo)})` : ` (${quoted(lo)}-${quoted(hi)})`);
+// %x30-39 ('0'-'9') / %x80-BF: each range with the characters it stands for where both ends are printable ASCII.
+const abnfBytes = (ranges) => ranges.map(([lo, hi]) => (lo === hi ? `%x${hex2(lo)}` : `%x${hex2(lo)}-${hex2(hi)}`) + printableRange(lo, hi)).join(" / ");
+// 0x78 'x', or 0xA0: a byte, with its character where it is printable ASCII.
+const byteText = (byte) => "0x" + hex2(byte) + (byte >= 0x20 && byte <= 0x7e ? " " + quoted(byte) : "");
 const within = (byte, ranges) => ranges.some(([lo, hi]) => lo <= byte && byte <= hi);
 const classOf = new Uint8Array(256);
 CLASSES.forEach((ranges, index) => { for (const [lo, hi] of ranges) classOf.fill(index, lo, hi + 1); });
@@ -44,7 +50,7 @@ function showVerdict(bytes, error, validator) {
     verdict.textContent = message("valid: the input matches {rule} (length: {count})", { count: bytes.length, rule: BOOK.start_rule });
     verdict.className = "verdict valid";
   } else if (error < bytes.length) {
-    verdict.textContent = message("invalid: byte {offset} ({byte}) is not allowed here", { offset: error, byte: "0x" + hex2(bytes[error]) });
+    verdict.textContent = message("invalid: byte {offset} ({byte}) is not allowed here", { offset: error, byte: byteText(bytes[error]) });
     verdict.className = "verdict invalid";
   } else {
     verdict.textContent = message("incomplete: the input ends at offset {count}, and {rule} needs more", { count: bytes.length, rule: BOOK.start_rule });
