@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -99,3 +100,30 @@ def test_ctrl_c_at_any_moment(name: str, tmp_path: Path) -> None:
         out = tmp_path / "out"
         assert not [path for path in (out.iterdir() if out.exists() else ()) if path.suffix == ".tmp"]
     assert interrupted > 0  # some runs were really interrupted while abnfc ran
+
+
+def test_a_ctrl_c_python_cannot_raise_is_delivered_again():
+    """A Ctrl-C that lands in a callback Python cannot raise from (an import's module-lock
+    callback, or here a __del__) used to print 'Exception ignored ... Traceback' and be lost:
+    a CI run saw it.  It is raised again where the command line catches it: exit 130, quietly."""
+    program = textwrap.dedent("""\
+        import sys, time
+        import abnfc.__main__ as entry, abnfc.cli
+
+        class Interrupted:
+            def __del__(self):
+                raise KeyboardInterrupt
+
+        def main(argv=None):
+            Interrupted()  # dropped at once: its __del__ raises where Python cannot
+            time.sleep(30)
+            return 0
+
+        abnfc.cli.main = main
+        sys.exit(entry.run())
+        """)
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 130, result.stderr
+    assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
+    assert time.monotonic() - started < 20

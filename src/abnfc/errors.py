@@ -187,7 +187,7 @@ class Meter:
 
 def limit_error(message: str) -> Callable[[int, int], LimitError]:
     """``exceeded`` for a :class:`Meter` whose error is ``message`` (with ``{limit}``)."""
-    return lambda spent, limit: LimitError.at(None, message.format(limit=limit, spent=spent))
+    return lambda spent, limit: LimitError.at(None, _(message).format(limit=limit, spent=spent))
 
 
 class InvariantError(Exception):

@@ -17,6 +17,7 @@ from functools import cached_property
 from ..charset import Ranges, class_map, contiguous_classes, is_partition
 from ..errors import InvariantError, LimitError, Meter, limit_error
 from ..frontend.ir import Origin
+from ..i18n import N_, _
 from .nfa import Nfa
 
 DEFAULT_MAX_DFA_STATES = 20_000
@@ -107,8 +108,8 @@ def determinize(nfa: Nfa, max_states: int = DEFAULT_MAX_DFA_STATES,
             following = closure.of(reached)
             if following not in index:
                 if len(index) >= max_states:
-                    raise LimitError.at(None, f"the DFA needs more than {max_states} states; "
-                                        "raise the limit with --max-dfa-states if this is intended")
+                    raise LimitError.at(None, _("the DFA needs more than {limit} states; raise the limit "
+                                                "with --max-dfa-states if this is intended").format(limit=max_states))
                 index[following] = len(index)
                 subsets.append(following)
             row[cls] = index[following]
@@ -120,9 +121,9 @@ def determinize(nfa: Nfa, max_states: int = DEFAULT_MAX_DFA_STATES,
 
 
 # The construction's steps are NFA states and edges visited and closure states merged.
-EXCEEDED = limit_error("the subset construction took more than {limit:,} steps (NFA states, edges and "
-                       "closures visited); the grammar's DFA is too large to build quickly; raise the "
-                       "limit with --max-work if this is intended")
+EXCEEDED = limit_error(N_("the subset construction took more than {limit:,} steps (NFA states, edges and "
+                          "closures visited); the grammar's DFA is too large to build quickly; raise the "
+                          "limit with --max-work if this is intended"))
 
 
 def _moves_by_class(nfa: Nfa, classes: tuple[Ranges, ...], meter: Meter) -> list[tuple[tuple[int, int], ...]]:

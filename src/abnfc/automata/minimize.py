@@ -15,6 +15,7 @@ from collections import defaultdict, deque
 from ..charset import Ranges, normalize
 from ..errors import Meter, limit_error
 from ..frontend.ir import Origin
+from ..i18n import N_
 from .dfa import DEFAULT_MAX_WORK, Dfa
 
 
@@ -28,8 +29,8 @@ def minimize(dfa: Dfa, max_work: int = DEFAULT_MAX_WORK) -> Dfa:
     return canonical(_merge_classes(quotient))
 
 
-EXCEEDED = limit_error("minimizing the DFA took more than {limit:,} steps (transitions visited); raise "
-                       "the limit with --max-work if this is intended")
+EXCEEDED = limit_error(N_("minimizing the DFA took more than {limit:,} steps (transitions visited); raise "
+                          "the limit with --max-work if this is intended"))
 
 
 def _reachable(dfa: Dfa) -> list[int]:

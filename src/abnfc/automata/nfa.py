@@ -35,6 +35,7 @@ from ..frontend import ir
 from ..frontend.ir import Origin
 from ..frontend.recursion import RIGHT_LINEAR, Component
 from ..frontend.resolve import ResolvedGrammar
+from ..i18n import _
 
 DEFAULT_MAX_NFA_STATES = 200_000
 
@@ -82,9 +83,9 @@ class _Builder:
 
     def reserve(self, count: int, span: Span | None) -> None:
         if len(self.epsilon) + count > self.max_states:
-            raise LimitError.at(span, f"the grammar needs more than {self.max_states} NFA states "
-                                f"(at least {len(self.epsilon) + count}); raise the limit with "
-                                "--max-nfa-states if this is intended")
+            raise LimitError.at(span, _("the grammar needs more than {limit} NFA states (at least {count}); "
+                                        "raise the limit with --max-nfa-states if this is intended").format(
+                                            limit=self.max_states, count=len(self.epsilon) + count))
 
     def copy_block(self, other: _Builder, first: int, end: int, span: Span | None) -> int:
         """Append a copy of ``other``'s states ``first..end-1``; return the offset added."""
@@ -118,18 +119,20 @@ def build(grammar: ResolvedGrammar, max_states: int = DEFAULT_MAX_NFA_STATES) ->
     embedding = grammar.embedding
     if embedding is not None:
         raise AbnfError.at(embedding.reference.span,
-                           f"rule '{grammar.start_name}' cannot be compiled to a DFA: its recursion "
-                           f"is self-embedding ({embedding.path}; {embedding.explain()}); use the "
-                           "interpreter (abnfc check --engine interpreter)")
+                           _("rule '{rule}' cannot be compiled to a DFA: its recursion is self-embedding "
+                             "({path}; {why}); use the interpreter (abnfc check --engine interpreter)").format(
+                                 rule=grammar.start_name, path=embedding.path, why=embedding.explain()))
     blocks: dict[str, tuple[_Builder, _Fragment]] = {}
     expanded: dict[str, int] = {}
     for key, builder, fragment in _blocks(grammar, max_states):
         blocks[key] = (builder, fragment)
         expanded[key] = len(builder.epsilon) + sum(expanded[callee] for callee in builder.calls.values())
         if expanded[key] > max_states:
-            raise LimitError.at(grammar.rule(key).span, f"rule '{grammar.rule(key).name}' expands "
-                                f"to {expanded[key]} NFA states, more than the limit of {max_states}; "
-                                "raise it with --max-nfa-states if this is intended")
+            raise LimitError.at(grammar.rule(key).span, _("rule '{rule}' expands to {count} NFA states, more "
+                                                          "than the limit of {limit}; raise it with "
+                                                          "--max-nfa-states if this is intended").format(
+                                                              rule=grammar.rule(key).name, count=expanded[key],
+                                                              limit=max_states))
     return _expand(blocks, grammar.start, max_states)
 
 
@@ -212,7 +215,7 @@ def _trim(builder: _Builder, accept: int) -> None:
         for target in targets:
             incoming[target].append(state)
     for state, edges in enumerate(builder.edges):
-        for _, target in edges:
+        for _ranges, target in edges:
             incoming[target].append(state)
     alive = {accept}
     stack = [accept]

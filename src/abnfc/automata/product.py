@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from ..charset import Ranges, contiguous_classes
 from ..errors import LimitError
+from ..i18n import _
 from .dfa import Dfa
 
 Combine = Callable[[bool, bool], bool]
@@ -59,9 +60,10 @@ def pairs(a: Dfa, b: Dfa, max_pairs: int | None = None, spend: Spend | None = No
             pair = (a.transitions[left][ca], b.transitions[right][cb])
             if pair not in index:
                 if max_pairs is not None and len(found) >= max_pairs:
-                    raise LimitError.at(None, f"the product of the two DFAs has more than {max_pairs:,} pairs "
-                                        "of states (--max-dfa-states); the languages are too far apart "
-                                        "to compare quickly; raise the limit if this is intended")
+                    raise LimitError.at(None, _("the product of the two DFAs has more than {limit:,} pairs "
+                                                "of states (--max-dfa-states); the languages are too far apart "
+                                                "to compare quickly; raise the limit if this is intended").format(
+                                                    limit=max_pairs))
                 index[pair] = len(found)
                 found.append(pair)
             row.append(index[pair])

@@ -24,10 +24,11 @@ from ..automata.dfa import Dfa
 from ..automata.product import Pairs, Spend, completions, count_paths, pairs, shortest_words
 from ..charset import Ranges, normalize
 from ..errors import InvariantError, Meter, limit_error
+from ..i18n import N_
 
-EXCEEDED = limit_error("comparing the two grammars took more than {limit:,} steps (--max-work: pairs of "
-                       "states times byte classes, while building the product and counting inputs); raise "
-                       "the limit if this is intended")
+EXCEEDED = limit_error(N_("comparing the two grammars took more than {limit:,} steps (--max-work: pairs of "
+                          "states times byte classes, while building the product and counting inputs); raise "
+                          "the limit if this is intended"))
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from itertools import product as cartesian
 from ..automata.dfa import Dfa
 from ..automata.product import access_words, completions
 from ..errors import AbnfError
+from ..i18n import _
 
 MAX_EXHAUSTIVE = 3  # 16.8 M strings; 4 bytes would be 4.3 G
 MEAN_LENGTH = 8
@@ -75,8 +76,9 @@ def all_strings(max_length: int) -> Iterator[bytes]:
     """Every byte string of 0..max_length bytes, shortest first, then in byte order (AbnfError at
     once, not when iterated, when there would be too many)."""
     if max_length > MAX_EXHAUSTIVE:
-        raise AbnfError.at(None, f"--exhaustive {max_length} would try {_count_upto(max_length):,} "
-                           f"strings; at most {MAX_EXHAUSTIVE} bytes are supported")
+        raise AbnfError.at(None, _("--exhaustive {length} would try {count:,} strings; at most {limit} bytes "
+                                   "are supported").format(length=max_length, count=_count_upto(max_length),
+                                                           limit=MAX_EXHAUSTIVE))
     return _all_strings(max_length)
 
 

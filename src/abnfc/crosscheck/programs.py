@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..errors import AbnfError
+from ..i18n import _
 
 VERDICTS = {"1": True, "true": True, "valid": True, "0": False, "false": False, "invalid": False}
 MAX_LINE = 64  # bytes: the longest verdict ("invalid") with white space around it; longer is garbage
@@ -114,7 +115,8 @@ class HexLines:
                 process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                            stderr=errors, start_new_session=True)
             except OSError as error:
-                raise AbnfError.at(None, f"cannot run {self.argv[0]}: {error.strerror or error}") from None
+                raise AbnfError.at(None, _("cannot run {program}: {reason}").format(
+                    program=self.argv[0], reason=error.strerror or error)) from None
             batch = _Conversation(process, payload, len(inputs), self.timeout, progress, self.who).run()
             if batch.problem is not None:
                 batch = _Batch(batch.answers, batch.problem + _stderr_tail(errors), batch.index)
@@ -341,7 +343,8 @@ class ExitStatus:
             process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                        stderr=subprocess.DEVNULL, start_new_session=True)
         except OSError as error:
-            raise AbnfError.at(None, f"cannot run {argv[0]}: {error.strerror or error}") from None
+            raise AbnfError.at(None, _("cannot run {program}: {reason}").format(
+                program=argv[0], reason=error.strerror or error)) from None
         try:
             process.communicate(stdin, timeout=self.timeout)
         except subprocess.TimeoutExpired:
@@ -374,8 +377,8 @@ class PythonFunction(HexLines):
         try:
             _, errors = process.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
-            raise AbnfError.at(None, f"--python {self.spec}: it did not load within {self.timeout:g} s "
-                                     "(--timeout)") from None
+            raise AbnfError.at(None, _("--python {spec}: it did not load within {seconds:g} s (--timeout)").format(
+                spec=self.spec, seconds=self.timeout)) from None
         finally:
             kill_group(process)
         if process.returncode != 0:

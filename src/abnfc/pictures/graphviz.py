@@ -10,11 +10,12 @@ import shutil
 import subprocess
 
 from ..errors import AbnfError
+from ..i18n import N_, _
 
 TIMEOUT_SECONDS = 120
-INSTALL_HINT = ("install Graphviz (Debian and Ubuntu: 'apt-get install graphviz'; macOS: 'brew install "
-                "graphviz'; others: https://graphviz.org/download/), or use --format dot and render the "
-                "DOT text elsewhere")
+INSTALL_HINT = N_("install Graphviz (Debian and Ubuntu: 'apt-get install graphviz'; macOS: 'brew install "
+                  "graphviz'; others: https://graphviz.org/download/), or use --format dot and render the "
+                  "DOT text elsewhere")
 
 
 def available() -> bool:
@@ -25,17 +26,20 @@ def render_svg(dot_text: str) -> str:
     """The SVG that ``dot -Tsvg`` draws from ``dot_text``; AbnfError when it cannot."""
     program = shutil.which("dot")
     if program is None:
-        raise AbnfError.at(None, f"the 'dot' program of Graphviz is not installed: {INSTALL_HINT}")
+        raise AbnfError.at(None, _("the 'dot' program of Graphviz is not installed: {hint}").format(
+            hint=_(INSTALL_HINT)))
     try:
         result = subprocess.run([program, "-Tsvg"], input=dot_text.encode("utf-8"), capture_output=True,
                                 timeout=TIMEOUT_SECONDS, check=False)
     except subprocess.TimeoutExpired:
-        raise AbnfError.at(None, f"Graphviz's dot took more than {TIMEOUT_SECONDS} s to lay out the "
-                                 "picture; the automaton is too large to draw (use --format dot)") from None
+        raise AbnfError.at(None, _("Graphviz's dot took more than {seconds} s to lay out the picture; the "
+                                   "automaton is too large to draw (use --format dot)").format(
+                                       seconds=TIMEOUT_SECONDS)) from None
     except OSError as error:
-        raise AbnfError.at(None, f"cannot run Graphviz's dot ({program}): {error.strerror}") from None
+        raise AbnfError.at(None, _("cannot run Graphviz's dot ({program}): {reason}").format(
+            program=program, reason=error.strerror)) from None
     if result.returncode != 0:
         message = result.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise AbnfError.at(None, f"Graphviz's dot failed (exit status {result.returncode})"
-                                 + (f": {message[-1]}" if message else ""))
+        raise AbnfError.at(None, _("Graphviz's dot failed (exit status {status})").format(status=result.returncode)
+                           + (f": {message[-1]}" if message else ""))
     return result.stdout.decode("utf-8")

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from ...charset import format_hex
 from ...errors import AbnfError, InvariantError, printable
+from ...i18n import _
 from ..tables import Tables
 from .analysis import Speed, analyse
 from .literals import ByteLine, Row, RowMacro, byte_lines, cells, chunks, comment_safe, hex64, hex_cells, uint_type
@@ -288,14 +289,16 @@ _PRIVATE_PLAIN = ("INLINE_", "START", "DEAD")  # a finite language's source has 
 
 def _strategy(tables: Tables, speed: Speed, wanted: str) -> str:
     if wanted not in STRATEGIES:
-        raise AbnfError.at(None, f"unknown C strategy {wanted!r}; choose from {', '.join(STRATEGIES)}")
+        raise AbnfError.at(None, _("unknown C strategy {wanted!r}; choose from {names}").format(
+            wanted=wanted, names=", ".join(STRATEGIES)))
     fits = tables.num_states <= MAX_SHIFT_STATES
     if wanted in ("shift", "pairs") and not fits:
-        raise AbnfError.at(None, f"the {wanted} strategy holds at most {MAX_SHIFT_STATES} states, and "
-                                 f"this DFA has {tables.num_states}; use --c-strategy table or auto")
+        raise AbnfError.at(None, _("the {strategy} strategy holds at most {limit} states, and this DFA has "
+                                   "{count}; use --c-strategy table or auto").format(
+                                       strategy=wanted, limit=MAX_SHIFT_STATES, count=tables.num_states))
     if wanted == "pairs" and speed.pairs is None:
-        raise AbnfError.at(None, "the pairs strategy needs at most 256 distinct transition functions "
-                                 "of byte pairs; use --c-strategy shift, table or auto")
+        raise AbnfError.at(None, _("the pairs strategy needs at most 256 distinct transition functions "
+                                   "of byte pairs; use --c-strategy shift, table or auto"))
     if wanted == "auto":
         return "pairs" if speed.pairs is not None else "shift" if fits else "table"
     return wanted

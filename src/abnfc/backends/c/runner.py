@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ...errors import AbnfError
+from ...i18n import _
 
 SIZE_MAX = ctypes.c_size_t(-1).value
 CFLAGS = ["-std=c99", "-O2", "-fPIC", "-Wall", "-Werror"]
@@ -27,8 +28,8 @@ def compiler() -> str:
     for candidate in (os.environ.get("CC"), "cc", "gcc", "clang"):
         if candidate and shutil.which(candidate):
             return candidate
-    raise AbnfError.at(None, "no C compiler found (looked for $CC, cc, gcc and clang); install "
-                             "one, for example with 'apt-get install gcc'")
+    raise AbnfError.at(None, _("no C compiler found (looked for $CC, cc, gcc and clang); install "
+                               "one, for example with 'apt-get install gcc'"))
 
 
 def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list[CValidator]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import AbnfError
+from ...i18n import _
 
 BATCH = 2000  # inputs per request
 
@@ -21,8 +22,8 @@ BATCH = 2000  # inputs per request
 def node() -> str:
     found = shutil.which("node")
     if found is None:
-        raise AbnfError.at(None, "Node.js ('node') was not found; it runs the JavaScript backend's "
-                                 "validators (install it, for example with 'apt-get install nodejs')")
+        raise AbnfError.at(None, _("Node.js ('node') was not found; it runs the JavaScript backend's "
+                                   "validators (install it, for example with 'apt-get install nodejs')"))
     return found
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ...errors import AbnfError
+from ...i18n import _
 from ..tables import Tables
 from .idioms import Idiom, recognise
 from .skip import SkipPattern, skip_patterns
@@ -39,7 +40,8 @@ class PythonPlan:
 def lower(tables: Tables, options: Mapping[str, str]) -> PythonPlan:
     wanted = options.get("idioms", "auto")
     if wanted not in IDIOM_CHOICES:
-        raise AbnfError.at(None, f"unknown --python-idioms {wanted!r}; choose from {', '.join(IDIOM_CHOICES)}")
+        raise AbnfError.at(None, _("unknown --python-idioms {wanted!r}; choose from {names}").format(
+            wanted=wanted, names=", ".join(IDIOM_CHOICES)))
     patterns = skip_patterns(tables)
     return PythonPlan(options["prefix"], tables, tuple(_verbose(p) for p in patterns),
                       recognise(tables) if wanted == "auto" else None)
