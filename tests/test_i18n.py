@@ -160,3 +160,24 @@ def test_errors_speak_the_chosen_language(capsys, tmp_path):
     assert "Hinweis: ABNF-Regelnamen bestehen aus Buchstaben, Ziffern und Bindestrichen" in err
     grammar.write_text('r = "a"\n')
     assert main(["explain", "--locale", "ja", str(grammar), str(tmp_path / "in.txt")]) == 0
+
+
+def _run_abnfc(*arguments: str, language: str) -> str:
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "abnfc", *arguments], capture_output=True, text=True,
+                            env={"PATH": "/usr/bin:/bin", "LANGUAGE": language}, cwd=ROOT)
+    return result.stdout + result.stderr
+
+
+def test_reports_speak_the_environments_language_and_vectors_stay_data():
+    """crosscheck's and diff's reports are sentences the reader reads, so they are translated;
+    the vectors' notes are data, the same on every machine, as generated files are."""
+    out = _run_abnfc("crosscheck", "grammars/utf8.abnf", "--cmd", "python3 examples/surrogates_allowed.py",
+                     "--exhaustive", "1", "--sample", "0", "--random", "0", language="de")
+    assert "Widersprüche:" in out and "die Implementierung nimmt ED A0 80 an; die Grammatik verlangt" in out
+    out = _run_abnfc("diff", "grammars/utf8.abnf", "grammars/variants/wtf8.abnf", language="ja")
+    assert "A と B は異なります" in out and "B のみ: 違い 2 件" in out
+    german = _run_abnfc("vectors", "grammars/utf8.abnf", language="de")
+    assert german == _run_abnfc("vectors", "grammars/utf8.abnf", language="en") and "transition:" in german

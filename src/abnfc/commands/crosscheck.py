@@ -73,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
                       defaults.sample if args.sample is None else args.sample,
                       defaults.random if args.random is None else args.random, args.seed, args.extra_states,
                       defaults.every_byte)
-    label = args.cmd if args.cmd else f"{args.python} (a Python function, in a child process)"
+    label = args.cmd if args.cmd else _("{function} (a Python function, in a child process)").format(
+        function=args.python)
     result = crosscheck(language, others, runner, kind, amounts, progress, label)
     sys.stdout.write(to_json(result) if args.format == "json" else text(result))
     return result.exit_status

@@ -13,7 +13,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..i18n import N_
+from ..i18n import N_, _, ngettext
 from . import options
 
 if TYPE_CHECKING:
@@ -52,12 +52,14 @@ def run(args: argparse.Namespace) -> int:
     if bound is not None:
         comparison = _merge_by_exact_failure(comparison, a, b)
     lines = [f"A = {a.path} ({a.start_name})", f"B = {b.path} ({b.start_name})"]
-    lines += [f"bounded: {language.describe_bound()}" for language in (a, b) if not language.exact]
-    within = f" on inputs of up to {bound} bytes" if bound is not None else ""
+    lines += [_("bounded: {bound}").format(bound=language.describe_bound())
+              for language in (a, b) if not language.exact]
     if comparison.equal:
-        lines.append(f"A and B accept the same inputs{within}")
+        lines.append(_("A and B accept the same inputs on inputs of up to {bound} bytes").format(bound=bound)
+                     if bound is not None else _("A and B accept the same inputs"))
     else:
-        lines.append(f"A and B differ{within}")
+        lines.append(_("A and B differ on inputs of up to {bound} bytes").format(bound=bound)
+                     if bound is not None else _("A and B differ"))
         lines += _side(comparison, True, a, b, args.max_shown)
         lines += _side(comparison, False, a, b, args.max_shown)
         lines += _counts(comparison)
@@ -110,12 +112,13 @@ def _side(comparison: Comparison, only_in_a: bool, a: Language, b: Language, max
         return []
     shown = [d for d in comparison.differences if d.only_in_a == only_in_a][:max_shown]
     name = "A" if only_in_a else "B"
-    lines = [f"only in {name}: {total:,} {'difference' if total == 1 else 'differences'}"]
+    lines = [ngettext("only in {side}: {count:,} difference", "only in {side}: {count:,} differences", total).format(
+        side=name, count=total)]
     for difference in shown:
         keeps, refuses = (a, b) if only_in_a else (b, a)
         lines.append(f"  {_examples(difference)}: {_why(difference, keeps, refuses, only_in_a)}")
     if total > len(shown):
-        lines.append(f"  and {total - len(shown):,} more (--max-shown)")
+        lines.append("  " + _("and {count:,} more (--max-shown)").format(count=total - len(shown)))
     return lines
 
 
@@ -138,17 +141,22 @@ def _why(difference: Difference, keeps: Language, refuses: Language, only_in_a: 
     byte = example[offset]
     kept = keeps.provenance.step(example, offset)
     refused = refuses.provenance.requirement(example, offset)
-    return f"{refuse_name} requires {refused}; {keep_name}: {kept}" if refused else \
-        f"{refuse_name} refuses {byte_text(byte)}; {keep_name}: {kept}"
+    if refused:
+        return _("{refusing} requires {required}; {keeping}: {kept}").format(
+            refusing=refuse_name, required=refused, keeping=keep_name, kept=kept)
+    return _("{refusing} refuses {byte}; {keeping}: {kept}").format(refusing=refuse_name, byte=byte_text(byte),
+                                                                     keeping=keep_name, kept=kept)
 
 
 def _counts(comparison: Comparison) -> list[str]:
     rows = [(n, _count(x), _count(y)) for n, x, y in comparison.counts if x or y]
     if not rows:
         return []
-    width = max(len("only in A"), *(len(value) for row in rows for value in row[1:]))
-    lines = [f"inputs of each length accepted by one side only (up to {comparison.counts[-1][0]} bytes):",
-             f"  {'bytes':>5}  {'only in A':>{width}}  {'only in B':>{width}}"]
+    only_a, only_b, length = _("only in A"), _("only in B"), _("bytes")
+    width = max(len(only_a), len(only_b), *(len(value) for row in rows for value in row[1:]))
+    lines = [_("inputs of each length accepted by one side only (up to {bound} bytes):").format(
+        bound=comparison.counts[-1][0]),
+             f"  {length:>5}  {only_a:>{width}}  {only_b:>{width}}"]
     lines += [f"  {n:>5}  {x:>{width}}  {y:>{width}}" for n, x, y in rows]
     return lines
 

@@ -14,6 +14,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from .. import i18n
 from ..i18n import N_, _
 from . import options
 
@@ -68,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if not language.exact:
         print(_("abnfc vectors: {bound}; the vectors' coverage is bounded accordingly").format(
             bound=language.describe_bound()), file=sys.stderr)
+    i18n.use(i18n.ENGLISH)  # the vectors' notes are data: the same on every machine, as generated files are
     vectors = build_suite(language.minimal, language.provenance, language.accepts,
                           args.extra_states, args.max_vectors)
     sys.stdout.write(to_json(vectors) if args.format == "json" else tsv(vectors))

@@ -27,9 +27,10 @@ STOP_CHANCE = 0.1
 
 @dataclass(frozen=True)
 class Part:
-    what: str  # as the report names it
+    what: str  # its name in the JSON report (English, for tools)
     inputs: Iterable[bytes]
     exhaustive: bool = False  # every string of up to ``InputStream.exhaustive`` bytes
+    label: str = ""  # its name in the text report, in the reader's language (default: ``what``)
 
 
 class InputStream:
@@ -42,6 +43,7 @@ class InputStream:
         self.exhaustive = exhaustive
         self.batch_size = batch_size
         self.counts: list[tuple[str, int]] = []  # (what, new inputs), filled in as it streams
+        self.labels: list[str] = []  # the parts' labels, in the same order
         self.total = 0
 
     def batches(self) -> Iterator[list[bytes]]:
@@ -65,6 +67,7 @@ class InputStream:
                     yield batch
                     batch = []
             self.counts.append((part.what, count))
+            self.labels.append(part.label or part.what)
             if part.exhaustive:
                 covered = self.exhaustive
         self.total += len(batch)

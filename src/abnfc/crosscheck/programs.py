@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..errors import AbnfError
-from ..i18n import _
+from ..i18n import N_, _
 
 VERDICTS = {"1": True, "true": True, "valid": True, "0": False, "false": False, "invalid": False}
 MAX_LINE = 64  # bytes: the longest verdict ("invalid") with white space around it; longer is garbage
@@ -76,6 +76,7 @@ class _Batch:
     answers: list[bool]
     problem: str | None = None  # what went wrong, if anything
     index: int | None = None  # the input the problem points at, when it points at one
+    garbage: bool = False  # the problem is an answer that is not a verdict (the answer to ``index``)
 
 
 def hex_line(data: bytes) -> str:
@@ -96,7 +97,7 @@ class HexLines:
     """A long-running program speaking the hex-lines protocol; ``who`` names it in messages."""
 
     def __init__(self, argv: list[str], timeout: float, progress: Progress | None = None,
-                 who: str = "the program"):
+                 who: str = N_("the program")):
         self.argv = argv
         self.timeout = timeout
         self.progress = progress
@@ -119,7 +120,7 @@ class HexLines:
                     program=self.argv[0], reason=error.strerror or error)) from None
             batch = _Conversation(process, payload, len(inputs), self.timeout, progress, self.who).run()
             if batch.problem is not None:
-                batch = _Batch(batch.answers, batch.problem + _stderr_tail(errors), batch.index)
+                batch = _Batch(batch.answers, batch.problem + _stderr_tail(errors), batch.index, batch.garbage)
         return batch
 
     def _locate(self, inputs: Sequence[bytes], batch: _Batch) -> Fault:
@@ -127,7 +128,7 @@ class HexLines:
         problem, index = batch.problem or "", batch.index
         if index is None or index >= len(inputs):
             return Fault(problem, None)
-        if "not a verdict" in problem:  # the answer to input ``index`` is the garbage itself
+        if batch.garbage:  # the answer to input ``index`` is the garbage itself
             return Fault(problem, inputs[index])
         if self._run([inputs[index]]).problem is not None:
             return Fault(problem, inputs[index])
@@ -144,15 +145,15 @@ class HexLines:
             low = middle
         if high - low == 1:
             return Fault(problem, inputs[low])
-        return Fault(problem + " (it does not recur on any single input; shown: the first input "
-                     "left unanswered)", inputs[index])
+        return Fault(problem + _(" (it does not recur on any single input; shown: the first input "
+                                 "left unanswered)"), inputs[index])
 
 
 class _Conversation:
     """One run of a hex-lines program: write everything, read the answers, judge the end."""
 
     def __init__(self, process: subprocess.Popen, payload: bytes, expected: int, timeout: float,
-                 progress: Progress | None, who: str = "the program"):
+                 progress: Progress | None, who: str = N_("the program")):
         self.process = process
         self.payload = payload
         self.expected = expected
@@ -191,7 +192,7 @@ class _Conversation:
         pending = b""
         stdout = self.process.stdout
         if stdout is None:
-            return _Batch(answers, f"{self.who}'s output could not be read", 0)
+            return _Batch(answers, _("{who}: its output could not be read").format(who=_(self.who)), 0)
         with selectors.DefaultSelector() as selector:
             selector.register(stdout, selectors.EVENT_READ)
             while True:
@@ -227,25 +228,26 @@ class _Conversation:
             if done and (self.process.poll() is not None or time.monotonic() >= deadline):
                 return b""  # complete: the rest of its output, if any, was not a verdict's
             if not done and time.monotonic() >= deadline:
-                return _Batch([], f"{self.who} gave no answer for {self.timeout:g} s (--timeout) after "
-                              f"{answered:,} answers", answered)
+                return _Batch([], _("{who} gave no answer for {seconds:g} s (--timeout) after {count:,} "
+                                    "answers").format(who=_(self.who), seconds=self.timeout, count=answered),
+                              answered)
 
     def _overlong(self, pending: bytes, answers: list[bool]) -> _Batch | None:
         """A line longer than any verdict is garbage, without waiting for its end."""
         if len(pending) <= MAX_LINE:
             return None
-        return _Batch(answers, f"{self.who} printed {_shown(pending)}, which is not a verdict "
-                      "(1/0, true/false or valid/invalid)", len(answers))
+        return _Batch(answers, _not_a_verdict().format(who=_(self.who), line=_shown(pending)), len(answers), True)
 
     def _take(self, lines: list[bytes], answers: list[bool]) -> _Batch | None:
         for line in lines:
             verdict = parse_verdict(line)
             if len(answers) >= self.expected:
-                return _Batch(answers, f"{self.who} printed more lines than the {self.expected:,} "
-                              f"inputs it was given (extra line {_shown(line)})", None)
+                return _Batch(answers, _("{who} printed more lines than the {count:,} inputs it was given (extra "
+                                         "line {line})").format(who=_(self.who), count=self.expected,
+                                                                line=_shown(line)), None)
             if verdict is None:
-                return _Batch(answers, f"{self.who} printed {_shown(line)}, which is not a verdict "
-                              "(1/0, true/false or valid/invalid)", len(answers))
+                return _Batch(answers, _not_a_verdict().format(who=_(self.who), line=_shown(line)), len(answers),
+                              True)
             answers.append(verdict)
         if self.progress is not None:
             self.progress(len(answers), self.expected)
@@ -257,14 +259,20 @@ class _Conversation:
         try:
             status = self.process.wait(max(0.0, self.last_sign + self.timeout - time.monotonic()))
         except subprocess.TimeoutExpired:
-            return _Batch(answers, f"{self.who} closed its output after {len(answers):,} answers for "
-                          f"{self.expected:,} inputs and did not exit within {self.timeout:g} s (--timeout)",
-                          len(answers))
+            return _Batch(answers, _("{who} closed its output after {count:,} answers for {inputs:,} inputs and "
+                                     "did not exit within {seconds:g} s (--timeout)").format(
+                                         who=_(self.who), count=len(answers), inputs=self.expected,
+                                         seconds=self.timeout), len(answers))
         if status < 0:
-            return _Batch(answers, f"{self.who} crashed ({_signal_name(-status)}) after "
-                          f"{len(answers):,} answers", len(answers))
-        return _Batch(answers, f"{self.who} exited with status {status} after {len(answers):,} answers "
-                      f"for {self.expected:,} inputs", len(answers))
+            return _Batch(answers, _("{who} crashed ({how}) after {count:,} answers").format(
+                who=_(self.who), how=_signal_name(-status), count=len(answers)), len(answers))
+        return _Batch(answers, _("{who} exited with status {status} after {count:,} answers for {inputs:,} "
+                                 "inputs").format(who=_(self.who), status=status, count=len(answers),
+                                                  inputs=self.expected), len(answers))
+
+
+def _not_a_verdict() -> str:  # a message, translated when it is said
+    return _("{who} printed {line}, which is not a verdict (1/0, true/false or valid/invalid)")
 
 
 def kill_group(process: subprocess.Popen) -> None:
@@ -283,9 +291,9 @@ def _shown(line: bytes) -> str:
 
 def _signal_name(number: int) -> str:
     try:
-        return f"killed by {signal.Signals(number).name}"
+        return _("killed by {signal}").format(signal=signal.Signals(number).name)
     except ValueError:
-        return f"killed by signal {number}"
+        return _("killed by signal {number}").format(number=number)
 
 
 def _stderr_tail(errors) -> str:
@@ -293,7 +301,7 @@ def _stderr_tail(errors) -> str:
     size = errors.tell()
     errors.seek(max(0, size - 300))
     tail = errors.read().decode("utf-8", "replace").strip()
-    return f"; its standard error ends: {tail.splitlines()[-1][:200]}" if tail else ""
+    return _("; its standard error ends: {line}").format(line=tail.splitlines()[-1][:200]) if tail else ""
 
 
 class ExitStatus:
@@ -333,7 +341,8 @@ class ExitStatus:
             status = self._status(argv, stdin)
         if isinstance(status, str) or status < 0:
             stop.set()
-            return status if isinstance(status, str) else f"the program crashed ({_signal_name(-status)})"
+            return status if isinstance(status, str) else _("the program crashed ({how})").format(
+                how=_signal_name(-status))
         self._tick()
         return status == 0
 
@@ -348,7 +357,7 @@ class ExitStatus:
         try:
             process.communicate(stdin, timeout=self.timeout)
         except subprocess.TimeoutExpired:
-            return f"the program did not exit within {self.timeout:g} s (--timeout)"
+            return _("the program did not exit within {seconds:g} s (--timeout)").format(seconds=self.timeout)
         finally:
             kill_group(process)
         return process.returncode
@@ -365,7 +374,7 @@ class PythonFunction(HexLines):
 
     def __init__(self, spec: str, timeout: float, progress: Progress | None = None):
         super().__init__([sys.executable, "-m", "abnfc.crosscheck.python_worker", spec], timeout, progress,
-                         who=f"the function {spec}")
+                         who=_("the function {spec}").format(spec=spec))
         self.spec = spec
         self._check_loads()
 
@@ -375,7 +384,7 @@ class PythonFunction(HexLines):
         process = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.PIPE, start_new_session=True)
         try:
-            _, errors = process.communicate(timeout=self.timeout)
+            _output, errors = process.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
             raise AbnfError.at(None, _("--python {spec}: it did not load within {seconds:g} s (--timeout)").format(
                 spec=self.spec, seconds=self.timeout)) from None
@@ -383,22 +392,26 @@ class PythonFunction(HexLines):
             kill_group(process)
         if process.returncode != 0:
             lines = errors.decode("utf-8", "replace").strip().splitlines()
-            why = lines[-1][:300] if lines else f"loading it ended with status {process.returncode}"
+            why = lines[-1][:300] if lines else _("loading it ended with status {status}").format(
+                status=process.returncode)
             raise AbnfError.at(None, f"--python {self.spec}: {why}")
 
 
 def load_function(spec: str) -> Callable[[bytes], object]:
     """``module:function`` or ``path/to/file.py:function``; AbnfError when it cannot be loaded."""
-    module_name, _, function_name = spec.rpartition(":")
+    module_name, _colon, function_name = spec.rpartition(":")
     if not module_name or not function_name:
-        raise AbnfError.at(None, f"--python wants MODULE:FUNCTION or FILE.py:FUNCTION, not {spec!r}")
+        raise AbnfError.at(None, _("--python wants MODULE:FUNCTION or FILE.py:FUNCTION, not {spec!r}").format(
+            spec=spec))
     try:
         module = _import(module_name)
     except Exception as error:  # whatever the module raises while importing is the user's to fix
-        raise AbnfError.at(None, f"cannot import {module_name}: {type(error).__name__}: {error}") from None
+        raise AbnfError.at(None, _("cannot import {module}: {error}").format(
+            module=module_name, error=f"{type(error).__name__}: {error}")) from None
     function = getattr(module, function_name, None)
     if not callable(function):
-        raise AbnfError.at(None, f"{module_name} has no function {function_name!r}")
+        raise AbnfError.at(None, _("{module} has no function {function!r}").format(module=module_name,
+                                                                                  function=function_name))
     return function
 
 

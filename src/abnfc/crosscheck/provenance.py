@@ -19,6 +19,7 @@ from ..automata.dfa import Dfa
 from ..charset import Ranges, format_readable, normalize
 from ..frontend.ir import Origin
 from ..frontend.resolve import ResolvedGrammar
+from ..i18n import _
 from ..interpret import Recognizer, recognize
 
 MAX_LISTED = 2  # origins listed one by one; beyond this, the union of their bytes and the rules
@@ -41,20 +42,21 @@ def byte_text(byte: int) -> str:
 
 def hex_text(data: bytes) -> str:
     """``ED A0 80``, or ``(empty)``."""
-    return " ".join(f"{b:02X}" for b in data) if data else "(empty)"
+    return " ".join(f"{b:02X}" for b in data) if data else _("(empty)")
 
 
 def origin_text(origin: Origin) -> str:
-    return f"{format_readable(origin.reads)} ({origin.rule}, alt {origin.alternative + 1})"
+    return _("{bytes} ({rule}, alt {alternative})").format(bytes=format_readable(origin.reads), rule=origin.rule,
+                                                           alternative=origin.alternative + 1)
 
 
 def origins_text(origins: Iterable[Origin]) -> str:
     """One origin as ``%x80-9F (UTF8-3, alt 3)``; several as their bytes and rules."""
     found = sorted(set(origins), key=lambda o: (o.reads, o.rule, o.alternative, o.element))
     if len(found) <= MAX_LISTED:
-        return " or ".join(origin_text(o) for o in found)
+        return _(" or ").join(origin_text(o) for o in found)
     rules = sorted({o.rule for o in found})
-    shown = ", ".join(rules[:3]) + (f" and {len(rules) - 3} more" if len(rules) > 3 else "")
+    shown = ", ".join(rules[:3]) + (_(" and {count} more").format(count=len(rules) - 3) if len(rules) > 3 else "")
     return f"{format_readable(normalize(r for o in found for r in o.reads))} ({shown})"
 
 
@@ -75,7 +77,7 @@ class DfaProvenance:
         if index == 0:
             return ""
         readers = self._readers(states[index - 1], data[index - 1])
-        return f"after {origins_text(readers)} " if readers else ""
+        return _("after {positions}").format(positions=origins_text(readers)) + " " if readers else ""
 
     def step(self, data: bytes, index: int) -> str:
         states = self._states(data[: index + 1])
@@ -83,10 +85,10 @@ class DfaProvenance:
         readers = self._readers(state, byte)
         after = self._after(data, states, index)
         if readers:
-            return f"{after}{byte_text(byte)} read by {origins_text(readers)}"
+            return after + _("{byte} read by {positions}").format(byte=byte_text(byte), positions=origins_text(readers))
         if not self.dfa.origins[state]:  # nothing more can be read: the input is complete here
-            return f"{after}{byte_text(byte)} comes after a complete {self.start_rule}"
-        return f"{after}{byte_text(byte)} is outside {self._expected(state)}"
+            return after + _("{byte} comes after a complete {rule}").format(byte=byte_text(byte), rule=self.start_rule)
+        return after + _("{byte} is outside {expected}").format(byte=byte_text(byte), expected=self._expected(state))
 
     def requirement(self, data: bytes, index: int) -> str:
         states = self._states(data[:index])
@@ -94,24 +96,29 @@ class DfaProvenance:
         before = self._readers(states[index - 1], data[index - 1]) if index else []
         if len(expected) == 1 and len(before) == 1 and \
                 (expected[0].rule, expected[0].alternative) == (before[0].rule, before[0].alternative):
-            return f"{format_readable(expected[0].reads)} after {origin_text(before[0])}"
-        after = f" after {origins_text(before)}" if before else ""
-        return f"{self._expected(states[index])}{after}"
+            return _("{bytes} after {position}").format(bytes=format_readable(expected[0].reads),
+                                                        position=origin_text(before[0]))
+        if before:
+            return _("{expected} after {positions}").format(expected=self._expected(states[index]),
+                                                            positions=origins_text(before))
+        return self._expected(states[index])
 
     def _expected(self, state: int) -> str:
         origins = self.dfa.origins[state]
-        return origins_text(origins) if origins else "the end of the input"
+        return origins_text(origins) if origins else _("the end of the input")
 
     def explain(self, data: bytes) -> str:
         states = self._states(data)
         if states[-1] == self.dfa.dead:
             index = len(states) - 2
-            return f"offset {index}: {self.step(data, index)}"
+            return _("offset {offset}: {step}").format(offset=index, step=self.step(data, index))
         if states[-1] in self.dfa.accepting:
-            return "valid"
+            return _("valid")
         if not data:
-            return f"empty; {self.start_rule} expects {self._expected(states[-1])}"
-        return f"ends {self._after(data, states, len(data)).strip()}; expected {self._expected(states[-1])}"
+            return _("empty; {rule} expects {expected}").format(rule=self.start_rule,
+                                                                expected=self._expected(states[-1]))
+        return _("ends {after}; expected {expected}").format(after=self._after(data, states, len(data)).strip(),
+                                                             expected=self._expected(states[-1]))
 
 
 class InterpreterProvenance:
@@ -129,25 +136,26 @@ class InterpreterProvenance:
         byte = data[index]
         expected = self._expected(data[:index])
         readers = sorted({rule for ranges, rule in expected if any(lo <= byte <= hi for lo, hi in ranges)})
-        where = f"offset {index}: " if index else ""
+        where = _("offset {offset}: ").format(offset=index) if index else ""
         if readers:
-            return f"{where}{byte_text(byte)} read by {', '.join(readers)}"
-        return f"{where}{byte_text(byte)} is outside {_expected_text(expected)}"
+            return where + _("{byte} read by {positions}").format(byte=byte_text(byte), positions=", ".join(readers))
+        return where + _("{byte} is outside {expected}").format(byte=byte_text(byte), expected=_expected_text(expected))
 
     def requirement(self, data: bytes, index: int) -> str:
-        return f"{_expected_text(self._expected(data[:index]))} at offset {index}"
+        return _("{expected} at offset {offset}").format(expected=_expected_text(self._expected(data[:index])),
+                                                         offset=index)
 
     def explain(self, data: bytes) -> str:
         verdict = recognize(self.grammar, data)
-        return "valid" if verdict.matched else verdict.describe()
+        return _("valid") if verdict.matched else verdict.describe()
 
 
 def _expected_text(expected: list[tuple[Ranges, str]]) -> str:
     if not expected:
-        return "the end of the input"
-    rules = sorted({rule for _, rule in expected})
-    shown = ", ".join(rules[:3]) + (f" and {len(rules) - 3} more" if len(rules) > 3 else "")
-    return f"{format_readable(normalize(r for ranges, _ in expected for r in ranges))} ({shown})"
+        return _("the end of the input")
+    rules = sorted({rule for _ranges, rule in expected})
+    shown = ", ".join(rules[:3]) + (_(" and {count} more").format(count=len(rules) - 3) if len(rules) > 3 else "")
+    return f"{format_readable(normalize(r for ranges, _rule in expected for r in ranges))} ({shown})"
 
 
 class NoProvenance:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from ..i18n import _, ngettext
 from .disagreements import Parting
 from .provenance import hex_text
 
@@ -31,6 +32,7 @@ class Result:
     against: tuple[tuple[str, int], ...]  # (grammar, disagreements with the implementation)
     fault: str = ""  # what the implementation did wrong, when it crashed or hung
     fault_input: bytes | None = None
+    source_labels: tuple[str, ...] = ()  # the sources' names in the reader's language (default: as in sources)
 
     @property
     def exit_status(self) -> int:
@@ -40,28 +42,34 @@ class Result:
 
 
 def text(result: Result) -> str:
-    lines = [f"crosscheck {result.grammar} ({result.start}) against {result.implementation}"]
+    lines = [_("crosscheck {grammar} ({start}) against {implementation}").format(
+        grammar=result.grammar, start=result.start, implementation=result.implementation)]
     if result.bound:
-        lines.append(f"bounded: {result.bound}")
+        lines.append(_("bounded: {bound}").format(bound=result.bound))
     total = result.total
-    described = ", ".join(f"{count:,} {what}" for what, count in result.sources if count)
-    lines.append(f"inputs: {total:,} ({described})")
+    labels = result.source_labels or tuple(what for what, _count in result.sources)
+    described = ", ".join(f"{count:,} {label}" for (_what, count), label in zip(result.sources, labels, strict=True)
+                          if count)
+    lines.append(_("inputs: {total:,} ({sources})").format(total=total, sources=described))
     if result.fault:
-        shown = hex_text(result.fault_input) if result.fault_input is not None else "none found"
-        lines += [f"error: {result.fault}", f"  triggering input: {shown}"]
+        shown = hex_text(result.fault_input) if result.fault_input is not None else _("none found")
+        lines += [_("error: {fault}").format(fault=result.fault), "  " + _("triggering input: {input}").format(
+            input=shown)]
         return "\n".join(lines) + "\n"
     if not result.disagreements:
-        lines.append(f"no disagreement: the implementation agrees with the grammar on all {total:,} inputs")
+        lines.append(_("no disagreement: the implementation agrees with the grammar on all {total:,} inputs").format(
+            total=total))
         return "\n".join(lines) + "\n"
     count = len(result.classes)
-    lines.append(f"disagreements: {result.disagreements:,} of {total:,} inputs, in {count} "
-                 f"{'class' if count == 1 else 'classes'}")
+    lines.append(ngettext("disagreements: {count:,} of {total:,} inputs, in {classes} class",
+                          "disagreements: {count:,} of {total:,} inputs, in {classes} classes", count).format(
+                              count=result.disagreements, total=total, classes=count))
     for number, found in enumerate(result.classes, 1):
         seen = f"; {found.seen}" if found.seen else ""
-        lines.append(f"  {number}. {found.explanation} [{found.count:,} "
-                     f"{'input' if found.count == 1 else 'inputs'}{seen}]")
+        inputs = ngettext("{count:,} input", "{count:,} inputs", found.count).format(count=found.count)
+        lines.append(f"  {number}. {found.explanation} [{inputs}{seen}]")
     if result.unclassified:
-        lines.append(f"  and {result.unclassified:,} more disagreements, not classified")
+        lines.append("  " + _("and {count:,} more disagreements, not classified").format(count=result.unclassified))
     lines += _against_lines(result, total)
     return "\n".join(lines) + "\n"
 
@@ -73,10 +81,12 @@ def _against_lines(result: Result, total: int) -> list[str]:
     lines = []
     if best == 0:
         same = [path for path, count in result.against if count == 0]
-        lines.append(f"the implementation agrees exactly with {' and '.join(same)} on all {total:,} inputs")
+        lines.append(_("the implementation agrees exactly with {grammars} on all {total:,} inputs").format(
+            grammars=_(" and ").join(same), total=total))
     else:
         closest = [path for path, count in result.against if count == best]
-        lines.append(f"closest: {' and '.join(closest)} ({best:,} disagreements)")
+        lines.append(_("closest: {grammars} ({count:,} disagreements)").format(grammars=_(" and ").join(closest),
+                                                                                count=best))
     lines += [f"  {count:>9,}  {path}" for path, count in result.against]
     return lines
 

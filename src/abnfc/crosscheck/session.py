@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..charset import format_readable, from_bytes
+from ..i18n import _, ngettext
 from .disagreements import Classifier, InterpreterClassifier, Parting
 from .inputs import InputStream, Part, all_strings, every_byte, random_strings, sampled
 from .language import Language
@@ -99,19 +100,25 @@ def _vectors(language: Language, extra_states: int) -> list[bytes]:
 
 def _inputs(language: Language, others: list[Language], amounts: Amounts) -> InputStream:
     exhaustive, sample, count, seed = amounts.exhaustive, amounts.sample, amounts.random, amounts.seed
-    parts = [Part("vectors", _vectors(language, amounts.extra_states))]
+    parts = [Part("vectors", _vectors(language, amounts.extra_states), label=_("vectors"))]
     if language.exact and amounts.every_byte:
-        parts.append(Part("every byte after the shortest way into each state", every_byte(language.minimal)))
+        parts.append(Part("every byte after the shortest way into each state", every_byte(language.minimal),
+                          label=_("every byte after the shortest way into each state")))
     if others:
-        parts.append(Part("vectors of the --against grammars", [d for other in others for d in _vectors(other, 0)]))
+        parts.append(Part("vectors of the --against grammars", [d for other in others for d in _vectors(other, 0)],
+                          label=_("vectors of the --against grammars")))
     parts.append(Part(f"strings of up to {exhaustive} {'byte' if exhaustive == 1 else 'bytes'}",
-                      all_strings(exhaustive), exhaustive=True))
+                      all_strings(exhaustive), exhaustive=True,
+                      label=ngettext("strings of up to {count} byte", "strings of up to {count} bytes",
+                                     exhaustive).format(count=exhaustive)))
     if sample:
         parts.append(Part(f"sampled strings of {exhaustive + 1} bytes",
-                          sampled(exhaustive + 1, sample, random.Random(f"sample {seed}"))))
+                          sampled(exhaustive + 1, sample, random.Random(f"sample {seed}")),
+                          label=_("sampled strings of {count} bytes").format(count=exhaustive + 1)))
     if count:
         parts.append(Part(f"random strings and near-misses (seed {seed})",
-                          random_strings(language.minimal, count, random.Random(f"random {seed}"))))
+                          random_strings(language.minimal, count, random.Random(f"random {seed}")),
+                          label=_("random strings and near-misses (seed {seed})").format(seed=seed)))
     return InputStream(parts, exhaustive)
 
 
@@ -130,15 +137,15 @@ def crosscheck(language: Language, others: list[Language], runner: Runner, kind:
     """Run the implementation behind ``runner`` over the inputs ``amounts`` asks for and compare
     its verdicts with the grammar's (and those of the ``others``); a fault of the program (a
     crash, a hang, an answer that is not a verdict) ends the run and is reported in the result."""
-    progress.start("generating inputs")
+    progress.start(_("generating inputs"))
     stream = _inputs(language, others, amounts)
     try:
         tally = _run_all(language, others, stream, runner, progress)
-        progress.start("classifying and shrinking")
+        progress.start(_("classifying and shrinking"))
         result = _compare(language, others, kind, tally, Cached(runner), stream, label)
     except Fault as fault:
         result = Result(language.path, language.start_name, label, language.describe_bound(), stream.total,
-                        tuple(stream.counts), 0, (), 0, (), fault.message, fault.data)
+                        tuple(stream.counts), 0, (), 0, (), fault.message, fault.data, tuple(stream.labels))
     progress.done()
     return result
 
@@ -147,7 +154,8 @@ def _run_all(language: Language, others: list[Language], stream: InputStream, ru
     """The grammar's and the implementation's verdicts on every input, a batch at a time."""
     tally = _Tally(against=[0] * len(others))
     for batch in stream.batches():
-        progress.start(f"running the implementation on inputs {stream.total - len(batch):,} and on")
+        progress.start(_("running the implementation on inputs {count:,} and on").format(
+            count=stream.total - len(batch)))
         expected, got = language.verdicts(batch), runner.verdicts(batch)
         for data, valid, answer in zip(batch, expected, got, strict=True):
             if valid != answer:
@@ -180,7 +188,8 @@ def _compare(language: Language, others: list[Language], kind: str, tally: _Tall
     against = tuple(sorted(((other.path, count) for other, count in zip(others, tally.against, strict=True)),
                            key=lambda item: (item[1], item[0]))) if tally.count else ()
     return Result(language.path, language.start_name, label, language.describe_bound(), stream.total,
-                  tuple(stream.counts), tally.count, tuple(found), unclassified + tally.count - len(kept), against)
+                  tuple(stream.counts), tally.count, tuple(found), unclassified + tally.count - len(kept), against,
+                  source_labels=tuple(stream.labels))
 
 
 def _explain(language: Language, classifier: Classifier, parting: Parting, witness: bytes) -> str:
@@ -189,14 +198,17 @@ def _explain(language: Language, classifier: Classifier, parting: Parting, witne
         probes = classifier.probes(witness)
         offset = classifier.strict(witness, dict(zip(probes, classifier.query(probes), strict=True)))[1]
         where = f": {language.provenance.step(witness, offset)}" if 0 <= offset < len(witness) else ""
-        return f"implementation rejects {shown}, which the grammar accepts{where}"
+        return _("implementation rejects {input}, which the grammar accepts").format(input=shown) + where
     if not language.exact:
-        return f"implementation accepts {shown}, which the grammar rejects: {language.provenance.explain(witness)}"
+        return _("implementation accepts {input}, which the grammar rejects: {why}").format(
+            input=shown, why=language.provenance.explain(witness))
     offset = classifier.lenient(witness)[1]
     requirement = language.provenance.requirement(witness, offset)
     if offset == len(witness):
-        return f"implementation accepts {shown}, which ends too early: the grammar requires {requirement}"
-    return f"implementation accepts {shown}; the grammar requires {requirement}"
+        return _("implementation accepts {input}, which ends too early: the grammar requires {requirement}").format(
+            input=shown, requirement=requirement)
+    return _("implementation accepts {input}; the grammar requires {requirement}").format(
+        input=shown, requirement=requirement)
 
 
 def _seen(classifier: Classifier, parting: Parting, witness: bytes) -> str:
@@ -215,15 +227,15 @@ def _seen(classifier: Classifier, parting: Parting, witness: bytes) -> str:
              for byte in range(parting.lo, parting.hi + 1)}
     answers = dict(zip(tries, classifier.query(list(tries.values())), strict=True))
     accepted = [byte for byte, data in tries.items() if answers[byte] and not classifier.accepts(data)]
-    return f"it accepts {format_readable(from_bytes(accepted))} there" if accepted else ""
+    return _("it accepts {bytes} there").format(bytes=format_readable(from_bytes(accepted))) if accepted else ""
 
 
 def _seen_rejected(classifier: Classifier, parting: Parting, witness: bytes) -> str:
-    head, _ = classifier.cut(witness, parting)
+    head, _rest = classifier.cut(witness, parting)
     if head is None or parting.lo is None or parting.hi is None:
         return ""
     tries = {byte: head + bytes([byte]) + classifier.ending(parting.state, byte)
              for byte in range(parting.lo, parting.hi + 1)}
     answers = dict(zip(tries, classifier.query(list(tries.values())), strict=True))
     rejected = [byte for byte, data in tries.items() if not answers[byte] and classifier.accepts(data)]
-    return f"it rejects {format_readable(from_bytes(rejected))} there" if rejected else ""
+    return _("it rejects {bytes} there").format(bytes=format_readable(from_bytes(rejected))) if rejected else ""
