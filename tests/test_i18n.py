@@ -181,3 +181,16 @@ def test_reports_speak_the_environments_language_and_vectors_stay_data():
     assert "A と B は異なります" in out and "B のみ: 違い 2 件" in out
     german = _run_abnfc("vectors", "grammars/utf8.abnf", language="de")
     assert german == _run_abnfc("vectors", "grammars/utf8.abnf", language="en") and "transition:" in german
+
+
+def test_numbers_take_the_locales_thousands_separator():
+    """German reads 2,642 as a fraction: its messages group thousands with a point; Chinese,
+    Japanese and English keep the comma; other format specifications are untouched."""
+    from abnfc.i18n import translation
+
+    message = "no disagreement: the implementation agrees with the grammar on all {total:,} inputs"
+    assert "140.426 Eingaben" in translation("de").gettext(message).format(total=140426)
+    assert "140,426" in translation("ja").gettext(message).format(total=140426)
+    assert "140,426 inputs" in translation(ENGLISH).gettext(message).format(total=140426)
+    timeout = "the program did not exit within {seconds:g} s (--timeout)"
+    assert "0.5 s" in translation("de").gettext(timeout).format(seconds=0.5)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gettext
 import os
+import string
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from pathlib import Path
@@ -82,12 +83,60 @@ def choose(explicit: str | None, environ: Mapping[str, str] | None = None) -> st
     return from_environment(environ)
 
 
+GROUPING = {"de": "."}  # thousands separators other than English's comma: 2.642 Eingaben, not 2,642
+
+
+class Message(str):
+    """A translated message whose ``format`` writes the numbers of ``{count:,}`` with the
+    locale's thousands separator (German reads ``2,642`` as a fraction)."""
+
+    separator = ","
+
+    def format(self, /, *args: object, **kwargs: object) -> str:
+        if self.separator == ",":
+            return str.format(self, *args, **kwargs)
+        return _GroupingFormatter(self.separator).vformat(self, args, kwargs)
+
+
+class _GroupingFormatter(string.Formatter):
+    def __init__(self, separator: str):
+        self.separator = separator
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        text = super().format_field(value, format_spec)
+        return text.replace(",", self.separator) if "," in format_spec and isinstance(value, int) else text
+
+
+class _Translations(gettext.GNUTranslations):
+    """A catalog whose messages are :class:`Message` objects of its locale."""
+
+    separator = ","
+
+    def gettext(self, message: str) -> str:
+        return self._message(super().gettext(message))
+
+    def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
+        return self._message(super().ngettext(msgid1, msgid2, n))
+
+    def _message(self, text: str) -> Message:
+        found = Message(text)
+        found.separator = self.separator
+        return found
+
+
 @cache
 def translation(locale: str) -> gettext.NullTranslations:
     """The catalog of ``locale`` (one of :data:`LOCALES`); English is the messages themselves."""
     if locale == ENGLISH:
         return gettext.NullTranslations()
-    return gettext.translation(DOMAIN, str(LOCALE_DIR), languages=[locale])
+    found = gettext.translation(DOMAIN, str(LOCALE_DIR), languages=[locale], class_=_Translations)
+    found.separator = GROUPING.get(locale, ",")
+    return found
+
+
+def number(count: int) -> str:
+    """``2,642``, in the thousands separator of the locale :func:`use` chose."""
+    return f"{count:,}".replace(",", getattr(_current, "separator", ","))
 
 
 def translator(locale: str) -> Translate:

@@ -13,6 +13,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from .. import i18n
 from ..i18n import N_, _, ngettext
 from . import options
 
@@ -168,7 +169,7 @@ def _count(number: int) -> str:
     """``1,234`` or, for counts too long to read (or to print: Python refuses ints of over 4,300
     digits), ``1.23e4815`` (rounded down)."""
     if number < EXACT_BELOW:
-        return f"{number:,}"
+        return i18n.number(number)
     exponent = int(number.bit_length() * 0.30102999566398120) - 1  # log10(2): at most one too small
     while number >= 10 ** (exponent + 1):
         exponent += 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ..i18n import _, ngettext
+from ..i18n import _, ngettext, number
 from .disagreements import Parting
 from .provenance import hex_text
 
@@ -48,8 +48,8 @@ def text(result: Result) -> str:
         lines.append(_("bounded: {bound}").format(bound=result.bound))
     total = result.total
     labels = result.source_labels or tuple(what for what, _count in result.sources)
-    described = ", ".join(f"{count:,} {label}" for (_what, count), label in zip(result.sources, labels, strict=True)
-                          if count)
+    described = ", ".join(f"{number(count)} {label}" for (_what, count), label
+                          in zip(result.sources, labels, strict=True) if count)
     lines.append(_("inputs: {total:,} ({sources})").format(total=total, sources=described))
     if result.fault:
         shown = hex_text(result.fault_input) if result.fault_input is not None else _("none found")
@@ -64,10 +64,10 @@ def text(result: Result) -> str:
     lines.append(ngettext("disagreements: {count:,} of {total:,} inputs, in {classes} class",
                           "disagreements: {count:,} of {total:,} inputs, in {classes} classes", count).format(
                               count=result.disagreements, total=total, classes=count))
-    for number, found in enumerate(result.classes, 1):
+    for position, found in enumerate(result.classes, 1):
         seen = f"; {found.seen}" if found.seen else ""
         inputs = ngettext("{count:,} input", "{count:,} inputs", found.count).format(count=found.count)
-        lines.append(f"  {number}. {found.explanation} [{inputs}{seen}]")
+        lines.append(f"  {position}. {found.explanation} [{inputs}{seen}]")
     if result.unclassified:
         lines.append("  " + _("and {count:,} more disagreements, not classified").format(count=result.unclassified))
     lines += _against_lines(result, total)
@@ -87,7 +87,7 @@ def _against_lines(result: Result, total: int) -> list[str]:
         closest = [path for path, count in result.against if count == best]
         lines.append(_("closest: {grammars} ({count:,} disagreements)").format(grammars=_(" and ").join(closest),
                                                                                 count=best))
-    lines += [f"  {count:>9,}  {path}" for path, count in result.against]
+    lines += [f"  {number(count):>9}  {path}" for path, count in result.against]
     return lines
 
 
