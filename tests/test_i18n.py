@@ -184,8 +184,8 @@ def test_reports_speak_the_environments_language_and_vectors_stay_data():
 
 
 def test_numbers_take_the_locales_thousands_separator():
-    """German reads 2,642 as a fraction: its messages group thousands with a point; Chinese,
-    Japanese and English keep the comma; other format specifications are untouched."""
+    """German reads 2,642 as a fraction: its messages group thousands with a point and write
+    fractions with a comma; Chinese, Japanese and English keep the comma and the point."""
     from abnfc.i18n import translation
 
     message = "no disagreement: the implementation agrees with the grammar on all {total:,} inputs"
@@ -193,4 +193,5 @@ def test_numbers_take_the_locales_thousands_separator():
     assert "140,426" in translation("ja").gettext(message).format(total=140426)
     assert "140,426 inputs" in translation(ENGLISH).gettext(message).format(total=140426)
     timeout = "the program did not exit within {seconds:g} s (--timeout)"
-    assert "0.5 s" in translation("de").gettext(timeout).format(seconds=0.5)
+    assert "0,5 s" in translation("de").gettext(timeout).format(seconds=0.5)
+    assert "0.5 s" in translation("ja").gettext(timeout).format(seconds=0.5)

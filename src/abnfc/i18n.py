@@ -83,12 +83,13 @@ def choose(explicit: str | None, environ: Mapping[str, str] | None = None) -> st
     return from_environment(environ)
 
 
-GROUPING = {"de": "."}  # thousands separators other than English's comma: 2.642 Eingaben, not 2,642
+GROUPING = {"de": "."}  # thousands separators other than English's comma (2.642 Eingaben; 0,5 s)
 
 
 class Message(str):
     """A translated message whose ``format`` writes the numbers of ``{count:,}`` with the
-    locale's thousands separator (German reads ``2,642`` as a fraction)."""
+    locale's thousands separator, and fractions with its decimal mark (German reads ``2,642``
+    as a fraction and writes ``0,5 s``)."""
 
     separator = ","
 
@@ -104,6 +105,8 @@ class _GroupingFormatter(string.Formatter):
 
     def format_field(self, value: object, format_spec: str) -> str:
         text = super().format_field(value, format_spec)
+        if isinstance(value, float):  # where the point groups thousands, the comma marks decimals
+            return text.replace(".", "\0").replace(",", self.separator).replace("\0", ",")
         return text.replace(",", self.separator) if "," in format_spec and isinstance(value, int) else text
 
 
