@@ -194,4 +194,4 @@ def test_numbers_take_the_locales_thousands_separator():
     assert "140,426 inputs" in translation(ENGLISH).gettext(message).format(total=140426)
     timeout = "the program did not exit within {seconds:g} s (--timeout)"
     assert "0,5 s" in translation("de").gettext(timeout).format(seconds=0.5)
-    assert "0.5 s" in translation("ja").gettext(timeout).format(seconds=0.5)
+    assert "0.5 秒" in translation("ja").gettext(timeout).format(seconds=0.5)
