@@ -298,8 +298,8 @@ def test_steps_follow_the_dfa(capsys, tmp_path):
     assert explanation.steps[-1].after == minimal.dead and explanation.final_state is None
     status, out = run(capsys, tmp_path, UTF8, data, "--steps")
     assert status == 1
-    assert "  offset 1: byte 0xC3, class 5, state 1 -> 2: read by %xC2-DF (UTF8-2, alternative 1, element 1)" in out
-    assert ("  offset 4: byte 0xA0, class 3, state 5 -> 0 (dead): expected %x80-9F (UTF8-3, alternative 3, "
+    assert "  offset 1: byte 0xC3, class 5, state 1 -> 2: read by %xC2-DF (UTF8-2 alternative 1, element 1)" in out
+    assert ("  offset 4: byte 0xA0, class 3, state 5 -> 0 (dead): expected %x80-9F (UTF8-3 alternative 3, "
             "element 2)") in out
 
 
@@ -470,3 +470,14 @@ def test_counts_take_their_singular_and_plural_in_every_language(capsys, tmp_pat
     grammar.write_text('r = "a"\n')
     status, out = run(capsys, tmp_path, str(grammar), b"ab")
     assert status == 1 and "r is complete after 1 byte, and nothing in it can follow" in out
+
+
+def test_steps_speak_the_learners_language_and_are_elided_like_trees(capsys, tmp_path):
+    """--steps: the grammar positions in German (issue 17; they were English), and a long run's
+    middle left out as a tree's is, so that 1 MiB of steps is not a million lines (issue 23)."""
+    status, out = run(capsys, tmp_path, UTF8, "aä".encode(), "--steps", "--locale", "de")
+    assert status == 0 and "gelesen von %x00-7F (UTF8-1 Alternative 1, Element 1)" in out
+    status, out = run(capsys, tmp_path, UTF8, b"a" * 500, "--steps", "--max-nodes", "10")
+    steps = [line for line in out.splitlines() if line.startswith("  offset ")]
+    assert status == 0 and len(steps) == 10
+    assert "  ... 490 more steps left out (--max-nodes 10 sets how many are shown) ..." in out

@@ -32,8 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text")
     options.add_locale(parser, N_("the explanation; grammar text, rule names and bytes stay as written"))
     parser.add_argument("--max-nodes", type=options.nonnegative, default=DEFAULT_MAX_NODES, metavar="N",
-                        help=N_("tree lines shown before the middle of a long tree is left out "
-                             "(default %(default)s; 0: all)"))
+                        help=N_("tree lines (and steps) shown before the middle of a long tree (or run) "
+                                "is left out (default %(default)s; 0: all)"))
     options.add_limits(parser, max_work=EXPLAIN_MAX_WORK)
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TypeVar
+from typing import TypeVar, overload
 
 from ..automata.dfa import Dfa
 from ..engines import InterpreterEngine, Outcome, check_bytes
@@ -181,20 +182,49 @@ def _position(expected: Expected):
     return (*where, expected.origin.rule, expected.origin.reads)
 
 
-def automaton_steps(compilation: Compilation, data: bytes) -> tuple[tuple[Step, ...], tuple[int, bool] | None]:
+def automaton_steps(compilation: Compilation, data: bytes) -> tuple[Steps, tuple[int, bool] | None]:
     """The minimal DFA's steps over ``data`` (up to the byte that leads to the dead state), with
     the positions of the DFA before minimization, run alongside."""
     minimal, exact = compilation.minimal, compilation.dfa
     states, positions = minimal.trace(data), exact.trace(data)  # both die on the same byte
-    steps = []
-    for offset, (state, following, position) in enumerate(zip(states, states[1:], positions, strict=False)):
-        byte = data[offset]
-        readers = _readers(exact, position, byte)
-        expected = tuple(sorted(exact.origins[position], key=_origin_order)) if not readers else ()
-        steps.append(Step(offset, byte, minimal.byte_class[byte], state, following, readers, expected))
+    steps = Steps(data, minimal, exact, states, positions)
     last = states[-1]
     final = None if last == minimal.dead else (last, last in minimal.accepting)
-    return tuple(steps), final
+    return steps, final
+
+
+class Steps(Sequence[Step]):
+    """The steps of a run, each made when it is asked for: the runs through the two DFAs are
+    kept (an int a byte), not a million Step objects for a 1 MiB input."""
+
+    def __init__(self, data: bytes, minimal: Dfa, exact: Dfa, states: list[int], positions: list[int]):
+        self.data, self.minimal, self.exact = data, minimal, exact
+        self.states, self.positions = array("l", states), array("l", positions)
+        self.seen: dict[tuple[int, int], tuple[tuple[Origin, ...], tuple[Origin, ...]]] = {}  # shared by alike steps
+
+    def __len__(self) -> int:
+        return len(self.states) - 1
+
+    @overload
+    def __getitem__(self, index: int) -> Step: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Step]: ...
+
+    def __getitem__(self, index: int | slice) -> Step | Sequence[Step]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        offset = index % len(self)
+        byte, position = self.data[offset], self.positions[offset]
+        found = self.seen.get((position, byte))
+        if found is None:
+            readers = _readers(self.exact, position, byte)
+            expected = tuple(sorted(self.exact.origins[position], key=_origin_order)) if not readers else ()
+            found = self.seen[(position, byte)] = (readers, expected)
+        return Step(offset, byte, self.minimal.byte_class[byte], self.states[offset], self.states[offset + 1],
+                    *found)
 
 
 def _readers(dfa: Dfa, state: int, byte: int) -> tuple[Origin, ...]:

@@ -2,6 +2,7 @@
 :mod:`.explainer` builds and :mod:`.text` and :mod:`.json_output` render."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..engines import Outcome
@@ -18,7 +19,7 @@ class Expected:
     alternatives: int = 1  # how many alternatives the rule has
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Step:
     offset: int
     byte: int
@@ -39,7 +40,7 @@ class Explanation:
     tree: Derivation | None  # of the whole input, or of the part before the error
     ambiguity: Ambiguity | None = None
     expected: tuple[Expected, ...] = ()
-    steps: tuple[Step, ...] | None = None
+    steps: Sequence[Step] | None = None  # made as they are read (explainer.Steps)
     final_state: tuple[int, bool] | None = None  # the minimal DFA's state after a live run, accepting
 
     @property

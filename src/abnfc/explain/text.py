@@ -47,7 +47,7 @@ class TextRenderer:
         if not explanation.accepted:
             lines += self._diagnostic(explanation)
         if explanation.steps is not None:
-            lines += self._steps(explanation)
+            lines += self._steps(explanation, max_nodes)
         return "\n".join(lines) + "\n"
 
 
@@ -135,9 +135,10 @@ class TextRenderer:
         return self.element_text(origin) + where
 
 
-    def _elide(self, entries: Iterator[E], max_nodes: int, line: Callable[[E], str]) -> list[str]:
-        """The lines of ``entries``; beyond ``max_nodes`` the middle is counted, not formatted,
-        and not kept."""
+    def _elide(self, entries: Iterator[E], max_nodes: int, line: Callable[[E], str],
+               note: Callable[[int], str] | None = None) -> list[str]:
+        """The lines of ``entries``; beyond ``max_nodes`` the middle is counted (``note`` says
+        how many), not formatted, and not kept."""
         if not max_nodes:
             return [line(entry) for entry in entries]
         head = max_nodes - max_nodes // 2
@@ -148,15 +149,21 @@ class TextRenderer:
             if len(last) == last.maxlen:
                 left_out += 1
             last.append(entry)
-        if left_out == 1:
-            note = self._("... 1 more line of the tree left out "
-                          "(--max-nodes {limit} sets how many are shown) ...")
-        elif left_out:
-            note = self._("... {count:,} more lines of the tree left out "
-                          "(--max-nodes {limit} sets how many are shown) ...")
         if left_out:
-            lines.append(note.format(count=left_out, limit=max_nodes))
+            lines.append((note or self._tree_note)(left_out).format(count=left_out, limit=max_nodes))
         return lines + [line(entry) for entry in last]
+
+    def _tree_note(self, count: int) -> str:
+        return self.ngettext("... {count:,} more line of the tree left out (--max-nodes {limit} sets how many "
+                             "are shown) ...",
+                             "... {count:,} more lines of the tree left out (--max-nodes {limit} sets how many "
+                             "are shown) ...", count)
+
+    def _steps_note(self, count: int) -> str:
+        return "  " + self.ngettext("... {count:,} more step left out (--max-nodes {limit} sets how many are "
+                                    "shown) ...",
+                                    "... {count:,} more steps left out (--max-nodes {limit} sets how many are "
+                                    "shown) ...", count)
 
 
     def _ambiguity(self, explanation: Explanation, max_nodes: int) -> list[str]:
@@ -219,10 +226,11 @@ class TextRenderer:
         return [where + self.expectation_text(expected), *(quote_span(span) if span else [])]
 
 
-    def _steps(self, explanation: Explanation) -> list[str]:
+    def _steps(self, explanation: Explanation, max_nodes: int) -> list[str]:
         lines = [self._("steps (states and byte classes of the minimal DFA, as abnfc dfa prints it; grammar "
                    "positions from the DFA before minimization):")]
-        lines += ["  " + self.step_text(step) for step in explanation.steps or ()]
+        lines += self._elide(iter(explanation.steps or ()), max_nodes, lambda step: "  " + self.step_text(step),
+                             self._steps_note)
         if explanation.final_state is not None:
             state, accepting = explanation.final_state
             verdict = self._("accepting") if accepting else self._("not accepting")
@@ -244,7 +252,9 @@ class TextRenderer:
 
 
     def _positions(self, origins: tuple[Origin, ...]) -> str:
-        return "; ".join(origin.describe() for origin in origins)
+        return "; ".join(self._("{bytes} ({rule} alternative {alternative}, element {element})").format(
+            bytes=format_readable(origin.reads), rule=origin.rule, alternative=origin.alternative + 1,
+            element=origin.element + 1) for origin in origins)
 
 
 def _preorder(tree: Derivation) -> Iterator[tuple[Derivation | Leaf, int]]:
