@@ -57,8 +57,9 @@ def chunks(explanation: Explanation, text: TextRenderer) -> Iterator[str]:
     yield f',\n "error": {_dump(_error(explanation, text))}'
     if explanation.steps is not None:
         yield ',\n "steps": ['
+        positions: dict[int, tuple[tuple[Origin, ...], str]] = {}  # each list of positions written once
         for index, step in enumerate(explanation.steps):
-            yield (",\n  " if index else "\n  ") + _dump(_step(step))
+            yield (",\n  " if index else "\n  ") + _step(step, positions)
         yield "\n ]"
         if explanation.final_state is not None:
             state, accepting = explanation.final_state
@@ -140,7 +141,14 @@ def _error(explanation: Explanation, text: TextRenderer) -> dict | None:
                           "message": text.expectation_text(e)} for e in explanation.expected]}
 
 
-def _step(step: Step) -> dict:
-    return {"offset": step.offset, "byte": step.byte, "class": step.byte_class, "from": step.before,
-            "to": step.after, "read_by": [_origin(o) for o in step.read_by],
-            "expected": [_origin(o) for o in step.expected]}
+def _step(step: Step, positions: dict[int, tuple[tuple[Origin, ...], str]]) -> str:
+    """One step as a JSON object (the lists of positions from ``positions``, made once each:
+    steps alike share their tuples; keyed by identity, as equal origins may differ in their span)."""
+    def listed(origins: tuple[Origin, ...]) -> str:
+        found = positions.get(id(origins))
+        if found is None:
+            found = positions[id(origins)] = (origins, _dump([_origin(o) for o in origins]))
+        return found[1]
+
+    return (f'{{"offset": {step.offset}, "byte": {step.byte}, "class": {step.byte_class}, "from": {step.before}, '
+            f'"to": {step.after}, "read_by": {listed(step.read_by)}, "expected": {listed(step.expected)}}}')
