@@ -95,6 +95,9 @@ def _main(argv: list[str]) -> int:
     from .commands.writing import signals_deferred  # not needed for --version or the command list
 
     parser = command_parser(argv[where])
+    # Intermixed parsing captures the usage by cutting off len("usage: ") characters, whatever the
+    # language: a translated prefix of another length would leave a space, or cut into the program.
+    parser.usage = parser.format_usage().removeprefix(_("usage: ")).replace("%", "%%")
     with signals_deferred():  # argparse's intermixed parsing breaks if interrupted half-way
         args = parser.parse_intermixed_args(argv[where + 1:])
     args.debug = args.debug or general.debug
