@@ -421,3 +421,15 @@ def test_one_byte_is_singular(workdir, capsys, monkeypatch):
     (workdir / "one.txt").write_bytes(b"a")
     assert run("check", "grammars/utf8.abnf", "one.txt") == 0
     assert capsys.readouterr().out == "one.txt: valid (1 byte)\n"
+
+
+def test_a_missing_grammar_is_the_only_missing_argument(capsys):
+    """check's FILE arguments may be none (standard input is read): the error names GRAMMAR
+    alone (argparse marked a '*' positional without a default as required, 'GRAMMAR, FILE')."""
+    from abnfc.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["check"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "the following arguments are required: GRAMMAR\n" in err

@@ -17,7 +17,8 @@ EXAMPLE = ("examples:\n  abnfc check grammars/utf8.abnf README.md\n"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_grammar(parser)
-    parser.add_argument("inputs", nargs="*", metavar="FILE", help=N_("files to check; - for standard input "
+    # default=[]: argparse marks a '*' positional without a default as required, and named it missing
+    parser.add_argument("inputs", nargs="*", default=[], metavar="FILE", help=N_("files to check; - for standard input "
                         "(the default when it is not a terminal)"))
     parser.add_argument("--engine", choices=("auto", "dfa", "interpreter"), default="auto",
                         help=N_("auto (default): the DFA when the grammar is regular, else the interpreter"))
