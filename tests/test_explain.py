@@ -481,3 +481,18 @@ def test_steps_speak_the_learners_language_and_are_elided_like_trees(capsys, tmp
     steps = [line for line in out.splitlines() if line.startswith("  offset ")]
     assert status == 0 and len(steps) == 10
     assert "  ... 490 more steps left out (--max-nodes 10 sets how many are shown) ..." in out
+
+
+def test_the_tree_search_is_bounded_in_memory(capsys, tmp_path, monkeypatch):
+    """The tree search of a recursive grammar keeps at most MAX_ANSWERS memoised answers (about
+    300 bytes each): 1 MiB of JSON used to take minutes and gigabytes; now it is refused with the
+    limit named (issue 23)."""
+    import abnfc.explain.search as search
+
+    monkeypatch.setattr(search, "MAX_ANSWERS", 500)
+    status, out = run(capsys, tmp_path, "grammars/json.abnf", b'{"a": [1, 2, {"b": "xyz"}], "c": true}' * 20)
+    assert status == 2
+    assert "the tree search would keep more than 500 answers in memory" in out and "Traceback" not in out
+    monkeypatch.setattr(search, "MAX_ANSWERS", 2_000_000)
+    status, out = run(capsys, tmp_path, "grammars/json.abnf", b'{"a": [1, 2, {"b": "xyz"}], "c": true}')
+    assert status == 0

@@ -32,7 +32,7 @@ from ..interpret.reports import WORK_PER_BYTE
 from ..pipeline import Compilation, Limits
 from . import trees, trellis
 from .model import Expected, Explanation, Step
-from .search import Ambiguity, Derivation, Leaf, Search, SearchLimitError, rule_alternatives
+from .search import Ambiguity, Derivation, Leaf, Search, SearchLimitError, SearchMemoryError, rule_alternatives
 from .trellis import NotRegular
 
 STACK_BYTES = 512 << 20  # the search recurses once per nesting level of the derivation
@@ -272,6 +272,10 @@ def _in_deep_stack(function: Callable[[], T], _: Translate) -> T:
                                    "is meant for inputs of modest size; raise the limit with --max-work "
                                    "if this is intended").format(
                                        steps=error.steps, limit=error.limit, per_byte=WORK_PER_BYTE))
+    if isinstance(error, SearchMemoryError):
+        raise AbnfError.at(None, _("the tree search would keep more than {limit:,} answers in memory (about "
+                                   "{size} MB): explain is meant for inputs of modest size; try a shorter "
+                                   "input").format(limit=error.limit, size=error.limit * 300 >> 20))
     if isinstance(error, RecursionError):
         raise AbnfError.at(None, _("the input's derivation nests too deeply for explain"))
     if isinstance(error, BaseException):

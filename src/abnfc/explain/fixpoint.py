@@ -29,10 +29,11 @@ _FAR = 1 << 62  # "no dependency on a question in progress"
 class Fixpoint(Generic[V]):
     """``get(key)``: ``compute(key)``, memoised, with cycles resolved to the least fixed point."""
 
-    def __init__(self, compute: Callable[[Hashable], V], bottom: V, meter: Meter):
+    def __init__(self, compute: Callable[[Hashable], V], bottom: V, meter: Meter, stored: Meter | None = None):
         self.compute = compute
         self.bottom = bottom
         self.meter = meter
+        self.stored = stored  # counts the answers memoised (a bound on memory), when given
         self.done: dict[Hashable, V] = {}
         self.guess: dict[Hashable, V] = {}  # the current approximation of each question in progress
         self.depth: dict[Hashable, int] = {}  # the stack index of each question in progress
@@ -72,4 +73,6 @@ class Fixpoint(Generic[V]):
             self.frames[-1][0] = min(self.frames[-1][0], lowest)
         else:
             self.done[key] = value
+            if self.stored is not None:
+                self.stored.spend()
         return value

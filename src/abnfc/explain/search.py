@@ -47,11 +47,22 @@ def rule_alternatives(grammar: ResolvedGrammar, key: str) -> tuple[ir.Node, ...]
     return found
 
 
+MAX_ANSWERS = 2_000_000  # memoised answers kept at most: about 600 MB (300 bytes each, measured on JSON)
+
+
 class SearchLimitError(LimitError):
     """The search took more than ``limit`` steps."""
 
     def __init__(self, steps: int, limit: int):
         self.steps, self.limit = steps, limit
+        super().__init__([])
+
+
+class SearchMemoryError(LimitError):
+    """The search would keep more than ``limit`` memoised answers."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
         super().__init__([])
 
 
@@ -99,14 +110,17 @@ Choice = tuple[Hashable, ...]  # a choice point of a search: node, kind, offsets
 class Search:
     """The three questions above about ``data``, and trees built from their answers."""
 
-    def __init__(self, grammar: ResolvedGrammar, data: bytes, max_work: int):
+    def __init__(self, grammar: ResolvedGrammar, data: bytes, max_work: int, max_answers: int | None = None):
         self.grammar = grammar
         self.data = data
         self.meter = Meter(max_work, SearchLimitError)
-        self._ends: Fixpoint[frozenset[int]] = Fixpoint(self._compute_ends, NOTHING, self.meter)
-        self._derives: Fixpoint[bool] = Fixpoint(self._compute_derives, False, self.meter)
+        # memory: the three memos together keep at most max_answers answers
+        answers = Meter(MAX_ANSWERS if max_answers is None else max_answers,
+                        lambda spent, limit: SearchMemoryError(limit))
+        self._ends: Fixpoint[frozenset[int]] = Fixpoint(self._compute_ends, NOTHING, self.meter, answers)
+        self._derives: Fixpoint[bool] = Fixpoint(self._compute_derives, False, self.meter, answers)
         # terminals by identity: two equal terminals written in two places are two positions
-        self._nexts: Fixpoint[frozenset[int]] = Fixpoint(self._compute_nexts, NOTHING, self.meter)
+        self._nexts: Fixpoint[frozenset[int]] = Fixpoint(self._compute_nexts, NOTHING, self.meter, answers)
         self._nodes: dict[int, ir.Node] = {}
         self._alternatives: dict[str, tuple[ir.Node, ...]] = {}
         self._masks: dict[int, int] = {}  # terminal -> bit set of the bytes it reads
