@@ -127,3 +127,21 @@ def test_a_ctrl_c_python_cannot_raise_is_delivered_again():
     assert result.returncode == 130, result.stderr
     assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
     assert time.monotonic() - started < 20
+
+
+def test_a_ctrl_c_python_wrapped_is_still_an_interrupt(monkeypatch, capsys):
+    """A Ctrl-C that lands in a class's creation while a module is imported reaches the command
+    line as a RuntimeError ('Error calling __set_name__ ...'), with the KeyboardInterrupt as its
+    cause; a full run saw abnfc call it an internal error.  It exits 130, quietly."""
+    import abnfc.commands.lint as lint
+    from abnfc.cli import main
+
+    def interrupted(args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as cause:
+            raise RuntimeError("Error calling __set_name__ on 'Field' instance 'span'") from cause
+
+    monkeypatch.setattr(lint, "run", interrupted)
+    assert main(["lint", str(Path(__file__).parents[1] / "grammars" / "utf8.abnf")]) == 130
+    assert "internal error" not in capsys.readouterr().err

@@ -43,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
             return _main(argv)
     except KeyboardInterrupt:  # while the parser was being built (it imports the backends)
         return EXIT_INTERRUPTED
+    except Exception as error:
+        if _caused_by_interrupt(error):  # a Ctrl-C Python wrapped while importing
+            return EXIT_INTERRUPTED
+        raise
 
 
 def _locale_of(argv: list[str]) -> str:
@@ -196,6 +200,8 @@ def _run(args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
     except Exception as error:  # a bug in abnfc: say so briefly unless debugging
+        if _caused_by_interrupt(error):
+            return EXIT_INTERRUPTED
         if args.debug:
             raise
         print(f"abnfc: internal error: {type(error).__name__}: {error} (a bug in abnfc; rerun "
@@ -203,5 +209,19 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_INTERNAL
 
 
+def _caused_by_interrupt(error: BaseException) -> bool:
+    """Whether ``error`` wraps a Ctrl-C: Python turns one that lands in a class's creation
+    (``__set_name__`` of a dataclass field, while a module is imported) into a RuntimeError."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt | _Terminated):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
 if __name__ == "__main__":
     sys.exit(main())
+
