@@ -173,10 +173,6 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     return _current.ngettext(singular, plural, count)
 
 
-def current_locale_translate() -> Translate:
-    """The translating function of the locale :func:`use` chose."""
-    return _current.gettext
-
 
 # argparse's messages that a user of abnfc can see, as argparse writes them (Python 3.11-3.13),
 # so that the catalogs translate them too.

@@ -85,6 +85,7 @@ class Classifier:
         self.cuts = sorted({0, *(bound for ranges in dfa.classes for r in ranges for bound in r)})
         self.accepted_completion = self._accepted_completions(accepted)
         self.representatives: dict[Parting, bytes] = {}  # the first member of each split class
+        self._cuts: dict[tuple[bytes, bool], tuple[bytes | None, bytes]] = {}
 
     def _accepted_completions(self, accepted: Sequence[bytes]) -> dict[int, bytes]:
         """For each state, the shortest ending of a valid input the implementation accepted
@@ -207,7 +208,15 @@ class Classifier:
         return [disagrees(first) and disagrees(second) for first, second in swaps]
 
     def cut(self, data: bytes, parting: Parting) -> tuple[bytes | None, bytes]:
-        """``data`` cut before the byte where it parts from the grammar (None: no such byte)."""
+        """``data`` cut before the byte where it parts from the grammar (None: no such byte);
+        each input is cut once, though every round of :meth:`split` compares it again."""
+        key = (data, parting.implementation_accepts)
+        found = self._cuts.get(key)
+        if found is None:
+            found = self._cuts[key] = self._cut(data, parting)
+        return found
+
+    def _cut(self, data: bytes, parting: Parting) -> tuple[bytes | None, bytes]:
         if parting.implementation_accepts:
             offset = self.lenient(data)[1]
         else:

@@ -49,6 +49,7 @@ from ..errors import AbnfError
 from ..i18n import N_, _
 
 VERDICTS = {"1": True, "true": True, "valid": True, "0": False, "false": False, "invalid": False}
+NOT_A_VERDICT = N_("{who} printed {line}, which is not a verdict (1/0, true/false or valid/invalid)")
 MAX_LINE = 64  # bytes: the longest verdict ("invalid") with white space around it; longer is garbage
 GRACE = 0.5  # seconds: how long a program that answered every input may go on printing extra lines
 WRITE_CHUNK = 1 << 16
@@ -236,7 +237,7 @@ class _Conversation:
         """A line longer than any verdict is garbage, without waiting for its end."""
         if len(pending) <= MAX_LINE:
             return None
-        return _Batch(answers, _not_a_verdict().format(who=_(self.who), line=_shown(pending)), len(answers), True)
+        return _Batch(answers, _(NOT_A_VERDICT).format(who=_(self.who), line=_shown(pending)), len(answers), True)
 
     def _take(self, lines: list[bytes], answers: list[bool]) -> _Batch | None:
         for line in lines:
@@ -246,7 +247,7 @@ class _Conversation:
                                          "line {line})").format(who=_(self.who), count=self.expected,
                                                                 line=_shown(line)), None)
             if verdict is None:
-                return _Batch(answers, _not_a_verdict().format(who=_(self.who), line=_shown(line)), len(answers),
+                return _Batch(answers, _(NOT_A_VERDICT).format(who=_(self.who), line=_shown(line)), len(answers),
                               True)
             answers.append(verdict)
         if self.progress is not None:
@@ -269,10 +270,6 @@ class _Conversation:
         return _Batch(answers, _("{who} exited with status {status} after {count:,} answers for {inputs:,} "
                                  "inputs").format(who=_(self.who), status=status, count=len(answers),
                                                   inputs=self.expected), len(answers))
-
-
-def _not_a_verdict() -> str:  # a message, translated when it is said
-    return _("{who} printed {line}, which is not a verdict (1/0, true/false or valid/invalid)")
 
 
 def kill_group(process: subprocess.Popen) -> None:

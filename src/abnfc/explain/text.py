@@ -68,7 +68,7 @@ class TextRenderer:
         writes it), indented by depth: every byte of the input appears under the terminal that
         read it.  Beyond ``max_nodes`` lines the middle is left out (and never formatted: a tree
         of a long input has millions of nodes)."""
-        return self._elide(_preorder(tree), max_nodes, lambda entry: self._tree_line(*entry, data))
+        return self._elide(_preorder(tree), max_nodes, lambda entry: self._tree_line(*entry, data), self._tree_note)
 
     def _tree_line(self, node: Derivation | Leaf, depth: int, data: bytes) -> str:
         indent = "  " * depth if depth <= MAX_INDENT else "  " * MAX_INDENT + f"[{depth}] "
@@ -136,7 +136,7 @@ class TextRenderer:
 
 
     def _elide(self, entries: Iterator[E], max_nodes: int, line: Callable[[E], str],
-               note: Callable[[int], str] | None = None) -> list[str]:
+               note: Callable[[int], str]) -> list[str]:
         """The lines of ``entries``; beyond ``max_nodes`` the middle is counted (``note`` says
         how many), not formatted, and not kept."""
         if not max_nodes:
@@ -150,7 +150,7 @@ class TextRenderer:
                 left_out += 1
             last.append(entry)
         if left_out:
-            lines.append((note or self._tree_note)(left_out).format(count=left_out, limit=max_nodes))
+            lines.append(note(left_out).format(count=left_out, limit=max_nodes))
         return lines + [line(entry) for entry in last]
 
     def _tree_note(self, count: int) -> str:
