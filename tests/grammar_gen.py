@@ -73,6 +73,13 @@ def recursive_grammar(choose: Choose) -> str:
     return _Writer(choose, recursive=True).grammar()
 
 
+def nested_grammar(choose: Choose) -> str:
+    """ABNF text of a random recursive grammar whose nesting is mostly between bracket bytes
+    (``(`` and ``)``, ``[`` and ``]``), as JSON's and RFC 5322's comments are: most of these get
+    a pushdown validator, some have conflicts."""
+    return _Writer(choose, recursive=True, nested=True).grammar()
+
+
 def linear_grammar(choose: Choose) -> str:
     """ABNF text of a random grammar whose recursion is right- or left-linear only."""
     return _Writer(choose, recursive=False, linear=True).grammar()
@@ -91,9 +98,10 @@ def random_recursive_grammar(rng: random.Random) -> str:
 
 
 class _Writer:
-    def __init__(self, choose: Choose, recursive: bool, linear: bool = False):
+    def __init__(self, choose: Choose, recursive: bool, linear: bool = False, nested: bool = False):
         self.choose = choose
         self.recursive = recursive
+        self.nested = nested
         self.linear = linear
         self.names: list[str] = []
         self.refs: list[str] = []  # rules the rule being written may reference
@@ -138,6 +146,8 @@ class _Writer:
         return "".join(line + "\n" for line in lines)
 
     def definition(self, index: int) -> str:
+        if self.nested and self.c(4):
+            return self.nested_template(self.names[index])
         if self.recursive and self.c(3):
             return self.recursive_template(self.names[index])
         if self.linear and self.c(4):
@@ -179,6 +189,22 @@ class _Writer:
             lines.append(f"{name.lower()} =/ {self.alternation(0)}")
         self.refs, self.core = saved, (_SMALL_CORE if self.recursive else _CORE)
         return lines
+
+    def nested_template(self, name: str) -> str:
+        me = self.spelling(name)
+        x, y = self.concatenation(1), self.concatenation(1)
+        other = self.reference()
+        forms = [
+            f"%x28 {me} %x29 / {y}",
+            f"%x28 *( {x} / {me} ) %x29",
+            f"{x} %x5B [ {me} *( %x2C {me} ) ] %x5D {y}",
+            f"{y} / %x5B {me} %x5D {me}",  # nesting, then a tail call
+            f"{x} [ %x28 {other} %x29 ]",
+            f"{x} {me} / %x28 {other} %x29",  # a tail call and nesting through another rule
+            f"%x28 {me} %x29 / %x28 {x} %x29",  # the same byte opens two ways: a conflict
+            f"{x} %x28 {me} {y} %x29 {me} / {y}",
+        ]
+        return self.pick(forms)
 
     def recursive_template(self, name: str) -> str:
         me = self.spelling(name)

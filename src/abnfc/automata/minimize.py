@@ -11,6 +11,7 @@ equal languages give identical tables and generated files are byte-identical on 
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Mapping
 
 from ..charset import Ranges, normalize
 from ..errors import Meter, limit_error
@@ -19,12 +20,13 @@ from ..i18n import N_
 from .dfa import DEFAULT_MAX_WORK, Dfa
 
 
-def minimize(dfa: Dfa, max_work: int = DEFAULT_MAX_WORK) -> Dfa:
+def minimize(dfa: Dfa, max_work: int = DEFAULT_MAX_WORK, labels: Mapping[int, int] | None = None) -> Dfa:
     """The canonical minimal DFA accepting the same language as ``dfa``; raises LimitError when
-    that takes more than ``max_work`` steps (transitions visited)."""
+    that takes more than ``max_work`` steps (transitions visited).  States with different
+    ``labels`` (a pushdown machine's call states, by the nested part they call) are never merged."""
     meter = Meter(max_work, EXCEEDED)
     reachable = _reachable(dfa)
-    block_of = _hopcroft(dfa, reachable, meter)
+    block_of = _hopcroft(dfa, reachable, meter, labels or {})
     quotient = _quotient(dfa, reachable, block_of)
     return canonical(_merge_classes(quotient))
 
@@ -43,8 +45,9 @@ def _reachable(dfa: Dfa) -> list[int]:
     return sorted(seen)
 
 
-def _hopcroft(dfa: Dfa, states: list[int], meter: Meter) -> dict[int, int]:
-    """Block number of each state in the coarsest partition compatible with acceptance.
+def _hopcroft(dfa: Dfa, states: list[int], meter: Meter, labels: Mapping[int, int]) -> dict[int, int]:
+    """Block number of each state in the coarsest partition compatible with acceptance and
+    ``labels``.
 
     A splitter's predecessors are gathered from the incoming transitions of its states, so a
     splitter costs its in-degree, not its size times the number of classes.
@@ -54,8 +57,10 @@ def _hopcroft(dfa: Dfa, states: list[int], meter: Meter) -> dict[int, int]:
         for cls, target in enumerate(dfa.transitions[state]):
             incoming[target].append((cls, state))
     meter.spend(len(states) * (1 + dfa.num_classes))
-    accepting = {s for s in states if s in dfa.accepting}
-    blocks = [block for block in (accepting, set(states) - accepting) if block]
+    initial: dict[tuple[bool, int | None], set[int]] = defaultdict(set)
+    for state in states:
+        initial[state in dfa.accepting, labels.get(state)].add(state)
+    blocks = [initial[kind] for kind in sorted(initial, key=lambda kind: (kind[0], kind[1] is not None, kind[1] or 0))]
     block_of = {s: index for index, block in enumerate(blocks) for s in block}
     pending = set(range(len(blocks)))
     while pending:

@@ -1,0 +1,420 @@
+"""Pushdown validators: one minimal DFA per machine, calls on bracket bytes, returns on their mates.
+
+The grammar is cut at its brackets (:mod:`.brackets`): the start rule and every nested part become
+*machines*, regular grammars over bytes in which a nested part ``<c MID r>`` is read as ``c r``.
+Each machine goes through the regular pipeline (Thompson NFA, subset construction), and is then
+checked for determinism, as a visibly pushdown automaton needs (Alur and Madhusudan 2004):
+
+- a *call state*, the state after ``c``, holds nothing but positions waiting for the ``r`` of one
+  nested part (a :class:`~.brackets.CallSite`) and does not accept; otherwise the byte ``c``
+  could open the nested part or be read in another way, and the machine needs to see further
+  ahead than one byte to tell;
+- an accepting state of a nested part reads no byte that ends it (``r``): otherwise that byte
+  could close the part or go on with it.
+
+Where both hold, each machine is minimized (Hopcroft; call states of different nested parts are
+never merged) and the machines are put into one table over common byte classes.  Running it:
+
+    state = start, stack empty
+    for each byte b:
+        t = table[state][b]
+        t dead and state returns on b (an accepting state of a nested part, b one of its r):
+            pop k (a call state), t = table[k][b]      -- continue after the nested part
+        t dead otherwise: error at b
+        t a call state: push t, t = start of its nested part (beyond the depth limit: error)
+        state = t
+    valid when the stack is empty and the state accepts
+
+so memory grows with the nesting depth only and time is one table step a byte, plus a push or a
+pop on bracket bytes.  Where a check fails, :class:`Conflict` says where, as a parser generator
+reports a conflict: the machine, the byte, a shortest input that reaches it and the two readings.
+"""
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+from ..charset import Ranges, byte_text, class_map, contiguous_classes, members, normalize
+from ..errors import AbnfError, InvariantError, LimitError, Span
+from ..frontend.ir import Origin
+from ..frontend.resolve import ResolvedGrammar
+from ..i18n import _
+from .brackets import Bracketing, CallSite, bracket
+from .dfa import DEFAULT_MAX_DFA_STATES, DEFAULT_MAX_WORK, Dfa, determinize
+from .minimize import minimize
+from .nfa import DEFAULT_MAX_NFA_STATES
+from .nfa import build as build_nfa
+
+DEFAULT_MAX_DEPTH = 100_000  # nesting depth of generated validators unless the caller sets one
+SHOWN_PREFIX = 60  # bytes of a conflict's witness input shown in messages
+
+
+@dataclass(frozen=True)
+class Machine:
+    """One machine of a pushdown validator: the start rule's, or a nested part's."""
+
+    key: str
+    name: str  # what messages call it
+    first: int  # its states are first..end-1 in the global table
+    end: int
+    start: int
+    returns: Ranges  # the bytes that end a nested part; () for the start rule's machine
+    holder: str = ""  # the rule a nested part was cut from (key)
+    opens: Span | None = None  # where its call byte is written
+
+
+@dataclass(frozen=True)
+class Pushdown:
+    """Every machine's minimal DFA in one table, with the calls and returns between them.
+
+    ``dfa`` is an ordinary DFA whose ``accepting`` states are the start machine's; ``calls`` maps
+    each call state to the start of the machine it calls; ``returns[s]`` holds the bytes on
+    which state ``s`` (an accepting state of a nested part) returns."""
+
+    dfa: Dfa
+    calls: Mapping[int, int]
+    returns: tuple[Ranges, ...]
+    machines: tuple[Machine, ...]
+
+    def __post_init__(self):
+        check = InvariantError.check
+        states = self.dfa.num_states
+        check(len(self.returns) == states, "pushdown returns differ in length from the table")
+        check(all(0 < k < states and 0 < e < states for k, e in self.calls.items()), "a call is out of range")
+        for state, ranges in enumerate(self.returns):
+            row = self.dfa.transitions[state]
+            check(all(row[self.dfa.byte_class[b]] == self.dfa.dead for lo, hi in ranges for b in (lo, hi)),
+                  "a state both returns on a byte and reads it")
+
+    @property
+    def start(self) -> int:
+        return self.dfa.start
+
+    @property
+    def num_states(self) -> int:
+        return self.dfa.num_states
+
+    @cached_property
+    def return_classes(self) -> tuple[frozenset[int], ...]:
+        byte_class = self.dfa.byte_class
+        return tuple(frozenset(byte_class[b] for b in members(ranges)) for ranges in self.returns)
+
+    def expected(self, state: int) -> Ranges:
+        """The bytes that do not fail in ``state`` (with a call state on the stack when it returns)."""
+        dfa = self.dfa
+        reads = [r for cls, t in enumerate(dfa.transitions[state]) if t != dfa.dead for r in dfa.classes[cls]]
+        return normalize([*reads, *self.returns[state]])
+
+    def first_error(self, data: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> int | None:
+        """None if ``data`` is in the language, else the offset of the first byte no valid input
+        continues with, or ``len(data)``; raises :class:`NestingError` past ``max_depth``."""
+        run = self.run(data, max_depth)
+        return run[0]
+
+    def run(self, data: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> tuple[int | None, int, tuple[int, ...]]:
+        """(first error or None, the state reached, the stack of call states): the reference
+        semantics every backend's generated validator follows."""
+        dfa, calls, return_classes = self.dfa, self.calls, self.return_classes
+        table, byte_class, dead = dfa.transitions, dfa.byte_class, dfa.dead
+        state, stack = dfa.start, []
+        for offset, byte in enumerate(data):
+            cls = byte_class[byte]
+            target = table[state][cls]
+            if target == dead:
+                if cls not in return_classes[state] or not stack:
+                    return offset, state, tuple(stack)
+                target = table[stack.pop()][cls]
+            if target in calls:
+                if len(stack) >= max_depth:
+                    raise NestingError(offset, max_depth)
+                stack.append(target)
+                target = calls[target]
+            state = target
+        complete = not stack and state in dfa.accepting
+        return (None if complete else len(data)), state, tuple(stack)
+
+    def matches(self, data: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> bool:
+        return self.first_error(data, max_depth) is None
+
+
+class NestingError(Exception):
+    """The input nests deeper than a pushdown validator's depth limit."""
+
+    def __init__(self, offset: int, limit: int):
+        super().__init__(_("the input nests deeper than {limit} at byte offset {offset}; raise the "
+                           "depth limit if this is intended").format(limit=limit, offset=offset))
+        self.offset = offset
+        self.limit = limit
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Why a grammar gets no pushdown validator: where one byte can be read two ways."""
+
+    message: str
+    span: Span | None
+    prefix: bytes = b""  # a shortest input after which the byte is read ambiguously (byte included)
+
+    def error(self) -> AbnfError:
+        return AbnfError.at(self.span, self.message)
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_nfa_states: int = DEFAULT_MAX_NFA_STATES
+    max_dfa_states: int = DEFAULT_MAX_DFA_STATES
+    max_work: int = DEFAULT_MAX_WORK
+
+
+def build(grammar: ResolvedGrammar, limits: Limits = Limits()) -> Pushdown | Conflict:
+    """The pushdown validator of a self-embedding grammar, or the conflict that prevents it."""
+    cut = bracket(grammar)
+    if cut.failure is not None:
+        return _no_brackets(cut)
+    subsets = {key: determinize(build_nfa(machine, limits.max_nfa_states), limits.max_dfa_states, limits.max_work)
+               for key, machine in cut.machines.items()}
+    total = sum(dfa.num_states for dfa in subsets.values())
+    if total > limits.max_dfa_states:
+        raise LimitError.at(grammar.rule(grammar.start).span,
+                            _("the pushdown validator needs more than {limit} states; raise the limit with "
+                              "--max-dfa-states if this is intended").format(limit=limits.max_dfa_states))
+    conflict = _first_conflict(cut, subsets)
+    if conflict is not None:
+        return conflict
+    minimal = {key: minimize(dfa, limits.max_work, _call_labels(dfa)) for key, dfa in subsets.items()}
+    return _assemble(cut, minimal)
+
+
+def _call_labels(dfa: Dfa) -> dict[int, int]:
+    """Call state -> the nested part it calls (checked by :func:`_first_conflict` to be one)."""
+    labels = {}
+    for state, origins in enumerate(dfa.origins):
+        sites = [o.body for o in origins if isinstance(o, CallSite)]
+        if sites:
+            labels[state] = sites[0]
+    return labels
+
+
+def _no_brackets(cut: Bracketing) -> Conflict:
+    embedding = cut.failure
+    assert embedding is not None
+    ref = embedding.reference
+    names = embedding.names
+    message = _("rule '{rule}' gets no pushdown validator: its reference to '{target}' has no single-byte "
+                "terminal before it and after it in its sequence ({path}), so no byte opens and closes "
+                "the nesting; use the interpreter (abnfc check --engine interpreter)").format(
+                    rule=names.get(cut.start, cut.start), target=names.get(ref.target, ref.target),
+                    path=embedding.path)
+    return Conflict(message, ref.span)
+
+
+def _first_conflict(cut: Bracketing, subsets: Mapping[str, Dfa]) -> Conflict | None:
+    bodies = {body.key: body for body in cut.bodies}
+    witnesses = _Witnesses(cut, subsets)
+    for key, dfa in subsets.items():
+        name = cut.cut.rule(key).name
+        for state, origins in enumerate(dfa.origins):
+            sites = {o for o in origins if isinstance(o, CallSite)}
+            if sites and (len({s.body for s in sites}) > 1 or len(sites) < len(origins) or state in dfa.accepting):
+                return _call_conflict(cut, name, witnesses.reaching(key, state), sites, origins - sites,
+                                      state in dfa.accepting)
+        body = bodies.get(key)
+        if body is None:
+            continue
+        for state in sorted(dfa.accepting):
+            row = dfa.transitions[state]
+            going_on = [b for b in members(body.returns) if row[dfa.byte_class[b]] != dfa.dead]
+            if going_on:
+                readers = {o for o in dfa.origins[state] if any(lo <= going_on[0] <= hi for lo, hi in o.reads)}
+                return _return_conflict(cut, body.holder, witnesses.reaching(key, state) + bytes([going_on[0]]),
+                                        readers)
+    return None
+
+
+def _position(origin: Origin) -> str:
+    where = f" ({origin.span.location()})" if origin.span else ""
+    return f"'{origin.rule}'{where}"
+
+
+def _call_conflict(cut: Bracketing, name: str, prefix: bytes, sites, others, accepting: bool) -> Conflict:
+    byte = byte_text(prefix[-1]) if prefix else "?"
+    holders = sorted({cut.bodies[s.body].holder for s in sites})
+    first = sorted(sites, key=str)[0]
+    opens = cut.bodies[first.body].opens
+    readings = sorted(_position(o) for o in others)
+    if accepting:
+        readings.append(_("the end of '{rule}'").format(rule=name))
+    if len({s.body for s in sites}) > 1:
+        readings.append(_("another nested part"))
+    message = _("rule '{rule}' gets no pushdown validator: after the input {prefix}, the byte {byte} can open "
+                "the nested part of '{holder}' or be read by {others}; a pushdown validator decides on one "
+                "byte (use the interpreter: abnfc check --engine interpreter)").format(
+                    rule=cut.cut.start_name, prefix=_shown(prefix), byte=byte,
+                    holder=cut.cut.rule(holders[0]).name, others=", ".join(readings))
+    return Conflict(message, opens.span, prefix)
+
+
+def _return_conflict(cut: Bracketing, holder: str, prefix: bytes, readers) -> Conflict:
+    byte = byte_text(prefix[-1])
+    readings = sorted(_position(o) for o in readers) or ["?"]
+    message = _("rule '{rule}' gets no pushdown validator: after the input {prefix}, the byte {byte} can close "
+                "the nested part of '{holder}' or go on with it, read by {others}; a pushdown validator "
+                "decides on one byte (use the interpreter: abnfc check --engine interpreter)").format(
+                    rule=cut.cut.start_name, prefix=_shown(prefix), byte=byte,
+                    holder=cut.cut.rule(holder).name, others=", ".join(readings))
+    first = sorted(readers, key=str)[0] if readers else None
+    return Conflict(message, first.span if first else None, prefix)
+
+
+def _shown(prefix: bytes) -> str:
+    text = repr(prefix[:SHOWN_PREFIX])
+    return text + (_(" (and {count} more bytes)").format(count=len(prefix) - SHOWN_PREFIX)
+                   if len(prefix) > SHOWN_PREFIX else "")
+
+
+class _Witnesses:
+    """Shortest inputs: of each nested part, and from the start to each state of each machine."""
+
+    def __init__(self, cut: Bracketing, subsets: Mapping[str, Dfa]):
+        self.cut = cut
+        self.subsets = subsets
+        self.body_keys = [body.key for body in cut.bodies]
+
+    @cached_property
+    def shortest(self) -> dict[str, bytes]:
+        """A shortest string of each machine's language, nested parts expanded (Bellman-Ford
+        over machines: each round runs Dijkstra in each machine with the others' current best)."""
+        best: dict[str, bytes] = {}
+        for _round in range(len(self.subsets) + 1):
+            changed = False
+            for key in self.subsets:
+                found = self._paths(key, best)
+                done = [p for s, p in found.items() if s in self.subsets[key].accepting]
+                if done:
+                    word = min(done, key=lambda p: (len(p), p))
+                    if key not in best or (len(word), word) < (len(best[key]), best[key]):
+                        best[key] = word
+                        changed = True
+            if not changed:
+                break
+        return best
+
+    @cached_property
+    def entries(self) -> dict[str, bytes]:
+        """A shortest input that enters each machine (its call byte included)."""
+        entries = {self.cut.start: b""}
+        for _round in range(len(self.subsets) + 1):
+            changed = False
+            for key, entry in list(entries.items()):
+                dfa = self.subsets[key]
+                for state, path in self._paths(key, self.shortest).items():
+                    for site in {o.body for o in dfa.origins[state] if isinstance(o, CallSite)}:
+                        body_key = self.body_keys[site]
+                        word = entry + path
+                        if body_key not in entries or len(word) < len(entries[body_key]):
+                            entries[body_key] = word
+                            changed = True
+            if not changed:
+                break
+        return entries
+
+    def reaching(self, key: str, state: int) -> bytes:
+        return self.entries.get(key, b"") + self._paths(key, self.shortest).get(state, b"")
+
+    def _paths(self, key: str, shortest: Mapping[str, bytes]) -> dict[int, bytes]:
+        """Dijkstra from the machine's start: a shortest input to each state it reaches, a call
+        state's way out taking a shortest string of its nested part."""
+        dfa = self.subsets[key]
+        byte_of = [ranges[0][0] for ranges in dfa.classes]
+        found: dict[int, bytes] = {}
+        heap: list[tuple[int, bytes, int]] = [(0, b"", dfa.start)]
+        while heap:
+            _length, path, state = heapq.heappop(heap)
+            if state in found:
+                continue
+            found[state] = path
+            sites = {o.body for o in dfa.origins[state] if isinstance(o, CallSite)}
+            inner = b""
+            if sites:
+                body_key = self.body_keys[min(sites)]
+                if body_key not in shortest:
+                    continue
+                inner = shortest[body_key]
+            for cls, target in enumerate(dfa.transitions[state]):
+                if target != dfa.dead and target not in found:
+                    step = path + inner + bytes([byte_of[cls]])
+                    heapq.heappush(heap, (len(step), step, target))
+        return found
+
+
+def _assemble(cut: Bracketing, minimal: Mapping[str, Dfa]) -> Pushdown:
+    """Every machine's states in one table over common byte classes; dead state 0."""
+    bodies = {body.key: body for body in cut.bodies}
+    range_sets = [ranges for dfa in minimal.values() for ranges in dfa.classes]
+    range_sets += [body.returns for body in cut.bodies]
+    classes = contiguous_classes(range_sets)
+    offsets: dict[str, int] = {}
+    next_state = 1
+    for key, dfa in minimal.items():
+        offsets[key] = next_state
+        next_state += dfa.num_states - 1  # its dead state is the shared state 0
+    rows: list[tuple[int, ...]] = [(0,) * len(classes)]
+    returns: list[Ranges] = [()]
+    origins: list[frozenset[Origin]] = [frozenset()]
+    calls: dict[int, int] = {}
+    machines = []
+    numbers = {key: _numbering(dfa, offsets[key]) for key, dfa in minimal.items()}
+    for key, dfa in minimal.items():
+        number = numbers[key]
+        own_class = [dfa.byte_class[ranges[0][0]] for ranges in classes]
+        body = bodies.get(key)
+        for state in range(dfa.num_states):
+            if state == dfa.dead:
+                continue
+            rows.append(tuple(number[dfa.transitions[state][own]] for own in own_class))
+            returns.append(body.returns if body is not None and state in dfa.accepting else ())
+            origins.append(dfa.origins[state])
+        machines.append(Machine(key, cut.cut.rule(key).name, offsets[key], offsets[key] + dfa.num_states - 1,
+                                number[dfa.start], body.returns if body else (), body.holder if body else "",
+                                body.opens.span if body else None))
+        for state, site in _call_labels(dfa).items():
+            callee = cut.bodies[site].key
+            calls[number[state]] = numbers[callee][minimal[callee].start]
+    top, top_number = minimal[cut.start], numbers[cut.start]
+    table = Dfa(classes, tuple(rows), top_number[top.start], frozenset(top_number[s] for s in top.accepting), 0,
+                tuple(origins))
+    return _merged(Pushdown(table, calls, tuple(returns), tuple(machines)))
+
+
+def _numbering(dfa: Dfa, offset: int) -> list[int]:
+    """A machine's state numbers in the global table: its dead state is 0, the others in order."""
+    number, following = [], offset
+    for state in range(dfa.num_states):
+        if state == dfa.dead:
+            number.append(0)
+        else:
+            number.append(following)
+            following += 1
+    return number
+
+
+def _merged(pushdown: Pushdown) -> Pushdown:
+    """Byte classes that every state reads and returns on alike, merged into one."""
+    dfa = pushdown.dfa
+    by_column: dict[tuple, list[Ranges]] = {}
+    return_sets = [set(members(ranges)) for ranges in pushdown.returns]
+    for cls, ranges in enumerate(dfa.classes):
+        column = tuple(row[cls] for row in dfa.transitions)
+        returning = tuple(ranges[0][0] in returned for returned in return_sets)
+        by_column.setdefault((column, returning), []).append(ranges)
+    merged = sorted(((normalize(r for ranges in group for r in ranges), key[0]) for key, group in by_column.items()),
+                    key=lambda item: item[0][0][0])
+    classes = tuple(ranges for ranges, _column in merged)
+    transitions = tuple(tuple(column[state] for _ranges, column in merged) for state in range(dfa.num_states))
+    table = Dfa(classes, transitions, dfa.start, dfa.accepting, dfa.dead, dfa.origins)
+    return Pushdown(table, pushdown.calls, pushdown.returns, pushdown.machines)
+
+
+__all__ = ["DEFAULT_MAX_DEPTH", "Conflict", "Machine", "NestingError", "Pushdown", "build", "class_map"]
