@@ -20,10 +20,14 @@ MAX_MODULES = 12
 # Stage functions and the modules allowed to call them: the pipeline, and the stage's own module.
 # crosscheck.bounded minimizes the automaton of a recursive grammar's bounded language, which is
 # not a stage of the grammar's pipeline.
+# automata/pushdown.py runs the automaton stages on each machine of a pushdown validator (the
+# pipeline runs it once per grammar, as a stage of its own).
 STAGE_CALLS = {r"\bresolve\(": {"pipeline.py", "frontend/resolve.py"},
-               r"\bdeterminize\(": {"pipeline.py", "automata/dfa.py"},
-               r"\bminimize\(": {"pipeline.py", "automata/minimize.py", "crosscheck/bounded.py"},
-               r"\bbuild_nfa\(|\bnfa\.build\(": {"pipeline.py"},
+               r"\bdeterminize\(": {"pipeline.py", "automata/dfa.py", "automata/pushdown.py"},
+               r"\bminimize\(": {"pipeline.py", "automata/minimize.py", "crosscheck/bounded.py",
+                                 "automata/pushdown.py"},
+               r"\bbuild_nfa\(|\bnfa\.build\(": {"pipeline.py", "automata/pushdown.py"},
+               r"\bbuild_pushdown\(": {"pipeline.py"},
                r"\bmake_tables\(": {"pipeline.py", "backends/tables.py"},
                r"\bgrammar_facts\(": {"pipeline.py", "grammar_facts.py"}}
 

@@ -110,9 +110,12 @@ def test_a_recursive_grammar_gets_the_book_without_the_tester_and_says_why(pages
         validator_source(text)
 
 
-def test_python_c_and_js_still_refuse_a_self_embedding_grammar(capsys):
-    assert main(["compile", str(ROOT / "grammars" / "email.abnf"), "--lang", "python,html", "--out", "x"]) == 2
-    assert "cannot be compiled to a DFA" in capsys.readouterr().err
+def test_a_self_embedding_grammar_with_a_conflict_gets_no_validator_and_nothing_is_written(tmp_path, capsys):
+    grammar = tmp_path / "conflict.abnf"
+    grammar.write_text('s = "(" s ")" / "(" "x" ")"\n', encoding="utf-8")
+    assert main(["compile", str(grammar), "--lang", "python,html", "--out", str(tmp_path / "out")]) == 2
+    assert "gets no pushdown validator" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
 
 
 def test_the_book_speaks_the_chosen_language_but_leaves_the_grammar_as_written(tmp_path):

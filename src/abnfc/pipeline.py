@@ -30,9 +30,12 @@ from .automata.minimize import minimize
 from .automata.nfa import DEFAULT_MAX_NFA_STATES, Nfa
 from .automata.nfa import build as build_nfa
 from .automata.notes import StateNote, note_text, state_notes
+from .automata.pushdown import Conflict, Pushdown
+from .automata.pushdown import Limits as PushdownLimits
+from .automata.pushdown import build as build_pushdown
 from .backends.facts import GrammarFacts
 from .backends.naming import default_prefix
-from .backends.tables import Header, Tables, grammar_only, make_tables
+from .backends.tables import Header, Tables, grammar_only, make_pushdown_tables, make_tables
 from .errors import InvariantError, LimitError
 from .frontend.resolve import ResolvedGrammar, resolve
 from .frontend.source import Grammar
@@ -74,7 +77,7 @@ class Compilation:
         self.limits = limits
         self.prose = prose
         self._notes: dict[Automaton, tuple[StateNote, ...]] = {}
-        self._tables: dict[Automaton, Tables] = {}
+        self._tables: dict[str, Tables] = {}
         self._facts: dict[tuple[str, str], GrammarFacts] = {}
         self._files: dict[tuple[str, tuple[tuple[str, str], ...], Header, Automaton], dict[str, str]] = {}
 
@@ -117,9 +120,28 @@ class Compilation:
         """The notes in English, as ``abnfc dfa`` and generated comments show them."""
         return tuple(note_text(note) for note in self.notes(which))
 
+    @cached_property
+    def pushdown(self) -> Pushdown | Conflict:
+        """A self-embedding grammar's pushdown validator, or the conflict that prevents one."""
+        with self._located():
+            return build_pushdown(self.resolved, PushdownLimits(self.limits.max_nfa_states, self.limits.max_dfa_states,
+                                                                self.limits.max_work))
+
+    def pushdown_automaton(self) -> Pushdown:
+        """The pushdown validator; raises the conflict's error when there is none."""
+        found = self.pushdown
+        if isinstance(found, Conflict):
+            raise found.error()
+        return found
+
     def tables(self, which: Automaton = "minimal") -> Tables:
         """The neutral tables of the minimal DFA (or the subset DFA), with its notes; their header
-        names no command (each backend's files get theirs, see :meth:`files`)."""
+        names no command (each backend's files get theirs, see :meth:`files`).  A self-embedding
+        grammar's are those of its pushdown validator (``which`` does not apply)."""
+        if not self.resolved.is_regular:
+            if "pushdown" not in self._tables:
+                self._tables["pushdown"] = make_pushdown_tables(self.pushdown_automaton(), self.header(""))
+            return self._tables["pushdown"]
         if which not in self._tables:
             self._tables[which] = make_tables(self.automaton(which), self.header(""), self.notes(which))
         return self._tables[which]
@@ -166,10 +188,11 @@ class Compilation:
     def _tables_for(self, backend: backends.Backend, header: Header, which: Automaton,
                     options: Mapping[str, str]) -> Tables:
         regular = self.resolved.is_regular
-        if not regular and backend.needs_automaton:
+        if not regular and backend.needs_automaton and not backend.pushdown:
             self.dfa  # noqa: B018 -- raises the error that says why this grammar has no DFA
             raise InvariantError("a recursive grammar was compiled to a DFA")
-        tables = replace(self.tables(which), header=header) if regular else None
+        wanted = regular or backend.needs_automaton
+        tables = replace(self.tables(which), header=header) if wanted else None
         if not backend.wants_facts:
             if tables is None:
                 raise InvariantError(f"--lang {backend.name} needs an automaton, and none was compiled")

@@ -98,6 +98,8 @@ def state_notes(dfa: Dfa, exact: Dfa | None = None) -> tuple[StateNote, ...]:
 
 def _members(dfa: Dfa, exact: Dfa) -> list[list[int]]:
     """For each state of ``dfa``, the states of ``exact`` it stands for (product walk)."""
+    if exact is dfa:  # also covers states no walk from the start reaches (a pushdown's machines)
+        return [[state] for state in range(dfa.num_states)]
     found: dict[int, int] = {exact.start: dfa.start}
     queue = [exact.start]
     first_bytes = [ranges[0][0] for ranges in exact.classes]

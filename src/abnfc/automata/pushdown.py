@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import NamedTuple
 
 from ..charset import Ranges, byte_text, class_map, contiguous_classes, members, normalize
 from ..errors import AbnfError, InvariantError, LimitError, Span
@@ -83,6 +84,7 @@ class Pushdown:
         states = self.dfa.num_states
         check(len(self.returns) == states, "pushdown returns differ in length from the table")
         check(all(0 < k < states and 0 < e < states for k, e in self.calls.items()), "a call is out of range")
+        check(all(k >= states - len(self.calls) for k in self.calls), "call states are not numbered last")
         for state, ranges in enumerate(self.returns):
             row = self.dfa.transitions[state]
             check(all(row[self.dfa.byte_class[b]] == self.dfa.dead for lo, hi in ranges for b in (lo, hi)),
@@ -91,6 +93,11 @@ class Pushdown:
     @property
     def start(self) -> int:
         return self.dfa.start
+
+    @property
+    def first_call(self) -> int:
+        """Call states are numbered from here to the end (see :func:`_calls_last`)."""
+        return self.dfa.num_states - len(self.calls)
 
     @property
     def num_states(self) -> int:
@@ -118,7 +125,7 @@ class Pushdown:
         semantics every backend's generated validator follows."""
         dfa, calls, return_classes = self.dfa, self.calls, self.return_classes
         table, byte_class, dead = dfa.transitions, dfa.byte_class, dfa.dead
-        state, stack = dfa.start, []
+        state, stack = dfa.start, list[int]()
         for offset, byte in enumerate(data):
             cls = byte_class[byte]
             target = table[state][cls]
@@ -385,7 +392,36 @@ def _assemble(cut: Bracketing, minimal: Mapping[str, Dfa]) -> Pushdown:
     top, top_number = minimal[cut.start], numbers[cut.start]
     table = Dfa(classes, tuple(rows), top_number[top.start], frozenset(top_number[s] for s in top.accepting), 0,
                 tuple(origins))
-    return _merged(Pushdown(table, calls, tuple(returns), tuple(machines)))
+    return Pushdown(*_calls_last(_merged(_Parts(table, calls, tuple(returns), tuple(machines)))))
+
+
+class _Parts(NamedTuple):
+    """A pushdown validator being put together (its invariants hold once it is finished)."""
+
+    dfa: Dfa
+    calls: Mapping[int, int]
+    returns: tuple[Ranges, ...]
+    machines: tuple[Machine, ...]
+
+
+def _calls_last(pushdown: _Parts) -> _Parts:
+    """Renumbered so that the call states are the highest: generated code tells a call from a
+    plain step with one comparison (``state >= FIRST_CALL``).  Machines keep their ranges of
+    plain states; their call states move to the end, in order."""
+    dfa = pushdown.dfa
+    plain = [s for s in range(dfa.num_states) if s not in pushdown.calls]
+    order = plain + sorted(pushdown.calls)
+    number = {old: new for new, old in enumerate(order)}
+    transitions = tuple(tuple(number[t] for t in dfa.transitions[old]) for old in order)
+    origins = tuple(dfa.origins[old] for old in order)
+    table = Dfa(dfa.classes, transitions, number[dfa.start], frozenset(number[s] for s in dfa.accepting), 0, origins)
+    calls = {number[k]: number[entry] for k, entry in pushdown.calls.items()}
+    machines = []
+    for machine in pushdown.machines:
+        own = [number[s] for s in range(machine.first, machine.end) if s not in pushdown.calls]
+        first = min(own) if own else 0
+        machines.append(replace(machine, first=first, end=first + len(own), start=number[machine.start]))
+    return _Parts(table, calls, tuple(pushdown.returns[old] for old in order), tuple(machines))
 
 
 def _numbering(dfa: Dfa, offset: int) -> list[int]:
@@ -400,7 +436,7 @@ def _numbering(dfa: Dfa, offset: int) -> list[int]:
     return number
 
 
-def _merged(pushdown: Pushdown) -> Pushdown:
+def _merged(pushdown: _Parts) -> _Parts:
     """Byte classes that every state reads and returns on alike, merged into one."""
     dfa = pushdown.dfa
     by_column: dict[tuple, list[Ranges]] = {}
@@ -414,7 +450,7 @@ def _merged(pushdown: Pushdown) -> Pushdown:
     classes = tuple(ranges for ranges, _column in merged)
     transitions = tuple(tuple(column[state] for _ranges, column in merged) for state in range(dfa.num_states))
     table = Dfa(classes, transitions, dfa.start, dfa.accepting, dfa.dead, dfa.origins)
-    return Pushdown(table, pushdown.calls, pushdown.returns, pushdown.machines)
+    return _Parts(table, pushdown.calls, pushdown.returns, pushdown.machines)
 
 
 __all__ = ["DEFAULT_MAX_DEPTH", "Conflict", "Machine", "NestingError", "Pushdown", "build", "class_map"]

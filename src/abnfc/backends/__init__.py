@@ -112,6 +112,9 @@ class Backend(Generic[PlanT]):
     # ``locale`` and ``picture``) and, when it needs no automaton, recursive grammars too.
     wants_facts: bool = False
     needs_automaton: bool = True
+    # Whether ``lower`` takes the tables of a pushdown validator (``Tables.pushdown``), for
+    # self-embedding grammars; a backend without it is refused those grammars.
+    pushdown: bool = False
 
     def defaults(self) -> dict[str, str]:
         return {option.name: option.default for option in self.options}

@@ -7,11 +7,13 @@ printable; each backend escapes it for its own comments and strings.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..automata.dfa import Dfa
 from ..automata.dump import class_lines, table_lines
 from ..automata.notes import StateNote, note_text, state_notes
+from ..automata.pushdown import DEFAULT_MAX_DEPTH
+from ..automata.pushdown import Pushdown as PushdownAutomaton
 from ..charset import Ranges, class_map, normalize
 from ..errors import printable
 from ..version import __version__
@@ -76,6 +78,39 @@ class State:
 
 
 @dataclass(frozen=True)
+class Part:
+    """A machine of a pushdown validator, for the comments of generated code."""
+
+    name: str
+    first: int  # its plain states are first..end-1
+    end: int
+    start: int
+    returns: Ranges  # the bytes that end it (a nested part); () for the start rule's machine
+
+
+@dataclass(frozen=True)
+class Pushdown:
+    """What a backend needs beyond the table to run a pushdown validator (see
+    :mod:`abnfc.automata.pushdown` for the loop every backend follows).
+
+    States ``first_call`` and above are call states: entering one pushes it and goes on in the
+    start state of its nested part, ``entries[k - first_call]``.  ``returns[s]`` holds the bytes
+    on which state ``s`` pops a call state ``k`` and goes on in ``targets[k]`` of that byte; the
+    table holds the dead state there."""
+
+    first_call: int
+    entries: tuple[int, ...]
+    returns: tuple[Ranges, ...]  # per state
+    parts: tuple[Part, ...]
+    max_depth: int  # the default depth limit of generated validators
+
+    @property
+    def return_code(self) -> int:
+        """A number no state has: what generated tables hold where a state returns."""
+        return len(self.returns)
+
+
+@dataclass(frozen=True)
 class Tables:
     header: Header
     classes: tuple[Ranges, ...]
@@ -92,6 +127,9 @@ class Tables:
     # What each state stands for in grammar terms, as data (``State.note`` is its English text);
     # a backend that speaks another language renders these with ``notes.note_text``.
     notes: tuple[StateNote, ...] = ()
+    # For a self-embedding grammar: the calls and returns between its machines (``states`` are
+    # then every machine's, in one table); None for a regular grammar.
+    pushdown: Pushdown | None = None
 
     @property
     def num_states(self) -> int:
@@ -130,6 +168,19 @@ def make_tables(dfa: Dfa, header: Header, found: tuple[StateNote, ...] | None = 
             seen[reading.rule] = max(seen.get(reading.rule, 0), reading.alternative + 1)
     return Tables(header, dfa.classes, states, dfa.start, dfa.dead, class_map(dfa.classes),
                   (*class_lines(dfa), "", *table_lines(dfa, notes)), tuple(sorted(seen.items())), notes=found)
+
+
+def make_pushdown_tables(automaton: PushdownAutomaton, header: Header) -> Tables:
+    """The tables of a pushdown validator: its one table as for a DFA, each state's bytes
+    expected including those it returns on, and the calls and returns."""
+    tables = make_tables(automaton.dfa, header)
+    states = tuple(replace(state, expects=normalize([*state.expects, *automaton.returns[state.index]]))
+                   for state in tables.states)
+    first_call = automaton.first_call
+    parts = tuple(Part(m.name, m.first, m.end, m.start, m.returns) for m in automaton.machines)
+    pushdown = Pushdown(first_call, tuple(automaton.calls[k] for k in range(first_call, automaton.num_states)),
+                        automaton.returns, parts, DEFAULT_MAX_DEPTH)
+    return replace(tables, states=states, pushdown=pushdown)
 
 
 def grammar_only(header: Header, facts: GrammarFacts) -> Tables:

@@ -42,9 +42,9 @@ def lower(tables: Tables, options: Mapping[str, str]) -> PythonPlan:
     if wanted not in IDIOM_CHOICES:
         raise AbnfError.at(None, _("unknown --python-idioms {wanted!r}; choose from {names}").format(
             wanted=wanted, names=", ".join(IDIOM_CHOICES)))
-    patterns = skip_patterns(tables)
-    return PythonPlan(options["prefix"], tables, tuple(_verbose(p) for p in patterns),
-                      recognise(tables) if wanted == "auto" else None)
+    patterns = skip_patterns(tables) if tables.pushdown is None else ()
+    idiom = recognise(tables) if wanted == "auto" and tables.pushdown is None else None
+    return PythonPlan(options["prefix"], tables, tuple(_verbose(p) for p in patterns), idiom)
 
 
 def _verbose(pattern: SkipPattern) -> VerbosePattern:

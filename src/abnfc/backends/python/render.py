@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...charset import Ranges, format_hex
+from ...charset import Ranges, format_hex, format_readable
+from ...errors import printable
 from ..templating import render_template
 from .plan import PythonPlan
 
@@ -23,7 +24,44 @@ def render(plan: PythonPlan) -> dict[str, str]:
         grammar_file=_docstring_safe(tables.grammar_file),
         grammar_lines=_docstring_lines(tables.header.grammar_lines),
         class_rows=[ClassRow(index, ranges, format_hex(ranges)) for index, ranges in enumerate(tables.classes)],
+        pushdown=_pushdown(tables), return_rows=_return_rows(tables),
         table_lines=_docstring_lines(tables.table_text))}
+
+
+@dataclass(frozen=True)
+class PartText:
+    name: str
+    first: int
+    end: int
+    start: int
+    returns: Ranges
+    returns_text: str
+
+
+@dataclass(frozen=True)
+class PushdownText:
+    """A pushdown validator's calls and returns, with its machines' names made docstring-safe."""
+
+    first_call: int
+    return_code: int
+    entries: tuple[int, ...]
+    max_depth: int
+    parts: tuple[PartText, ...]
+
+
+def _pushdown(tables) -> PushdownText | None:
+    found = tables.pushdown
+    if found is None:
+        return None
+    parts = tuple(PartText(_docstring_safe(printable(p.name)), p.first, p.end, p.start, p.returns,
+                           _docstring_safe(format_readable(p.returns))) for p in found.parts)
+    return PushdownText(found.first_call, found.return_code, found.entries, found.max_depth, parts)
+
+
+def _return_rows(tables) -> list[tuple[int, Ranges]]:
+    if tables.pushdown is None:
+        return []
+    return [(state, ranges) for state, ranges in enumerate(tables.pushdown.returns) if ranges]
 
 
 def _docstring_lines(lines: tuple[str, ...]) -> list[str]:
