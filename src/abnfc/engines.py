@@ -29,6 +29,7 @@ from .frontend.encoding import UTF8, code_points, format_code_points, led_by
 from .frontend.resolve import ResolvedGrammar
 from .i18n import Translate, _, ngettext
 from .interpret import DEFAULT_MAX_WORK, Recognizer
+from .automata.pushdown import Pushdown
 from .pipeline import Compilation, load_validators
 
 CHUNK_SIZE = 1 << 20
@@ -162,6 +163,48 @@ class _DfaSession:
         return offset, expected_by_rule((o.reads, o.rule) for o in self.origins[self.validator.state])
 
 
+class PushdownEngine:
+    """Runs the generated Python pushdown validator of a self-embedding grammar, its machines
+    from the subset construction (as the DFA engine, so that it names the rules the input
+    reached)."""
+
+    name = "pushdown"
+
+    def __init__(self, compilation: Compilation):
+        files = compilation.files(["python"], "validator", "abnfc check", which="subset")
+        [self.module] = load_validators([files], "python")
+        self.automaton = compilation.pushdown_automaton("subset")
+        self.resolved = compilation.resolved
+
+    def session(self) -> Session:
+        return _PushdownSession(self.module.Validator(), self.automaton, self.module.NestingError)
+
+
+class _PushdownSession:
+    def __init__(self, validator, automaton: Pushdown, too_deep: type[Exception]):
+        self.validator = validator
+        self.automaton = automaton
+        self.too_deep = too_deep  # the generated module's NestingError
+
+    def feed(self, chunk: bytes) -> bool:
+        try:
+            return self.validator.feed(chunk)
+        except self.too_deep as error:
+            raise NestingLimitError.at(None, _("the input nests deeper than {limit} at byte offset {offset}; the "
+                                               "interpreter has no depth limit (--engine interpreter)").format(
+                                                   limit=error.limit, offset=error.offset)) from None
+
+    def result(self) -> tuple[int | None, Expected]:
+        offset = self.validator.first_error()
+        if offset is None:
+            return None, ()
+        return offset, expected_by_rule(self.automaton.expected_by_rule(self.validator.state))
+
+
+class NestingLimitError(LimitError):
+    """An input nests deeper than the pushdown validator's depth limit."""
+
+
 class InterpreterEngine:
     name = "interpreter"
 
@@ -186,10 +229,20 @@ class _InterpreterSession:
 
 
 def choose_engine(compilation: Compilation, engine: str) -> Engine:
-    """``auto``: the DFA when the grammar is regular and fits the limits, else the interpreter."""
+    """``auto``: the DFA when the grammar is regular and fits the limits, the pushdown validator
+    when it is self-embedding and has one, else the interpreter.  ``dfa`` asks for the compiled
+    validator (a pushdown validator for a self-embedding grammar), or an error saying why there
+    is none."""
     interpreter = InterpreterEngine(compilation.resolved, compilation.limits.max_work)
-    if engine == "interpreter" or (engine == "auto" and not compilation.resolved.is_regular):
+    if engine == "interpreter":
         return interpreter
+    if not compilation.resolved.is_regular:
+        if engine == "dfa":
+            return PushdownEngine(compilation)
+        try:
+            return PushdownEngine(compilation) if isinstance(compilation.pushdown_subset, Pushdown) else interpreter
+        except LimitError:
+            return interpreter
     try:
         return DfaEngine(compilation)
     except LimitError:
@@ -254,4 +307,4 @@ def check_bytes(engine: Engine, data: bytes, name: str = "<data>") -> Outcome:
     return check_stream(engine, io.BytesIO(data), name)
 
 
-__all__ = ["ENGINES", "AbnfError", "Outcome", "check_bytes", "check_stream", "choose_engine"]
+__all__ = ["ENGINES", "AbnfError", "NestingLimitError", "Outcome", "check_bytes", "check_stream", "choose_engine"]

@@ -122,14 +122,23 @@ class Compilation:
 
     @cached_property
     def pushdown(self) -> Pushdown | Conflict:
-        """A self-embedding grammar's pushdown validator, or the conflict that prevents one."""
-        with self._located():
-            return build_pushdown(self.resolved, PushdownLimits(self.limits.max_nfa_states, self.limits.max_dfa_states,
-                                                                self.limits.max_work))
+        """A self-embedding grammar's pushdown validator (its machines minimal), or the conflict
+        that prevents one."""
+        return self._build_pushdown(minimal=True)
 
-    def pushdown_automaton(self) -> Pushdown:
+    @cached_property
+    def pushdown_subset(self) -> Pushdown | Conflict:
+        """The same with each machine's DFA from the subset construction (exact provenance)."""
+        return self._build_pushdown(minimal=False)
+
+    def _build_pushdown(self, minimal: bool) -> Pushdown | Conflict:
+        limits = PushdownLimits(self.limits.max_nfa_states, self.limits.max_dfa_states, self.limits.max_work)
+        with self._located():
+            return build_pushdown(self.resolved, limits, minimal)
+
+    def pushdown_automaton(self, which: Automaton = "minimal") -> Pushdown:
         """The pushdown validator; raises the conflict's error when there is none."""
-        found = self.pushdown
+        found = self.pushdown if which == "minimal" else self.pushdown_subset
         if isinstance(found, Conflict):
             raise found.error()
         return found
@@ -137,11 +146,12 @@ class Compilation:
     def tables(self, which: Automaton = "minimal") -> Tables:
         """The neutral tables of the minimal DFA (or the subset DFA), with its notes; their header
         names no command (each backend's files get theirs, see :meth:`files`).  A self-embedding
-        grammar's are those of its pushdown validator (``which`` does not apply)."""
+        grammar's are those of its pushdown validator."""
         if not self.resolved.is_regular:
-            if "pushdown" not in self._tables:
-                self._tables["pushdown"] = make_pushdown_tables(self.pushdown_automaton(), self.header(""))
-            return self._tables["pushdown"]
+            key = f"pushdown {which}"
+            if key not in self._tables:
+                self._tables[key] = make_pushdown_tables(self.pushdown_automaton(which), self.header(""))
+            return self._tables[key]
         if which not in self._tables:
             self._tables[which] = make_tables(self.automaton(which), self.header(""), self.notes(which))
         return self._tables[which]

@@ -118,13 +118,41 @@ class _Cutter:
                 assert_never(node)
 
     def _cut_sequence(self, node: ir.Seq, members: frozenset[str], holder: str) -> ir.Node:
+        """The widest bracket around every reference to the set (``"[" a "," a "]"`` becomes one
+        nested part); failing that, brackets from left to right (``"(" s ")" s`` becomes a
+        nested part and a tail reference); failing that, the cut is tried inside the items."""
         items = self._opened(node.items, members)
         inside = [i for i, item in enumerate(items) if _refers(item, members)]
-        first, last = inside[0], inside[-1]
+        widest = self._bracket(items, inside[0], inside[-1], members, holder)
+        if widest is not None:
+            return widest
+        cut: list[ir.Node] = []
+        rest = items
+        while rest:
+            inside = [i for i, item in enumerate(rest) if _refers(item, members)]
+            if not inside:
+                cut.extend(rest)
+                break
+            first = inside[0]
+            after = next((j for j in range(first + 1, len(rest)) if _single_byte(rest[j])), None)
+            token = self._bracket(rest[:after + 1], first, first, members, holder) if after is not None else None
+            if token is None:
+                cut.extend(rest[:first])
+                cut.append(self.cut(rest[first], members, holder))
+                rest = rest[first + 1:]
+            else:
+                cut.extend(token.items)
+                rest = rest[after + 1:]
+        return ir.Seq(tuple(cut))
+
+    def _bracket(self, items: list[ir.Node], first: int, last: int, members: frozenset[str],
+                 holder: str) -> ir.Seq | None:
+        """``items`` with ``items[first..last]`` and what stands between them and the nearest
+        single-byte terminals on either side made a token; None without such terminals."""
         before = next((i for i in range(first - 1, -1, -1) if _single_byte(items[i])), None)
         after = next((i for i in range(last + 1, len(items)) if _single_byte(items[i])), None)
         if before is None or after is None:
-            return ir.Seq(tuple(self.cut(item, members, holder) for item in node.items))
+            return None
         opens, closes = items[before], items[after]
         assert isinstance(opens, ir.Terminal) and isinstance(closes, ir.Terminal)
         middle = items[before + 1:after]

@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import NamedTuple
 
-from ..charset import Ranges, byte_text, class_map, contiguous_classes, members, normalize
+from ..charset import Ranges, byte_text, class_map, contiguous_classes, intersect, members, normalize
 from ..errors import AbnfError, InvariantError, LimitError, Span
 from ..frontend.ir import Origin
 from ..frontend.resolve import ResolvedGrammar
@@ -64,6 +64,7 @@ class Machine:
     returns: Ranges  # the bytes that end a nested part; () for the start rule's machine
     holder: str = ""  # the rule a nested part was cut from (key)
     opens: Span | None = None  # where its call byte is written
+    closes: str = ""  # the rule whose terminal reads the byte that ends it
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,26 @@ class Pushdown:
         dfa = self.dfa
         reads = [r for cls, t in enumerate(dfa.transitions[state]) if t != dfa.dead for r in dfa.classes[cls]]
         return normalize([*reads, *self.returns[state]])
+
+    @cached_property
+    def closing(self) -> tuple[str, ...]:
+        """Per state: the rule whose terminal reads the bytes it returns on ("" if none)."""
+        rules = [""] * self.num_states
+        for machine in self.machines:
+            for state in range(machine.first, machine.end):
+                if self.returns[state]:
+                    rules[state] = machine.closes
+        return tuple(rules)
+
+    def expected_by_rule(self, state: int) -> list[tuple[Ranges, str]]:
+        """(bytes, rule) for each rule whose terminal could read the next byte in ``state``: the
+        positions it stands for, and the closing bracket where it ends a nested part."""
+        dfa = self.dfa
+        reading = normalize(r for cls, t in enumerate(dfa.transitions[state]) if t != dfa.dead for r in dfa.classes[cls])
+        found = [(intersect(o.reads, reading), o.rule) for o in dfa.origins[state]]
+        if self.returns[state]:
+            found.append((self.returns[state], self.closing[state]))
+        return [(ranges, rule) for ranges, rule in found if ranges]
 
     def first_error(self, data: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> int | None:
         """None if ``data`` is in the language, else the offset of the first byte no valid input
@@ -175,8 +196,11 @@ class Limits:
     max_work: int = DEFAULT_MAX_WORK
 
 
-def build(grammar: ResolvedGrammar, limits: Limits = Limits()) -> Pushdown | Conflict:
-    """The pushdown validator of a self-embedding grammar, or the conflict that prevents it."""
+def build(grammar: ResolvedGrammar, limits: Limits = Limits(), minimal: bool = True) -> Pushdown | Conflict:
+    """The pushdown validator of a self-embedding grammar, or the conflict that prevents it.
+    With ``minimal`` false, each machine is its DFA from the subset construction, whose states
+    are exactly the grammar positions the input so far can be at (as ``abnfc check`` reports
+    them); otherwise its minimal DFA."""
     cut = bracket(grammar)
     if cut.failure is not None:
         return _no_brackets(cut)
@@ -190,8 +214,9 @@ def build(grammar: ResolvedGrammar, limits: Limits = Limits()) -> Pushdown | Con
     conflict = _first_conflict(cut, subsets)
     if conflict is not None:
         return conflict
-    minimal = {key: minimize(dfa, limits.max_work, _call_labels(dfa)) for key, dfa in subsets.items()}
-    return _assemble(cut, minimal)
+    if not minimal:
+        return _assemble(cut, subsets)
+    return _assemble(cut, {key: minimize(dfa, limits.max_work, _call_labels(dfa)) for key, dfa in subsets.items()})
 
 
 def _call_labels(dfa: Dfa) -> dict[int, int]:
@@ -385,7 +410,7 @@ def _assemble(cut: Bracketing, minimal: Mapping[str, Dfa]) -> Pushdown:
             origins.append(dfa.origins[state])
         machines.append(Machine(key, cut.cut.rule(key).name, offsets[key], offsets[key] + dfa.num_states - 1,
                                 number[dfa.start], body.returns if body else (), body.holder if body else "",
-                                body.opens.span if body else None))
+                                body.opens.span if body else None, body.closes.rule if body else ""))
         for state, site in _call_labels(dfa).items():
             callee = cut.bodies[site].key
             calls[number[state]] = numbers[callee][minimal[callee].start]

@@ -21,7 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="*", default=[], metavar="FILE", help=N_("files to check; - for standard input "
                         "(the default when it is not a terminal)"))
     parser.add_argument("--engine", choices=("auto", "dfa", "interpreter"), default="auto",
-                        help=N_("auto (default): the DFA when the grammar is regular, else the interpreter"))
+                        help=N_("auto (default): the DFA when the grammar is regular, the pushdown validator "
+                                "when it is self-embedding and has one, else the interpreter; dfa: the "
+                                "compiled validator only"))
     parser.add_argument("-q", "--quiet", action="store_true", help=N_("print only invalid inputs"))
     options.add_limits(parser)
 
@@ -41,8 +43,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_one(engine, name: str, quiet: bool) -> int:
-    """Check one input: 0 valid, 1 invalid, 2 unreadable or beyond the interpreter's work limit."""
-    from ..engines import check_stream
+    """Check one input: 0 valid, 1 invalid, 2 unreadable, beyond the interpreter's work limit or
+    nesting deeper than the pushdown validator's depth limit."""
+    from ..engines import NestingLimitError, check_stream
     from ..errors import AbnfError
     from ..interpret import WorkLimitError
 
@@ -58,7 +61,7 @@ def _check_one(engine, name: str, quiet: bool) -> int:
     except OSError as error:
         print(_("abnfc: cannot read {name}: {reason}").format(name=name, reason=error.strerror), file=sys.stderr)
         return 2
-    except WorkLimitError as error:  # this input is too much for the grammar; go on with the next
+    except (WorkLimitError, NestingLimitError) as error:  # too much for the engine; go on with the next
         print(f"{shown}: {error.diagnostics[0].format()}", file=sys.stderr)
         return 2
     if not (outcome.matched and quiet):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..charset import format_readable
 from ..i18n import N_, _, ngettext
 from . import options
 
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     print(_("{path}: {rules}, start rule {start}, encoding {encoding}, {warnings}; {recursion}").format(
         path=compilation.grammar.path, rules=counted, start=resolved.start_name, encoding=resolved.encoding,
         warnings=ngettext("{count} warning", "{count} warnings", warnings).format(count=warnings),
-        recursion=_recursion_kind(resolved)))
+        recursion=_recursion_kind(compilation)))
     return 0
 
 
@@ -46,13 +47,27 @@ def _import_notes(supplied: tuple[tuple[str, str], ...]) -> list[str]:
             for source, rules in by_file.items()]
 
 
-def _recursion_kind(resolved) -> str:
+def _recursion_kind(compilation) -> str:
     """``regular: ...``, ``recursive, right-linear (list -> list), so regular: ...`` or
-    ``recursive, self-embedding (comment -> ccontent -> comment; ...): needs the interpreter``."""
+    ``recursive, self-embedding (comment -> ccontent -> comment; ...): compiles to a pushdown
+    validator ...`` or ``...: needs the interpreter`` and why."""
+    from ..automata.pushdown import Conflict
+    from ..errors import LimitError
+
+    resolved = compilation.resolved
     if resolved.embedding is not None:
         embedding = resolved.embedding
-        return _("recursive, self-embedding ({path}; {why}): needs the interpreter").format(
-            path=embedding.path, why=embedding.explain())
+        kind = _("recursive, self-embedding ({path})").format(path=embedding.path)
+        try:
+            found = compilation.pushdown
+        except LimitError as error:
+            return _("{kind}: needs the interpreter ({why})").format(kind=kind, why=error.diagnostics[0].message)
+        if isinstance(found, Conflict):
+            return _("{kind}: needs the interpreter, because {why}").format(kind=kind, why=found.message)
+        parts = [f"{format_readable(m.returns)} ({m.closes})" for m in found.machines if m.returns]
+        return ngettext("{kind}: compiles to a pushdown validator ({states} state, nesting closed by {parts})",
+                        "{kind}: compiles to a pushdown validator ({states} states, nesting closed by {parts})",
+                        found.num_states).format(kind=kind, states=found.num_states, parts=", ".join(parts))
     if not resolved.components:
         return _("regular: compiles to a DFA")
     kinds: dict[str, list[str]] = {}
