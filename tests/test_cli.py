@@ -69,9 +69,9 @@ def test_compile_options_prefix_lang_start(workdir, capsys):
 
 
 def test_failed_compile_writes_nothing(workdir, capsys):
-    (workdir / "grammars" / "rec.abnf").write_text('a = "(" a ")" / "x"\n')
+    (workdir / "grammars" / "rec.abnf").write_text('a = "(" a ")" / "(" "x" ")"\n')
     assert run("compile", "grammars/rec.abnf", "--out", "none") == 2
-    assert "cannot be compiled to a DFA" in capsys.readouterr().err
+    assert "gets no pushdown validator" in capsys.readouterr().err
     assert not (workdir / "none").exists()
 
 
@@ -184,7 +184,7 @@ def test_check_output_is_the_same_for_every_engine(workdir, capsys):
     assert outputs["auto"][0] == 1 and "cut.bin: invalid at offset 4: unexpected end of input" in outputs["auto"][1]
 
 
-def test_check_uses_the_interpreter_for_recursive_grammars(workdir, capsys):
+def test_check_uses_the_pushdown_validator_or_the_interpreter_for_recursive_grammars(workdir, capsys):
     (workdir / "grammars" / "parens.abnf").write_text('r = *( "(" r ")" / "x" )\n')
     (workdir / "deep.txt").write_bytes(b"(" * 5000 + b"x" + b")" * 5000)
     (workdir / "open.txt").write_bytes(b"((x)")
@@ -193,8 +193,13 @@ def test_check_uses_the_interpreter_for_recursive_grammars(workdir, capsys):
     assert "deep.txt: valid (10001 bytes)" in out
     assert "open.txt: invalid at offset 4: unexpected end of input; expected %x28-29 ('('-')') / %x58 ('X') / " \
         "%x78 ('x')" in out
-    assert run("check", "grammars/parens.abnf", "--engine", "dfa", "deep.txt") == 2
-    assert "cannot be compiled to a DFA" in capsys.readouterr().err
+    assert run("check", "grammars/parens.abnf", "--engine", "interpreter", "deep.txt", "open.txt") == 1
+    assert capsys.readouterr().out == out  # the same verdicts, the same rules expected
+    (workdir / "grammars" / "conflict.abnf").write_text('r = "(" r ")" / "(" "x" ")"\n')
+    assert run("check", "grammars/conflict.abnf", "--engine", "dfa", "deep.txt") == 2
+    assert "gets no pushdown validator" in capsys.readouterr().err
+    assert run("check", "grammars/conflict.abnf", "deep.txt", "open.txt") == 1  # auto: the interpreter
+    assert "deep.txt: valid (10001 bytes)" in capsys.readouterr().out
 
 
 AWKWARD_NAMES = ['we"""ird\\.abnf', "new\nline*/.abnf".replace("/", "_"), "caf\u00e9 \u2014 x.abnf"]

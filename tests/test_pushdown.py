@@ -101,7 +101,7 @@ def test_every_backend_agrees_with_the_reference_on_the_json_suite(language, jso
 
 def _nested_grammars(count: int, seed: int) -> list[tuple[str, Compilation]]:
     """Random nested grammars that get a pushdown validator."""
-    found = []
+    found: list[tuple[str, Compilation]] = []
     for index in itertools.count(seed):
         if len(found) == count:
             break

@@ -177,7 +177,7 @@ class PushdownEngine:
         self.resolved = compilation.resolved
 
     def session(self) -> Session:
-        return _PushdownSession(self.module.Validator(), self.automaton, self.module.NestingError)
+        return _PushdownSession(self.module.Validator(), self.automaton, getattr(self.module, "NestingError"))
 
 
 class _PushdownSession:
@@ -192,7 +192,8 @@ class _PushdownSession:
         except self.too_deep as error:
             raise NestingLimitError.at(None, _("the input nests deeper than {limit} at byte offset {offset}; the "
                                                "interpreter has no depth limit (--engine interpreter)").format(
-                                                   limit=error.limit, offset=error.offset)) from None
+                                                   limit=getattr(error, "limit", "?"),
+                                                   offset=getattr(error, "offset", "?"))) from None
 
     def result(self) -> tuple[int | None, Expected]:
         offset = self.validator.first_error()

@@ -136,7 +136,7 @@ class _Cutter:
             first = inside[0]
             after = next((j for j in range(first + 1, len(rest)) if _single_byte(rest[j])), None)
             token = self._bracket(rest[:after + 1], first, first, members, holder) if after is not None else None
-            if token is None:
+            if token is None or after is None:
                 cut.extend(rest[:first])
                 cut.append(self.cut(rest[first], members, holder))
                 rest = rest[first + 1:]

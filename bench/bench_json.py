@@ -1,0 +1,160 @@
+"""Benchmark: the generated pushdown validators of RFC 8259 JSON against JSON parsers, one run.
+
+A 16 MiB document of realistic objects (nested objects and arrays, strings with non-ASCII
+characters and escapes, integers, decimals and exponents, pretty-printed and compact) is checked
+by the validators ``abnfc compile grammars/json.abnf`` writes, and parsed by:
+
+  - Python: ``json.loads``, ``orjson.loads`` and pysimdjson's ``Parser.parse`` (PyPI; skipped when
+    not installed), against the generated Python module's ``first_error``;
+  - C: the generated ``json_validator_is_valid`` built with ``cc -O3 -march=native``, timed in C,
+    against pysimdjson's parse (simdjson's validating parse, called from Python);
+  - JavaScript: the generated module's ``isValid`` on a Buffer, against Node's ``JSON.parse`` on
+    the same text as a string (decoding included and not).
+
+Each time is the best of several runs; ratios are to the peer in the same run (the machines are
+shared and noisy, so the ratios hold better than the MB/s).
+
+    pip install orjson pysimdjson   # optional peers
+    python bench/bench_json.py
+"""
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZE = 16 << 20
+REPEAT = 3
+
+WORDS = ["alpha", "beta", "gamma", "délta", "東京", "emoji 😀", "line\nbreak", 'quote "x"', "tab\t", "x" * 40]
+
+C_HARNESS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "json_validator.h"
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+int main(int argc, char **argv) {
+    FILE *f = fopen(argv[1], "rb"); fseek(f, 0, SEEK_END); long n = ftell(f); fseek(f, 0, SEEK_SET);
+    unsigned char *d = malloc(n); if (fread(d, 1, n, f) != (size_t)n) return 2; fclose(f);
+    double best = 1e9; int ok = 0;
+    for (int i = 0; i < 7; i++) {
+        double t = now(); ok = json_validator_is_valid(d, n); t = now() - t; if (t < best) best = t;
+    }
+    printf("%d %.6f\n", ok, best);
+    return 0;
+}
+"""
+
+JS_HARNESS = r"""
+import { readFileSync } from "node:fs";
+import { isValid } from "./json_validator.mjs";
+const buffer = readFileSync(process.argv[2]);
+const text = buffer.toString("utf8");
+function best(f) {
+    let b = Infinity, r;
+    for (let i = 0; i < 7; i++) {
+        const t = process.hrtime.bigint(); r = f(); const s = Number(process.hrtime.bigint() - t) / 1e9;
+        if (s < b) b = s;
+    }
+    return [b, r];
+}
+const [validator, ok] = best(() => isValid(buffer));
+const [parse] = best(() => JSON.parse(text));
+const [decodeParse] = best(() => JSON.parse(buffer.toString("utf8")));
+console.log(JSON.stringify({ ok, validator, parse, decodeParse }));
+"""
+
+
+def document(size: int, seed: int = 1) -> bytes:
+    """Objects like a web API's records until ``size`` bytes, in one array."""
+    rng = random.Random(seed)
+    items, total, index = [], 0, 0
+    while total < size:
+        record = {"id": index, "name": rng.choice(WORDS) + str(rng.random()), "price": round(rng.uniform(0, 1000), 2),
+                  "tags": [rng.choice(WORDS) for _ in range(rng.randrange(4))], "active": rng.random() < 0.5,
+                  "owner": {"first": rng.choice(WORDS), "last": None, "score": rng.randrange(-10**6, 10**6),
+                            "ratio": rng.random() * 1e-5},
+                  "matrix": [[rng.randrange(100) for _ in range(3)] for _ in range(2)]}
+        text = json.dumps(record, ensure_ascii=rng.random() < 0.2, indent=rng.choice([None, 2]))
+        items.append(text)
+        total += len(text.encode()) + 2
+        index += 1
+    return ("[\n" + ",\n".join(items) + "\n]\n").encode()
+
+
+def best(function, *args) -> tuple[float, object]:
+    fastest, result = float("inf"), None
+    for _ in range(REPEAT):
+        start = time.perf_counter()
+        result = function(*args)
+        fastest = min(fastest, time.perf_counter() - start)
+    return fastest, result
+
+
+def rate(seconds: float) -> str:
+    return f"{SIZE / seconds / 1e6:,.0f} MB/s"
+
+
+def main() -> None:
+    folder = Path(tempfile.mkdtemp(prefix="abnfc-bench-json-"))
+    data = document(SIZE)
+    (folder / "doc.json").write_bytes(data)
+    subprocess.run([sys.executable, "-m", "abnfc", "compile", str(ROOT / "grammars" / "json.abnf"), "--lang",
+                    "python,c,js", "--prefix", "json_validator", "--out", str(folder)], check=True, capture_output=True)
+    sys.path.insert(0, str(folder))
+    import json_validator  # noqa: PLC0415 -- generated above
+
+    rows = []
+    generated, verdict = best(json_validator.first_error, data)
+    assert verdict is None, verdict
+    loads, _ = best(json.loads, data)
+    rows.append(("Python", "generated module, first_error", generated, "json.loads", loads))
+    try:
+        import orjson  # noqa: PLC0415 -- optional peer
+
+        rows.append(("Python", "generated module, first_error", generated, "orjson.loads", best(orjson.loads, data)[0]))
+    except ImportError:
+        print("orjson not installed: skipped")
+    simdjson_parse = None
+    try:
+        import simdjson  # noqa: PLC0415 -- optional peer
+
+        parser = simdjson.Parser()
+        simdjson_parse = best(lambda d: parser.parse(d) and None, data)[0]
+        rows.append(("Python", "generated module, first_error", generated, "pysimdjson parse", simdjson_parse))
+    except ImportError:
+        print("pysimdjson not installed: skipped")
+    if shutil.which("cc"):
+        (folder / "harness.c").write_text(C_HARNESS)
+        subprocess.run(["cc", "-O3", "-march=native", "-o", str(folder / "harness"), str(folder / "harness.c"),
+                        str(folder / "json_validator.c")], check=True, cwd=folder)
+        ok, seconds = subprocess.run([str(folder / "harness"), str(folder / "doc.json")], check=True,
+                                     capture_output=True, text=True).stdout.split()
+        assert ok == "1"
+        if simdjson_parse is not None:
+            rows.append(("C", "json_validator_is_valid (-O3)", float(seconds), "pysimdjson parse", simdjson_parse))
+        rows.append(("C", "json_validator_is_valid (-O3)", float(seconds), "json.loads", loads))
+    if shutil.which("node"):
+        (folder / "harness.mjs").write_text(JS_HARNESS)
+        found = json.loads(subprocess.run(["node", str(folder / "harness.mjs"), str(folder / "doc.json")], check=True,
+                                          capture_output=True, text=True, cwd=folder).stdout)
+        assert found["ok"] is True
+        rows.append(("JavaScript", "isValid(Buffer)", found["validator"], "JSON.parse(string)", found["parse"]))
+        rows.append(("JavaScript", "isValid(Buffer)", found["validator"], "JSON.parse(decode)", found["decodeParse"]))
+    print(f"16 MiB of JSON ({len(data):,} bytes), best of {REPEAT} (Python) or 7 (C, JS) runs:\n")
+    print("| language | abnfc | speed | peer | speed | abnfc / peer |")
+    print("|---|---|---|---|---|---|")
+    for language, ours, mine, peer, theirs in rows:
+        print(f"| {language} | {ours} | {rate(mine)} | {peer} | {rate(theirs)} | {theirs / mine:.2f}x |")
+    shutil.rmtree(folder)
+
+
+if __name__ == "__main__":
+    main()
