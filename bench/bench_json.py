@@ -109,7 +109,7 @@ def main() -> None:
     subprocess.run([sys.executable, "-m", "abnfc", "compile", str(ROOT / "grammars" / "json.abnf"), "--lang",
                     "python,c,js", "--prefix", "json_validator", "--out", str(folder)], check=True, capture_output=True)
     sys.path.insert(0, str(folder))
-    import json_validator  # noqa: PLC0415 -- generated above
+    import json_validator
 
     rows = []
     generated, verdict = best(json_validator.first_error, data)
@@ -117,14 +117,14 @@ def main() -> None:
     loads, _ = best(json.loads, data)
     rows.append(("Python", "generated module, first_error", generated, "json.loads", loads))
     try:
-        import orjson  # noqa: PLC0415 -- optional peer
+        import orjson
 
         rows.append(("Python", "generated module, first_error", generated, "orjson.loads", best(orjson.loads, data)[0]))
     except ImportError:
         print("orjson not installed: skipped")
     simdjson_parse = None
     try:
-        import simdjson  # noqa: PLC0415 -- optional peer
+        import simdjson
 
         parser = simdjson.Parser()
         simdjson_parse = best(lambda d: parser.parse(d) and None, data)[0]
