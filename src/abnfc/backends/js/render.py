@@ -1,4 +1,5 @@
-"""JavaScript plan -> ``<module>.mjs`` through ``templates/validator.mjs.j2``."""
+"""JavaScript plan -> ``<module>.mjs`` through the template the plan names: ``validator.mjs.j2``
+for a DFA, ``pushdown.mjs.j2`` for a pushdown validator."""
 from __future__ import annotations
 
 from ..templating import render_template
@@ -6,4 +7,4 @@ from .plan import JsPlan
 
 
 def render(plan: JsPlan) -> dict[str, str]:
-    return {f"{plan.module}.mjs": render_template("abnfc.backends.js", "validator.mjs.j2", plan=plan)}
+    return {f"{plan.module}.mjs": render_template("abnfc.backends.js", plan.template, plan=plan)}

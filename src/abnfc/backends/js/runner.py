@@ -1,10 +1,15 @@
 """Load rendered JavaScript: one Node.js process runs the modules of a batch of grammars,
 driven over pipes by ``driver.mjs`` (one JSON request and answer per line), and each module is
 wrapped with the interface of the generated Python module.
+
+A pushdown validator's module takes a depth limit: ``max_depth`` here, as in the Python module
+(passed on as the module's ``maxDepth``; ``math.inf`` lifts it).  Its NestingError comes back as
+:class:`NestingError`, with the module's message and offset.
 """
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 import threading
@@ -13,10 +18,30 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ...automata.pushdown import NestingError as ReferenceNestingError
 from ...errors import AbnfError
 from ...i18n import _
 
 BATCH = 2000  # inputs per request
+
+
+class NestingError(ReferenceNestingError, ValueError):
+    """A JavaScript pushdown validator's NestingError: the input nests deeper than its depth
+    limit.  Caught as the reference's (:class:`abnfc.automata.pushdown.NestingError`) or as the
+    generated Python module's (a ValueError); the message is the JavaScript module's own."""
+
+    def __init__(self, message: str, offset: int, limit: int):
+        Exception.__init__(self, message)
+        self.offset = offset
+        self.limit = limit
+
+
+def _depth(max_depth: float | None) -> dict[str, Any]:
+    """The request field of a depth limit: none for the module's default, null for no limit
+    (JSON has no Infinity)."""
+    if max_depth is None:
+        return {}
+    return {"max_depth": None if math.isinf(max_depth) else int(max_depth)}
 
 
 def node() -> str:
@@ -49,6 +74,8 @@ class NodeProcess:
         if not line:
             raise AbnfError.at(None, f"the Node.js driver exited (status {self.process.poll()})")
         reply = json.loads(line)
+        if "nesting" in reply:
+            raise NestingError(reply["error"], reply["nesting"]["offset"], reply["nesting"]["limit"])
         if "error" in reply:
             raise RuntimeError(f"JavaScript validator: {reply['error']}")
         return reply
@@ -84,25 +111,30 @@ class JsValidator:
         self.process = process
         self.module = module
 
-    def is_valid(self, data) -> bool:
-        return bool(self.process.ask(op="is_valid", module=self.module, hex=_hex(data))["result"])
+    # max_depth: a pushdown validator's depth limit (None: the module's default); a regular
+    # validator ignores it.
+    def is_valid(self, data, max_depth: float | None = None) -> bool:
+        return bool(self.process.ask(op="is_valid", module=self.module, hex=_hex(data),
+                                     **_depth(max_depth))["result"])
 
-    def first_error(self, data) -> int | None:
-        return self.process.ask(op="first_error", module=self.module, hex=_hex(data))["result"]
+    def first_error(self, data, max_depth: float | None = None) -> int | None:
+        return self.process.ask(op="first_error", module=self.module, hex=_hex(data),
+                                **_depth(max_depth))["result"]
 
-    def first_errors(self, inputs: Sequence[bytes]) -> list[int | None]:
+    def first_errors(self, inputs: Sequence[bytes], max_depth: float | None = None) -> list[int | None]:
         found: list[int | None] = []
         for start in range(0, len(inputs), BATCH):
             batch = [_hex(data) for data in inputs[start:start + BATCH]]
-            found += self.process.ask(op="first_errors", module=self.module, hex=batch)["result"]
+            found += self.process.ask(op="first_errors", module=self.module, hex=batch,
+                                      **_depth(max_depth))["result"]
         return found
 
     def expected_bytes(self, state: int) -> list[tuple[int, int]]:
         reply = self.process.ask(op="expected_bytes", module=self.module, state=state)
         return [(lo, hi) for lo, hi in reply["result"]]
 
-    def Validator(self) -> JsStream:
-        return JsStream(self.process, self.process.ask(op="new", module=self.module)["stream"])
+    def Validator(self, max_depth: float | None = None) -> JsStream:
+        return JsStream(self.process, self.process.ask(op="new", module=self.module, **_depth(max_depth))["stream"])
 
 
 class JsStream:
@@ -135,3 +167,11 @@ class JsStream:
     @property
     def offset(self) -> int:
         return int(self._status()["offset"])
+
+    @property
+    def depth(self) -> int:
+        """The number of nested parts open (a pushdown validator's only)."""
+        status = self._status()
+        if "depth" not in status:
+            raise AttributeError("depth: the validator of a regular grammar has no stack")
+        return int(status["depth"])
