@@ -107,6 +107,8 @@ def _hex(data) -> str:
 class JsValidator:
     """A grammar's generated JavaScript module, run by Node.js."""
 
+    NestingError = NestingError  # what a pushdown validator raises, as the Python module's attribute
+
     def __init__(self, process: NodeProcess, module: int):
         self.process = process
         self.module = module
