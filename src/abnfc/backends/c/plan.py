@@ -46,7 +46,7 @@ SYNC_WINDOW = 16  # bytes searched for a synchronizing byte at each segment boun
 CHECKPOINTS = 16  # states kept per segment to find where a re-run meets the first run
 BLOCK = 64  # bytes run with no check per byte, and skipped at once
 
-__all__ = ["STRATEGIES", "CPlan", "comment_safe", "lower"]
+__all__ = ["STRATEGIES", "CPlan", "comment_safe", "comments", "expected_tables", "lower"]
 
 
 @dataclass(frozen=True)
@@ -184,6 +184,8 @@ class CPlan:
 
 
 def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
+    if tables.pushdown is not None:
+        raise InvariantError("the plan of a DFA was asked for the tables of a pushdown validator")
     prefix = options["prefix"]
     macro = prefix.upper()
     speed = analyse(tables)
@@ -197,7 +199,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
     width = max(len(str(tables.num_classes - 1)), len(str(tables.num_states - 1)))
     row_macros = _row_macros(tables, macro) if shifting else ()
     pair_rows, pair_macros, pair_lines = _pairs(tables, speed, macro) if strategy == "pairs" else ((), (), ())
-    lo, hi, first = _expected_tables(tables)
+    lo, hi, first = expected_tables(tables)
     skips = () if plain else _skip_sets(speed, unit)
     largest = (tables.num_states - 1) * unit
     sync_type = uint_type(largest + 1)
@@ -211,12 +213,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
         num_classes=tables.num_classes,
         start_state=tables.start,
         dead_state=tables.dead,
-        comments=Comments(
-            header_lines=tuple(comment_safe(line) for line in tables.header.lines),
-            grammar_file=comment_safe(tables.grammar_file),
-            start_rule=comment_safe(printable(tables.header.start_rule)),
-            grammar_lines=tuple(comment_safe(line) for line in tables.header.grammar_lines),
-            table_lines=tuple(comment_safe(line) for line in tables.table_text)),
+        comments=comments(tables),
         byte_lines=byte_lines([row_macros[c].name for c in tables.byte_class] if shifting
                               else [f"{c:>{width}}" for c in tables.byte_class]),
         accepting_list=", ".join(str(s) for s in tables.accepting) or "none",
@@ -253,6 +250,15 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
                               chunks(["1" if s.accepting else "0" for s in tables.states], 32))
         if not shifting else None,
     )
+
+
+def comments(tables: Tables) -> Comments:
+    return Comments(
+        header_lines=tuple(comment_safe(line) for line in tables.header.lines),
+        grammar_file=comment_safe(tables.grammar_file),
+        start_rule=comment_safe(printable(tables.header.start_rule)),
+        grammar_lines=tuple(comment_safe(line) for line in tables.header.grammar_lines),
+        table_lines=tuple(comment_safe(line) for line in tables.table_text))
 
 
 def _skips(tables: Tables, skips: tuple[SkipC, ...], shifting: bool) -> SelfLoopSkips:
@@ -359,7 +365,7 @@ def _skip_numbers(tables: Tables, skips: tuple[SkipC, ...]) -> list[int]:
     return [by_state.get(state.index, 0) for state in tables.states]
 
 
-def _expected_tables(tables: Tables) -> tuple[list[str], list[str], list[str]]:
+def expected_tables(tables: Tables) -> tuple[list[str], list[str], list[str]]:
     lo: list[str] = []
     hi: list[str] = []
     first: list[str] = []

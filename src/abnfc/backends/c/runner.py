@@ -7,16 +7,25 @@ into one library.  That is what makes running every case of a test suite through
 cheap, and it relies on (so it also tests) what generated sources promise: every identifier is
 prefixed and every private macro undefined at the end.  The compiler is ``$CC`` if set, else
 ``cc``, ``gcc`` or ``clang``, whichever is found first.
+
+A pushdown validator (a recursive grammar's; its source defines ``<prefix>_validate``) is
+wrapped as the generated Python module is: ``max_depth`` where that module takes it (None: the
+default, 100,000; ``math.inf``: no limit), :class:`NestingError` past the limit, ``depth`` on the
+incremental validator.
 """
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import shutil
 import subprocess
+import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ...automata.pushdown import DEFAULT_MAX_DEPTH
+from ...automata.pushdown import NestingError as ReferenceNestingError
 from ...errors import AbnfError
 from ...i18n import _
 
@@ -32,7 +41,7 @@ def compiler() -> str:
                                "one, for example with 'apt-get install gcc'"))
 
 
-def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list[CValidator]:
+def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list[CValidator | CPushdownValidator]:
     prefixes, sources = [], []
     for files in file_sets:
         for name, text in files.items():
@@ -45,7 +54,8 @@ def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list[CValid
     objects = _compile_in_parallel(cc, folder, sources)
     _run([cc, "-shared", "-o", str(library), *map(str, objects)])
     lib = ctypes.CDLL(str(library))
-    return [CValidator(lib, prefix) for prefix in prefixes]
+    return [CPushdownValidator(lib, prefix) if hasattr(lib, f"{prefix}_validate") else CValidator(lib, prefix)
+            for prefix in prefixes]
 
 
 def _compile_in_parallel(cc: str, folder: Path, sources: list[str]) -> list[Path]:
@@ -164,3 +174,139 @@ class CStream:
     @property
     def offset(self) -> int:
         return int(self._fn["stream_offset"](self._handle))
+
+
+# The status a pushdown validator's functions return (``<prefix>_status`` in its header).
+VALID, INVALID, TOO_DEEP, NO_MEMORY = 0, 1, 2, 3
+
+
+class NestingError(ReferenceNestingError, ValueError):
+    """A C pushdown validator's input nests deeper than its depth limit.  Caught as the
+    reference's (:class:`abnfc.automata.pushdown.NestingError`) or as the generated Python
+    module's (a ValueError), with that module's message."""
+
+    def __init__(self, offset: int, limit: int):
+        Exception.__init__(self, f"the input nests deeper than {limit} at byte offset {offset}; "
+                                 "raise max_depth if this is intended")
+        self.offset = offset
+        self.limit = limit
+
+
+def _limit(max_depth: float | None) -> int:
+    """The C depth limit: the default for None, SIZE_MAX (never reached) for infinity."""
+    if max_depth is None:
+        return DEFAULT_MAX_DEPTH
+    return SIZE_MAX if math.isinf(max_depth) else int(max_depth)
+
+
+def _verdict(status: int, at: int, limit: int) -> int | None:
+    """A status and its offset as the Python module answers: None, an offset, or an exception."""
+    if status == VALID:
+        return None
+    if status == INVALID:
+        return at
+    if status == TOO_DEEP:
+        raise NestingError(at, limit)
+    raise MemoryError(f"the C validator's stack could not grow at byte offset {at}")
+
+
+class CPushdownValidator:
+    """A recursive grammar's generated C (a pushdown validator), called in process."""
+
+    NestingError = NestingError  # what it raises past the depth limit, as the Python module's attribute
+    MAX_DEPTH = DEFAULT_MAX_DEPTH
+
+    def __init__(self, lib: ctypes.CDLL, prefix: str):
+        self.prefix = prefix
+        self._fn = {}
+        handle, size = ctypes.c_void_p, ctypes.c_size_t
+        signatures = {
+            "validate": (ctypes.c_int, [ctypes.c_char_p, size, size, ctypes.POINTER(size)]),
+            "stream_init_depth": (None, [handle, size]),
+            "stream_feed": (ctypes.c_bool, [handle, ctypes.c_char_p, size]),
+            "stream_result": (ctypes.c_int, [handle, ctypes.POINTER(size)]),
+            "stream_offset": (size, [handle]),
+            "stream_state": (ctypes.c_uint32, [handle]),
+            "stream_depth": (size, [handle]),
+            "stream_free": (None, [handle]),
+            "expected": (size, [ctypes.c_uint32, ctypes.POINTER(_Range), size]),
+            "stream_expected": (size, [handle, ctypes.POINTER(_Range), size]),
+        }
+        for name, (restype, argtypes) in signatures.items():
+            function = getattr(lib, f"{prefix}_{name}")
+            function.restype, function.argtypes = restype, argtypes
+            self._fn[name] = function
+
+    def first_error(self, data, max_depth: float | None = None) -> int | None:
+        data = _as_bytes(data)
+        limit = _limit(max_depth)
+        at = ctypes.c_size_t()
+        status = self._fn["validate"](data, len(data), limit, ctypes.byref(at))
+        return _verdict(status, at.value, limit)
+
+    def is_valid(self, data, max_depth: float | None = None) -> bool:
+        return self.first_error(data, max_depth) is None
+
+    def first_errors(self, inputs: Sequence[bytes], max_depth: float | None = None) -> list[int | None]:
+        return [self.first_error(data, max_depth) for data in inputs]
+
+    def expected_bytes(self, state: int) -> list[tuple[int, int]]:
+        return _ranges(lambda out, cap: self._fn["expected"](state, out, cap))
+
+    def Validator(self, max_depth: float | None = None) -> CPushdownStream:
+        return CPushdownStream(self._fn, _limit(max_depth))
+
+
+def _free_stream(free, memory) -> None:
+    free(ctypes.cast(memory, ctypes.c_void_p))
+
+
+class CPushdownStream:
+    """The stream API of a pushdown validator, as the generated Python module's ``Validator``:
+    feed() raises NestingError past the depth limit, and again on every later call, as does
+    first_error() then (there is no verdict); the stack's heap memory is freed with the object."""
+
+    def __init__(self, fn, limit: int):
+        self._fn = fn
+        self._limit = limit
+        # More than the struct needs (its inline stack is 64 entries of at most 4 bytes), aligned.
+        self._memory = (ctypes.c_uint64 * 128)()
+        self._handle = ctypes.cast(self._memory, ctypes.c_void_p)
+        fn["stream_init_depth"](self._handle, limit)
+        weakref.finalize(self, _free_stream, fn["stream_free"], self._memory)
+
+    def _result(self) -> tuple[int, int]:
+        at = ctypes.c_size_t()
+        status = self._fn["stream_result"](self._handle, ctypes.byref(at))
+        return status, at.value
+
+    def feed(self, chunk) -> bool:
+        data = _as_bytes(chunk)
+        going = bool(self._fn["stream_feed"](self._handle, data, len(data)))
+        if not going:
+            status, at = self._result()
+            if status != INVALID:
+                _verdict(status, at, self._limit)
+        return going
+
+    @property
+    def complete(self) -> bool:
+        return self._result()[0] == VALID
+
+    def first_error(self) -> int | None:
+        return _verdict(*self._result(), self._limit)
+
+    def expected(self) -> list[tuple[int, int]]:
+        return _ranges(lambda out, cap: self._fn["stream_expected"](self._handle, out, cap))
+
+    @property
+    def state(self) -> int:
+        return int(self._fn["stream_state"](self._handle))
+
+    @property
+    def offset(self) -> int:
+        return int(self._fn["stream_offset"](self._handle))
+
+    @property
+    def depth(self) -> int:
+        return int(self._fn["stream_depth"](self._handle))
