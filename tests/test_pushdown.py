@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from grammar_gen import SMALL, mutations, nested_grammar, sample
+from helpers.cli import run_cli
 from helpers.paths import ROOT
 
 from abnfc import backends
@@ -234,3 +235,32 @@ def test_check_names_the_rules_the_interpreter_names(json_compilation):
     assert isinstance(pushdown, PushdownEngine)
     for name, data in _suite(("n_",)):
         assert check_bytes(pushdown, data, name).report() == check_bytes(interpreter, data, name).report(), name
+
+
+def test_unfolding_keeps_exactly_the_inputs_nested_up_to_the_depth():
+    for text, compilation in _nested_grammars(15, 500):
+        automaton = _pushdown(compilation)
+        inputs = _inputs(compilation, random.Random(3), 3)
+        for depth in (1, 2):
+            unfolded = automaton.unfold(depth)
+            for data in inputs:
+                try:
+                    within = automaton.matches(data, max_depth=depth)
+                except NestingError:
+                    within = False
+                assert unfolded.matches(data) == within, (text, depth, data)
+
+
+def test_crosscheck_finds_a_checker_that_refuses_nesting(capsys, tmp_path, monkeypatch):
+    """The inputs come from the pushdown validator unfolded two parts deep, the verdicts from the
+    validator itself: a checker that refuses lists inside lists disagrees on the first one."""
+    (tmp_path / "lists.abnf").write_text('list = "[" [ item *( "," item ) ] "]"\nitem = list / "x"\n')
+    (tmp_path / "flat.py").write_text(  # exact on lists of x, but no list inside a list
+        "import re\n\ndef accepts(data):\n    return re.fullmatch(rb'\\[([xX](,[xX])*)?\\]', data) is not None\n",
+        encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    status, out, _err = run_cli(capsys, "crosscheck", "lists.abnf", "--python", "flat.py:accepts",
+                                "--max-nesting", "2", "--exhaustive", "1", "--sample", "0", "--random", "0")
+    assert status == 1, out
+    assert "nested up to 2 parts deep, unfolded from its pushdown validator" in out
+    assert "implementation rejects 5B 5B 5D 5D, which the grammar accepts" in out

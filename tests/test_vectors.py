@@ -140,25 +140,38 @@ def test_too_many_extra_states_are_refused(capsys, monkeypatch):
 def test_recursive_grammar_is_bounded_and_says_so(capsys, tmp_path):
     grammar = tmp_path / "nest.abnf"
     grammar.write_text('nest = *group\ngroup = "(" nest ")"\n')
-    assert main(["vectors", str(grammar), "--max-length", "4"]) == 0
+    assert main(["vectors", str(grammar), "--max-nesting", "2"]) == 0
     captured = capsys.readouterr()
     assert "is recursive (nest -> group -> nest)" in captured.err
-    assert "up to 4 bytes" in captured.err and "bounded" in captured.err
+    assert "nested up to 2 parts deep, unfolded from its pushdown validator" in captured.err
+    assert "bounded" in captured.err
     rows = [line.split("\t") for line in captured.out.splitlines()[1:]]
     valid = {bytes.fromhex(h) for h, v, _ in rows if v == "1"}
-    assert {b"", b"()", b"(())", b"()()"} <= valid and b"(" not in valid and b")(" not in valid
+    assert {b"", b"()", b"(())"} <= valid and b"(" not in valid and b")(" not in valid
     notes = {bytes.fromhex(h): note for h, _, note in rows}
     assert notes[b"\x00"] == "transition: 0x00 is outside %x28 ('(') (group)"  # even where the prefix matches
     loaded = abnfc.load_grammar(grammar)
-    for hex_text, verdict, _ in rows:  # verdicts come from the interpreter, on any length
+    for hex_text, verdict, _ in rows:  # verdicts come from the pushdown validator: the interpreter's
         assert abnfc.recognize(loaded, bytes.fromhex(hex_text)).matched == (verdict == "1")
+    assert b"(((" in {bytes.fromhex(h) for h, _, _ in rows}  # a call past the depth, with its verdict
 
 
-def test_the_exploration_budget_stops_at_a_length_it_can_finish(capsys, monkeypatch):
-    monkeypatch.chdir(ROOT)
-    assert main(["vectors", "grammars/email.abnf", "--max-length", "6", "--max-runs", "1000"]) == 0
+def test_a_recursive_grammar_without_a_pushdown_validator_is_explored_by_length(capsys, tmp_path):
+    grammar = tmp_path / "conflict.abnf"
+    grammar.write_text('s = "(" s ")" / "(" "x" ")"\n')
+    assert main(["vectors", str(grammar), "--max-length", "4"]) == 0
+    captured = capsys.readouterr()
+    assert "up to 4 bytes" in captured.err and "explored through the interpreter" in captured.err
+    rows = [line.split("\t") for line in captured.out.splitlines()[1:]]
+    assert {bytes.fromhex(h) for h, v, _ in rows if v == "1"} >= {b"(x)"}
+
+
+def test_the_exploration_budget_stops_at_a_length_it_can_finish(capsys, tmp_path):
+    grammar = tmp_path / "conflict.abnf"
+    grammar.write_text('s = "(" s ")" / "(" t ")"\nt = *%x00-FF\n')
+    assert main(["vectors", str(grammar), "--max-length", "6", "--max-runs", "5"]) == 0
     err = capsys.readouterr().err
-    assert "up to 1 byte (--max-length 6 asked; 6 bytes would need more than the budget of 1,000" in err
+    assert "up to 1 byte (--max-length 6 asked; 6 bytes would need more than the budget of 5" in err
 
 
 def test_a_finite_recursive_language_is_explored_whole(capsys):

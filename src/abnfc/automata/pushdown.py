@@ -166,6 +166,55 @@ class Pushdown:
     def matches(self, data: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> bool:
         return self.first_error(data, max_depth) is None
 
+    def unfold(self, depth: int, max_states: int = DEFAULT_MAX_DFA_STATES) -> Dfa:
+        """A DFA (not minimal) of the inputs that nest at most ``depth`` deep: its states are the
+        configurations (stack, state) the validator reaches with at most ``depth`` open nested
+        parts; a call beyond that leads to the dead state.  Every transition of every machine
+        that such inputs take is in it, so the tools that derive inputs from an automaton cover
+        the machines down to that depth.  Raises LimitError past ``max_states``."""
+        dfa, calls, return_classes = self.dfa, self.calls, self.return_classes
+        table, dead = dfa.transitions, dfa.dead
+        start = ((), dfa.start)
+        index: dict[tuple[tuple[int, ...], int], int] = {start: 1}
+        configurations = [start]
+        rows: list[tuple[int, ...]] = [(0,) * dfa.num_classes]
+        for stack, state in configurations:  # grows while iterating: breadth-first
+            row = []
+            for cls in range(dfa.num_classes):
+                following = _step(table, calls, return_classes, stack, state, cls, depth)
+                if following is None or following[1] == dead:
+                    row.append(0)
+                    continue
+                if following not in index:
+                    if len(index) >= max_states:
+                        raise LimitError.at(None, _("unfolding the pushdown validator to nesting depth {depth} "
+                                                    "needs more than {limit} states; raise the limit with "
+                                                    "--max-dfa-states if this is intended").format(
+                                                        depth=depth, limit=max_states))
+                    index[following] = len(index) + 1
+                    configurations.append(following)
+                row.append(index[following])
+            rows.append(tuple(row))
+        accepting = frozenset(number for (stack, state), number in index.items() if not stack and state in dfa.accepting)
+        origins = (frozenset(), *(dfa.origins[state] for _stack, state in configurations))
+        return Dfa(dfa.classes, tuple(rows), 1, accepting, 0, origins)
+
+
+def _step(table, calls, return_classes, stack: tuple[int, ...], state: int, cls: int,
+          depth: int) -> tuple[tuple[int, ...], int] | None:
+    """One step of the reference loop on a configuration; None where it fails or nests past
+    ``depth``."""
+    target = table[state][cls]
+    if target == 0:
+        if cls not in return_classes[state] or not stack:
+            return None
+        target, stack = table[stack[-1]][cls], stack[:-1]
+    if target in calls:
+        if len(stack) >= depth:
+            return None
+        stack, target = (*stack, target), calls[target]
+    return stack, target
+
 
 class NestingError(Exception):
     """The input nests deeper than a pushdown validator's depth limit."""

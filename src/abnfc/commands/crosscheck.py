@@ -65,8 +65,9 @@ def run(args: argparse.Namespace) -> int:
     from ..crosscheck.session import DEFAULTS, Amounts, Progress, crosscheck
 
     progress = Progress(args.progress or sys.stderr.isatty(), sys.stderr.isatty())
-    language = load_language(options.compilation(args), args.max_length, args.max_runs)
-    others = [load_language(options.compilation(args, path), args.max_length, args.max_runs) for path in args.against]
+    language = load_language(options.compilation(args), args.max_length, args.max_runs, args.max_nesting)
+    others = [load_language(options.compilation(args, path), args.max_length, args.max_runs, args.max_nesting)
+              for path in args.against]
     runner, kind = _runner(args, progress)
     defaults = DEFAULTS[kind]
     amounts = Amounts(defaults.exhaustive if args.exhaustive is None else args.exhaustive,

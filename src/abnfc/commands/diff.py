@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=N_("count the inputs only one side accepts for each length up to N (default 6)"))
     parser.add_argument("--max-shown", type=options.positive, default=8, metavar="N",
                         help=N_("differences listed on each side (default 8)"))
-    options.add_exploration(parser)
+    options.add_exploration(parser, nesting=False)  # diff compares two languages by length
     options.add_limits(parser)
 
 

@@ -24,6 +24,7 @@ DEFAULT_MAX_WORK = 20_000_000
 # How far the tools explore a recursive grammar, as in abnfc.crosscheck.bounded (tested likewise).
 DEFAULT_MAX_LENGTH = 4
 DEFAULT_MAX_RUNS = 200_000
+DEFAULT_MAX_NESTING = 1
 
 
 def nonnegative(text: str) -> int:
@@ -79,8 +80,14 @@ def add_limits(parser: argparse.ArgumentParser, max_work: int = DEFAULT_MAX_WORK
                              "the tree search's steps beyond 100 a byte"))
 
 
-def add_exploration(parser: argparse.ArgumentParser) -> None:
-    """How far the tools explore a recursive grammar, which has no DFA."""
+def add_exploration(parser: argparse.ArgumentParser, nesting: bool = True) -> None:
+    """How far the tools explore a recursive grammar, which has no DFA; with ``nesting``, how
+    deep they unfold a pushdown validator instead."""
+    if nesting:
+        parser.add_argument("--max-nesting", type=positive, default=DEFAULT_MAX_NESTING, metavar="N",
+                            help=N_("self-embedding grammars with a pushdown validator: derive inputs from it "
+                                    "unfolded to N open nested parts (default %(default)s); the others are "
+                                    "explored by length"))
     parser.add_argument("--max-length", type=positive, default=DEFAULT_MAX_LENGTH, metavar="N",
                         help=N_("recursive grammars only: explore their language up to N bytes "
                              "through the interpreter (default %(default)s)"))

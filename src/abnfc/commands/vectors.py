@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from ..crosscheck.language import load_language
     from ..crosscheck.suite import build_suite
 
-    language = load_language(options.compilation(args), args.max_length, args.max_runs)
+    language = load_language(options.compilation(args), args.max_length, args.max_runs, args.max_nesting)
     if not language.exact:
         print(_("abnfc vectors: {bound}; the vectors' coverage is bounded accordingly").format(
             bound=language.describe_bound()), file=sys.stderr)

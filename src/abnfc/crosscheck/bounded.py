@@ -15,9 +15,11 @@ from dataclasses import dataclass
 
 from ..automata.dfa import Dfa
 from ..automata.minimize import minimize
+from ..automata.pushdown import Pushdown
 from ..charset import Ranges, contiguous_classes
 from ..frontend import ir
 from ..frontend.resolve import ResolvedGrammar
+from ..i18n import ngettext
 from ..interpret import Recognizer
 
 DEFAULT_MAX_LENGTH = 4
@@ -31,9 +33,13 @@ class BoundedLanguage:
     asked: int
     runs: int  # interpreter runs it took
     budget: int
+    nesting: bool = False  # ``bound`` is a nesting depth: a pushdown validator unfolded, exact to it
 
     def statement(self) -> str:
         """How far the exploration went, for the user."""
+        if self.nesting:
+            return ngettext("nested up to {depth} part deep", "nested up to {depth} parts deep",
+                            self.bound).format(depth=self.bound)
         text = f"up to {self.bound} {'byte' if self.bound == 1 else 'bytes'}"
         if self.bound < self.asked:
             text += (f" (--max-length {self.asked} asked; {self.asked} bytes would need more than "
@@ -77,6 +83,12 @@ def explore(grammar: ResolvedGrammar, max_length: int = DEFAULT_MAX_LENGTH,
         bound = max_length
     trie = Dfa(classes, tuple(map(tuple, rows)), 1, frozenset(accepting), 0)
     return BoundedLanguage(minimize(trie), bound, max_length, runs, budget)
+
+
+def unfolded(pushdown: Pushdown, depth: int, max_states: int, max_work: int) -> BoundedLanguage:
+    """The inputs a pushdown validator takes with at most ``depth`` open nested parts, as a
+    minimal DFA (no interpreter run: the validator decides them)."""
+    return BoundedLanguage(minimize(pushdown.unfold(depth, max_states), max_work), depth, depth, 0, 0, nesting=True)
 
 
 def _run(grammar: ResolvedGrammar, data: bytes) -> tuple[bool, bool]:

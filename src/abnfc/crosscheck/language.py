@@ -2,9 +2,12 @@
 
 A regular grammar is compiled (:class:`abnfc.pipeline.Compilation`): its minimal DFA is the
 exact language, verdicts come from it, and explanations from the DFA before minimization.  A
-recursive grammar has no DFA: verdicts come from the interpreter, which is exact on any input,
-while the automaton the tools derive inputs from is that of its inputs up to a length bound
-(:mod:`.bounded`), and every tool says so.
+recursive grammar has no DFA.  When it has a pushdown validator, verdicts come from it (exact on
+any input, nesting up to its depth limit) and the automaton the tools derive inputs from is the
+validator unfolded to a few open nested parts (:meth:`abnfc.automata.pushdown.Pushdown.unfold`),
+which covers every transition of every machine; otherwise verdicts come from the interpreter,
+also exact, and the automaton is that of its inputs up to a length bound (:mod:`.bounded`).
+Every tool says which bound applies.
 """
 from __future__ import annotations
 
@@ -12,10 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..automata.dfa import Dfa
+from ..automata.pushdown import NestingError, Pushdown
 from ..frontend.resolve import ResolvedGrammar
+from ..i18n import _
 from ..interpret import recognize
 from ..pipeline import Compilation
-from .bounded import DEFAULT_BUDGET, DEFAULT_MAX_LENGTH, BoundedLanguage, explore
+from .bounded import DEFAULT_BUDGET, DEFAULT_MAX_LENGTH, BoundedLanguage, explore, unfolded
 from .provenance import DfaProvenance, InterpreterProvenance, Provenance
 
 
@@ -26,6 +31,7 @@ class Language:
     minimal: Dfa  # exact, or the language up to ``bounded.bound`` bytes when ``bounded`` is set
     provenance: Provenance
     bounded: BoundedLanguage | None = None
+    pushdown: Pushdown | None = None  # decides verdicts of a self-embedding grammar that has one
 
     @property
     def start_name(self) -> str:
@@ -38,6 +44,11 @@ class Language:
     def accepts(self, data: bytes) -> bool:
         if self.bounded is None:
             return self.minimal.first_error(data) is None
+        if self.pushdown is not None:
+            try:
+                return self.pushdown.matches(data)
+            except NestingError:  # deeper than the validator goes: the interpreter has no limit
+                pass
         return recognize(self.resolved, data).matched
 
     def verdicts(self, inputs: Sequence[bytes]) -> list[bool]:
@@ -60,17 +71,28 @@ class Language:
         if self.bounded is None:
             return ""
         cycle = self.resolved.cycle
+        if self.bounded.nesting:
+            return _("{path} is recursive ({cycle}); its automaton covers inputs {bound}, unfolded from its "
+                     "pushdown validator, which decides every verdict").format(
+                         path=self.path, cycle=cycle, bound=self.bounded.statement())
         return (f"{self.path} is recursive ({cycle}); its automaton covers inputs "
                 f"{self.bounded.statement()}, explored through the interpreter")
 
 
 def load_language(compilation: Compilation, max_length: int = DEFAULT_MAX_LENGTH,
-                  budget: int = DEFAULT_BUDGET) -> Language:
-    """The language of ``compilation``'s grammar: exact when it is regular, else explored up to
-    ``max_length`` bytes with at most ``budget`` interpreter runs."""
+                  budget: int = DEFAULT_BUDGET, max_nesting: int | None = None) -> Language:
+    """The language of ``compilation``'s grammar: exact when it is regular; else, with
+    ``max_nesting`` and a pushdown validator, that validator unfolded to ``max_nesting`` open
+    nested parts; else explored up to ``max_length`` bytes with at most ``budget`` interpreter
+    runs."""
     resolved = compilation.resolved
     if resolved.is_regular:
         return Language(compilation.grammar.path, resolved, compilation.minimal,
                         DfaProvenance(compilation.dfa, resolved.start_name))
+    if max_nesting is not None and isinstance(compilation.pushdown, Pushdown):
+        found = unfolded(compilation.pushdown, max_nesting, compilation.limits.max_dfa_states,
+                         compilation.limits.max_work)
+        return Language(compilation.grammar.path, resolved, found.dfa, InterpreterProvenance(resolved), found,
+                        compilation.pushdown)
     found = explore(resolved, max_length, budget)
     return Language(compilation.grammar.path, resolved, found.dfa, InterpreterProvenance(resolved), found)
