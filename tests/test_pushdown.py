@@ -141,7 +141,8 @@ def test_random_nested_grammars_agree_with_the_interpreter_in_every_backend(coun
             assert found == _interpreter_error(compilation, data), (text, data)
         cases.append((compilation, inputs, expected))
     for language in LANGUAGES:
-        file_sets = [compilation.files([language], f"g{index}", "test") for index, (compilation, _, _) in enumerate(cases)]
+        file_sets = [compilation.files([language], f"g{index}", "test")
+                     for index, (compilation, _, _) in enumerate(cases)]
         for validator, (compilation, inputs, expected) in zip(load_validators(file_sets, language), cases, strict=True):
             assert backends.first_errors(validator, inputs) == expected, (language, compilation.grammar.text)
 

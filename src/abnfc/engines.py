@@ -23,13 +23,13 @@ import io
 from dataclasses import dataclass
 from typing import Protocol
 
+from .automata.pushdown import Pushdown
 from .charset import Ranges, byte_text, format_readable, intersect, normalize
 from .errors import AbnfError, LimitError, printable
 from .frontend.encoding import UTF8, code_points, format_code_points, led_by
 from .frontend.resolve import ResolvedGrammar
 from .i18n import Translate, _, ngettext
 from .interpret import DEFAULT_MAX_WORK, Recognizer
-from .automata.pushdown import Pushdown
 from .pipeline import Compilation, load_validators
 
 CHUNK_SIZE = 1 << 20
@@ -177,7 +177,8 @@ class PushdownEngine:
         self.resolved = compilation.resolved
 
     def session(self) -> Session:
-        return _PushdownSession(self.module.Validator(), self.automaton, getattr(self.module, "NestingError"))
+        too_deep: type[Exception] = self.module.NestingError  # type: ignore[attr-defined]
+        return _PushdownSession(self.module.Validator(), self.automaton, too_deep)
 
 
 class _PushdownSession:

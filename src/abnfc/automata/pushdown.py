@@ -129,7 +129,8 @@ class Pushdown:
         """(bytes, rule) for each rule whose terminal could read the next byte in ``state``: the
         positions it stands for, and the closing bracket where it ends a nested part."""
         dfa = self.dfa
-        reading = normalize(r for cls, t in enumerate(dfa.transitions[state]) if t != dfa.dead for r in dfa.classes[cls])
+        row = dfa.transitions[state]
+        reading = normalize(r for cls, t in enumerate(row) if t != dfa.dead for r in dfa.classes[cls])
         found = [(intersect(o.reads, reading), o.rule) for o in dfa.origins[state]]
         if self.returns[state]:
             found.append((self.returns[state], self.closing[state]))
@@ -174,7 +175,7 @@ class Pushdown:
         the machines down to that depth.  Raises LimitError past ``max_states``."""
         dfa, calls, return_classes = self.dfa, self.calls, self.return_classes
         table, dead = dfa.transitions, dfa.dead
-        start = ((), dfa.start)
+        start: tuple[tuple[int, ...], int] = ((), dfa.start)
         index: dict[tuple[tuple[int, ...], int], int] = {start: 1}
         configurations = [start]
         rows: list[tuple[int, ...]] = [(0,) * dfa.num_classes]
@@ -195,7 +196,8 @@ class Pushdown:
                     configurations.append(following)
                 row.append(index[following])
             rows.append(tuple(row))
-        accepting = frozenset(number for (stack, state), number in index.items() if not stack and state in dfa.accepting)
+        accepting = frozenset(number for (stack, state), number in index.items()
+                              if not stack and state in dfa.accepting)
         origins = (frozenset(), *(dfa.origins[state] for _stack, state in configurations))
         return Dfa(dfa.classes, tuple(rows), 1, accepting, 0, origins)
 
