@@ -22,7 +22,7 @@ from abnfc.api import load_validator
 from abnfc.automata.pushdown import NestingError, Pushdown
 from abnfc.backends.c.runner import CPushdownValidator
 from abnfc.errors import AbnfError
-from abnfc.frontend.source import load
+from abnfc.frontend.source import from_text, load
 from abnfc.pipeline import Compilation
 
 pytestmark = needs_gcc
@@ -342,3 +342,19 @@ def test_a_strategy_of_the_dfa_backend_is_refused_for_a_recursive_grammar():
     with pytest.raises(AbnfError, match="pushdown validator, with one strategy"):
         load_validator(str(JSON), "c", options={"strategy": "shift"})
     assert load_validator(str(JSON), "c", options={"strategy": "table"}).is_valid(b"[]")
+
+
+def test_more_than_255_states_take_16_bit_tables(tmp_path):
+    """Sixty keywords inside nested parentheses: 290 states, so the table and the stack hold
+    uint16_t; strict warnings still hold, and the answers are the Python module's."""
+    rng = random.Random(3)
+    words = sorted({"".join(rng.choice("abcdefghij") for _ in range(8)) for _ in range(60)})
+    text = 's = "(" *( s / kw / " " ) ")"\nkw = ' + " / ".join(f'"{w}"' for w in words) + "\n"
+    compilation = Compilation(from_text(text), None)
+    source = _generate(tmp_path, compilation, "kw_pd")
+    assert "static const uint16_t kw_pd_next[256 * " in source.read_text(encoding="utf-8")
+    _run([GCC, *STRICT, "-c", "-o", str(tmp_path / "kw.o"), str(source)])
+    c, python = load_validator(from_text(text), "c"), load_validator(from_text(text), "python")
+    inputs = [b"(" + w.encode() + b" (" + words[1].encode() + b"))" for w in words]
+    inputs += [b"(abc)", b"((" + words[0].encode()[:5], b"(" * 70 + b")" * 70, b"(" * 70 + words[2].encode()]
+    assert [c.first_error(d) for d in inputs] == [python.first_error(d) for d in inputs]
