@@ -346,9 +346,13 @@ def test_json_of_an_ambiguous_input(capsys, tmp_path):
 # -- errors ----------------------------------------------------------------------------------
 
 def test_errors_exit_2_with_a_message(capsys, tmp_path):
-    status, out = run(capsys, tmp_path, "grammars/email.abnf", b"a@b", "--steps")
-    assert status == 2 and "--steps shows the automaton, and rule 'addr-spec' has none" in out
+    (tmp_path / "conflict.abnf").write_text('s = "(" s ")" / "(" "x" ")"\n')
+    status, out = run(capsys, tmp_path, str(tmp_path / "conflict.abnf"), b"(x)", "--steps")
+    assert status == 2 and "--steps shows the automaton, and rule 's' has none" in out
+    assert "gets no pushdown validator" in out
     assert "Traceback" not in out
+    status, out = run(capsys, tmp_path, "grammars/email.abnf", b"a(b)@c", "--steps")  # a pushdown validator's
+    assert status == 0 and "opens a nested part (call state" in out
     status = main(["explain", UTF8, str(tmp_path / "missing.txt")])
     out = capsys.readouterr().err
     assert status == 2 and "cannot read" in out and "missing.txt" in out

@@ -20,7 +20,9 @@ from abnfc import backends
 from abnfc.automata.pushdown import Conflict, NestingError, Pushdown
 from abnfc.engines import InterpreterEngine, PushdownEngine, check_bytes, choose_engine
 from abnfc.errors import AbnfError
+from abnfc.explain.explainer import explain
 from abnfc.frontend.source import from_text, load
+from abnfc.i18n import ENGLISH, translator
 from abnfc.interpret.recognizer import recognize
 from abnfc.pipeline import Compilation, load_validators
 
@@ -265,3 +267,18 @@ def test_crosscheck_finds_a_checker_that_refuses_nesting(capsys, tmp_path, monke
     assert status == 1, out
     assert "nested up to 2 parts deep, unfolded from its pushdown validator" in out
     assert "implementation rejects 5B 5B 5D 5D, which the grammar accepts" in out
+
+
+def test_explain_steps_show_the_calls_and_returns():
+    compilation = _compilation(JSON)
+    found = explain(compilation, "<data>", b'[1, {"a": []}]', translator(ENGLISH), steps=True)
+    steps = list(found.steps or ())
+    assert found.pushdown and found.final_state is not None and found.final_state[1]
+    assert [(s.offset, s.move > 0, s.move < 0, s.depth) for s in steps if s.move] == [
+        (0, True, False, 1), (4, True, False, 2), (10, True, False, 3), (11, False, True, 2), (12, False, True, 1),
+        (13, False, True, 0)]
+    assert all(s.read_by for s in steps)
+    assert {o.rule for s in steps if s.move < 0 for o in s.read_by} == {"end-array", "end-object"}
+    failed = explain(compilation, "<data>", b"[1}", translator(ENGLISH), steps=True)
+    last = list(failed.steps or ())[-1]
+    assert last.after == 0 and "end-array" in {o.rule for o in last.expected}

@@ -164,6 +164,33 @@ class Pushdown:
         complete = not stack and state in dfa.accepting
         return (None if complete else len(data)), state, tuple(stack)
 
+    def trace(self, data: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> tuple[list[int], list[int], list[int]]:
+        """The run over ``data`` up to the byte it fails on: the state before each byte and after
+        the last one taken, the depth after each byte, and for each byte the call state it
+        pushed (positive), popped (negative) or 0.  Raises NestingError past ``max_depth``."""
+        dfa, calls, return_classes = self.dfa, self.calls, self.return_classes
+        table, byte_class, dead = dfa.transitions, dfa.byte_class, dfa.dead
+        state, stack = dfa.start, list[int]()
+        states, depths, moves = [state], [], []
+        for offset, byte in enumerate(data):
+            cls, move = byte_class[byte], 0
+            target = table[state][cls]
+            if target == dead and cls in return_classes[state] and stack:
+                move = -stack[-1]
+                target = table[stack.pop()][cls]
+            if target in calls:
+                if len(stack) >= max_depth:
+                    raise NestingError(offset, max_depth)
+                stack.append(target)
+                move, target = target, calls[target]
+            states.append(target)
+            depths.append(len(stack))
+            moves.append(move)
+            if target == dead:
+                break
+            state = target
+        return states, depths, moves
+
     def matches(self, data: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> bool:
         return self.first_error(data, max_depth) is None
 

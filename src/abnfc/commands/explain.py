@@ -28,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", nargs="?", default="-", metavar="FILE",
                         help=N_("the input to explain; - (the default) for standard input"))
     parser.add_argument("--steps", action="store_true",
-                        help=N_("also show the automaton's steps, one line per byte (regular grammars)"))
+                        help=N_("also show the automaton's steps, one line per byte (the pushdown validator's, with its calls "
+                                "and returns, for a self-embedding grammar)"))
     parser.add_argument("--format", choices=("text", "json"), default="text")
     options.add_locale(parser, N_("the explanation; grammar text, rule names and bytes stay as written"))
     parser.add_argument("--max-nodes", type=options.nonnegative, default=DEFAULT_MAX_NODES, metavar="N",
@@ -73,13 +74,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_has_automaton(compilation, _) -> None:
+    from ..automata.pushdown import Pushdown
     from ..errors import AbnfError
 
     resolved = compilation.resolved
     if not resolved.is_regular and resolved.embedding is not None:
-        raise AbnfError.at(None, _("--steps shows the automaton, and rule '{rule}' has none: its "
-                                   "recursion is self-embedding ({path}); explain it without "
-                                   "--steps").format(rule=resolved.start_name, path=resolved.embedding.path))
+        found = compilation.pushdown
+        if not isinstance(found, Pushdown):
+            raise AbnfError.at(None, _("--steps shows the automaton, and rule '{rule}' has none: its "
+                                       "recursion is self-embedding ({path}) and {why}; explain it without "
+                                       "--steps").format(rule=resolved.start_name, path=resolved.embedding.path,
+                                                         why=found.message))
+        compilation.pushdown_subset  # noqa: B018 -- built before the search runs, as below
+        return
     compilation.minimal  # noqa: B018 -- a grammar beyond the limits is refused before the search runs
 
 

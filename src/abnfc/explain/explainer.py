@@ -23,6 +23,7 @@ from dataclasses import replace
 from typing import TypeVar, overload
 
 from ..automata.dfa import Dfa
+from ..charset import Ranges
 from ..engines import InterpreterEngine, Outcome, check_bytes
 from ..errors import AbnfError, InvariantError, Meter
 from ..frontend.ir import Origin
@@ -51,7 +52,7 @@ def explain(compilation: Compilation, name: str, data: bytes, translate: Transla
     if not steps:
         return explanation
     found, final = automaton_steps(compilation, data)
-    return replace(explanation, steps=found, final_state=final)
+    return replace(explanation, steps=found, final_state=final, pushdown=not resolved.is_regular)
 
 
 def _derive(grammar_path: str, resolved: ResolvedGrammar, name: str, data: bytes, outcome: Outcome,
@@ -184,7 +185,11 @@ def _position(expected: Expected):
 
 def automaton_steps(compilation: Compilation, data: bytes) -> tuple[Steps, tuple[int, bool] | None]:
     """The minimal DFA's steps over ``data`` (up to the byte that leads to the dead state), with
-    the positions of the DFA before minimization, run alongside."""
+    the positions of the DFA before minimization, run alongside; for a self-embedding grammar,
+    the steps of its pushdown validator (minimal machines, and machines from the subset
+    construction alongside), with their calls and returns."""
+    if not compilation.resolved.is_regular:
+        return _pushdown_steps(compilation, data)
     minimal, exact = compilation.minimal, compilation.dfa
     states, positions = minimal.trace(data), exact.trace(data)  # both die on the same byte
     steps = Steps(data, minimal, exact, states, positions)
@@ -193,13 +198,32 @@ def automaton_steps(compilation: Compilation, data: bytes) -> tuple[Steps, tuple
     return steps, final
 
 
+def _pushdown_steps(compilation: Compilation, data: bytes) -> tuple[Steps, tuple[int, bool] | None]:
+    minimal, exact = compilation.pushdown_automaton(), compilation.pushdown_automaton("subset")
+    states, depths, moves = minimal.trace(data)
+    positions, _depths, exact_moves = exact.trace(data)  # the same calls and returns, state for state
+    steps = Steps(data, minimal.dfa, exact.dfa, states, positions, depths, moves, exact_moves)
+    steps.exact_returns = exact.returns
+    last = states[-1]
+    complete = last in minimal.dfa.accepting and (not depths or depths[-1] == 0)
+    final = None if last == minimal.dfa.dead else (last, complete)
+    return steps, final
+
+
 class Steps(Sequence[Step]):
     """The steps of a run, each made when it is asked for: the runs through the two DFAs are
     kept (an int a byte), not a million Step objects for a 1 MiB input."""
 
-    def __init__(self, data: bytes, minimal: Dfa, exact: Dfa, states: list[int], positions: list[int]):
+    def __init__(self, data: bytes, minimal: Dfa, exact: Dfa, states: list[int], positions: list[int],
+                 depths: list[int] | None = None, moves: list[int] | None = None, exact_moves: list[int] | None = None):
+        """For a pushdown validator, ``depths`` and ``moves`` (see :meth:`Pushdown.trace`) of the
+        minimal run, and ``exact_moves`` of the run alongside: the call state a return pops
+        there reads the closing byte."""
         self.data, self.minimal, self.exact = data, minimal, exact
         self.states, self.positions = array("l", states), array("l", positions)
+        self.depths, self.moves = array("l", depths or ()), array("l", moves or ())
+        self.exact_moves = array("l", exact_moves or ())
+        self.exact_returns: tuple[Ranges, ...] | None = None  # set for a pushdown validator
         self.seen: dict[tuple[int, int], tuple[tuple[Origin, ...], tuple[Origin, ...]]] = {}  # shared by alike steps
 
     def __len__(self) -> int:
@@ -218,13 +242,34 @@ class Steps(Sequence[Step]):
             raise IndexError(index)
         offset = index % len(self)
         byte, position = self.data[offset], self.positions[offset]
+        if self.exact_moves and self.exact_moves[offset] < 0:  # a return: the call state reads the byte
+            position = -self.exact_moves[offset]
         found = self.seen.get((position, byte))
         if found is None:
             readers = _readers(self.exact, position, byte)
-            expected = tuple(sorted(self.exact.origins[position], key=_origin_order)) if not readers else ()
-            found = self.seen[(position, byte)] = (readers, expected)
+            expected = tuple(sorted(self._expected_at(offset, position), key=_origin_order)) if not readers else ()
+            found = (readers, expected)
+            if not self.exact_moves:  # what the pushdown expects depends on its stack too
+                self.seen[(position, byte)] = found
+        move, depth = (self.moves[offset], self.depths[offset]) if self.moves else (0, 0)
         return Step(offset, byte, self.minimal.byte_class[byte], self.states[offset], self.states[offset + 1],
-                    *found)
+                    *found, move, depth)
+
+
+    def _expected_at(self, offset: int, position: int) -> set[Origin]:
+        """The positions that could read the byte at ``offset`` (where the run fails): those of
+        the state, and in a pushdown validator those of the call state on top of the stack, which
+        wait for the byte that closes the nested part (when the state may close it)."""
+        expected = set(self.exact.origins[position])
+        stack: list[int] = []
+        for move in self.exact_moves[:offset]:
+            if move > 0:
+                stack.append(move)
+            elif move < 0:
+                stack.pop()
+        if stack and self.exact_returns is not None and self.exact_returns[position]:
+            expected |= self.exact.origins[stack[-1]]
+        return expected
 
 
 def _readers(dfa: Dfa, state: int, byte: int) -> tuple[Origin, ...]:

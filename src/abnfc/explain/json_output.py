@@ -59,7 +59,7 @@ def chunks(explanation: Explanation, text: TextRenderer) -> Iterator[str]:
         yield ',\n "steps": ['
         positions: dict[int, tuple[tuple[Origin, ...], str]] = {}  # each list of positions written once
         for index, step in enumerate(explanation.steps):
-            yield (",\n  " if index else "\n  ") + _step(step, positions)
+            yield (",\n  " if index else "\n  ") + _step(step, positions, explanation.pushdown)
         yield "\n ]"
         if explanation.final_state is not None:
             state, accepting = explanation.final_state
@@ -141,7 +141,7 @@ def _error(explanation: Explanation, text: TextRenderer) -> dict | None:
                           "message": text.expectation_text(e)} for e in explanation.expected]}
 
 
-def _step(step: Step, positions: dict[int, tuple[tuple[Origin, ...], str]]) -> str:
+def _step(step: Step, positions: dict[int, tuple[tuple[Origin, ...], str]], pushdown: bool = False) -> str:
     """One step as a JSON object (the lists of positions from ``positions``, made once each:
     steps alike share their tuples; keyed by identity, as equal origins may differ in their span)."""
     def listed(origins: tuple[Origin, ...]) -> str:
@@ -150,5 +150,6 @@ def _step(step: Step, positions: dict[int, tuple[tuple[Origin, ...], str]]) -> s
             found = positions[id(origins)] = (origins, _dump([_origin(o) for o in origins]))
         return found[1]
 
+    stack = f', "push": {max(step.move, 0)}, "pop": {max(-step.move, 0)}, "depth": {step.depth}' if pushdown else ""
     return (f'{{"offset": {step.offset}, "byte": {step.byte}, "class": {step.byte_class}, "from": {step.before}, '
-            f'"to": {step.after}, "read_by": {listed(step.read_by)}, "expected": {listed(step.expected)}}}')
+            f'"to": {step.after}{stack}, "read_by": {listed(step.read_by)}, "expected": {listed(step.expected)}}}')

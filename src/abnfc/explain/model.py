@@ -28,6 +28,10 @@ class Step:
     after: int
     read_by: tuple[Origin, ...]  # positions of the DFA before minimization that read the byte
     expected: tuple[Origin, ...]  # when the byte leads to the dead state: what was expected
+    # A pushdown validator's step: the call state the byte pushed (> 0) or popped (< 0), or 0,
+    # and the nested parts open after it.
+    move: int = 0
+    depth: int = 0
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,7 @@ class Explanation:
     expected: tuple[Expected, ...] = ()
     steps: Sequence[Step] | None = None  # made as they are read (explainer.Steps)
     final_state: tuple[int, bool] | None = None  # the minimal DFA's state after a live run, accepting
+    pushdown: bool = False  # the steps are a pushdown validator's (with calls and returns)
 
     @property
     def accepted(self) -> bool:

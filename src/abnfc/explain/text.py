@@ -227,8 +227,12 @@ class TextRenderer:
 
 
     def _steps(self, explanation: Explanation, max_nodes: int) -> list[str]:
-        lines = [self._("steps (states and byte classes of the minimal DFA, as abnfc dfa prints it; grammar "
-                   "positions from the DFA before minimization):")]
+        if explanation.pushdown:
+            lines = [self._("steps (states and byte classes of the pushdown validator's table, as the generated "
+                            "code numbers them; grammar positions from its machines before minimization):")]
+        else:
+            lines = [self._("steps (states and byte classes of the minimal DFA, as abnfc dfa prints it; grammar "
+                            "positions from the DFA before minimization):")]
         lines += self._elide(iter(explanation.steps or ()), max_nodes, lambda step: "  " + self.step_text(step),
                              self._steps_note)
         if explanation.final_state is not None:
@@ -244,6 +248,12 @@ class TextRenderer:
         shown = f" '{char}'" if step.byte < 0x80 and char.isprintable() else ""
         head = self._("offset {offset}: byte 0x{byte:02X}{char}, class {cls}, state {before} -> {after}").format(
             offset=step.offset, byte=step.byte, char=shown, cls=step.byte_class, before=step.before, after=step.after)
+        if step.move > 0:
+            head += self._(", opens a nested part (call state {call} pushed, depth {depth})").format(
+                call=step.move, depth=step.depth)
+        elif step.move < 0:
+            head += self._(", closes a nested part (call state {call} popped, depth {depth})").format(
+                call=-step.move, depth=step.depth)
         if step.read_by:
             return head + self._(": read by {positions}").format(positions=self._positions(step.read_by))
         if step.expected:
