@@ -5,11 +5,10 @@ s * classes), so a step is ``s = NEXT[s + CLASS_OF[byte]]``: two loads, no multi
 
 A pushdown validator (``Tables.pushdown``, a self-embedding grammar) is rendered from a template
 of its own: its table is indexed by byte, not by class, with states premultiplied by 256
-(``held = ROWS[held | byte]``, one load a byte: 16 MiB of JSON ran at 335 MB/s with a shift per
-byte and 490 MB/s without), and holds RETURN where a state closes a nested part, so that calls
-and returns are found by one comparison with FIRST_CALL.  The plan picks the narrowest typed
-arrays that hold its numbers: the table's up to RETURN * 256, the stack's up to the last call
-state.
+(``held = ROWS[held | byte]``: one load a byte, no shift), and holds RETURN where a state
+closes a nested part, so that a byte which calls, returns or fails is found by comparing with
+FIRST_CALL and DEAD, whatever the state.  The plan picks the narrowest typed arrays that hold
+its numbers: the table's up to RETURN * 256, the stack's up to the last call state.
 """
 from __future__ import annotations
 
