@@ -59,6 +59,20 @@ def test_the_module_is_a_pushdown_validator_with_narrow_typed_arrays():
         "Uint8Array", "Uint16Array", "Uint16Array", "Uint32Array")
 
 
+def test_a_grammar_of_more_than_256_states_gets_wider_arrays_and_the_same_verdicts():
+    compilation = Compilation(from_text('s = "(" *s ")" / "w" 300DIGIT\n'))
+    automaton = compilation.pushdown
+    assert isinstance(automaton, Pushdown) and automaton.num_states > 256
+    files = compilation.files(["js"], "wide", "test")
+    [text] = files.values()
+    assert "const ROWS = new Uint32Array(" in text and "stack: new Uint16Array(" in text
+    [validator] = load_validators([files], "js")
+    word = b"w" + b"7" * 300
+    cases = [b"(" * 1000 + word + b")" * 1000, b"((" + word + b")" + word + b")", b"(" + word[:-1] + b")",
+             b"(" * 70 + b")" * 70, b"()" * 10, word, word + b")"]
+    assert first_errors(validator, cases) == [automaton.first_error(d) for d in cases]
+
+
 SCRIPT_FORMS = """
 import { isValid, firstError } from "./g.mjs";
 const bytes = [...new TextEncoder().encode('[1, {"a": "\u00e9"}, [')];
