@@ -20,8 +20,9 @@ import pytest
 from conftest import LANGUAGES, PLAIN, ROOT, Setup, compile_text, grammar_from_text, validators
 
 from abnfc import backends, interpret
+from abnfc.automata.pushdown import Pushdown
 from abnfc.errors import AbnfError
-from abnfc.pipeline import resolve_grammar
+from abnfc.pipeline import Compilation, resolve_grammar
 
 CASES_DIR = ROOT / "tests" / "cases"
 
@@ -84,13 +85,26 @@ def _regular(case: Case) -> bool:
     return _resolved(case).is_regular
 
 
+def _pushdown(case: Case) -> Pushdown | None:
+    """The pushdown validator of a self-embedding case's grammar, if it has one."""
+    if _regular(case):
+        return None
+    found = Compilation(grammar_from_text(case.grammar, setup=case.setup), case.start).pushdown
+    return found if isinstance(found, Pushdown) else None
+
+
+def _generated(case: Case, language: str) -> bool:
+    """Whether ``language`` generates a validator for the case's grammar (a DFA or a pushdown one)."""
+    return _regular(case) or (backends.get(language).pushdown and _pushdown(case) is not None)
+
+
 def _generated_offsets(languages) -> dict[tuple[str, str, bytes], int | None]:
     """(language, case id, input) -> first error, from each language's generated validator."""
-    regular = [case for case in MATCH_CASES if _regular(case)]
-    # Cases that share a grammar (the grammar files' cases) share one validator per language.
-    grammars = list(dict.fromkeys((case.grammar, case.start, case.setup) for case in regular))
     found = {}
     for language in languages:
+        regular = [case for case in MATCH_CASES if _generated(case, language)]
+        # Cases that share a grammar (the grammar files' cases) share one validator per language.
+        grammars = list(dict.fromkeys((case.grammar, case.start, case.setup) for case in regular))
         loaded = dict(zip(grammars, validators([g[0] for g in grammars], language, starts=[g[1] for g in grammars],
                                                setups=[g[2] for g in grammars]), strict=True))
         for case in regular:
@@ -113,6 +127,7 @@ def test_case_on_every_engine(case: Case, python_offsets):
     if case.regular is not None:
         assert resolved.is_regular == case.regular
     compiled = None
+    pushdown = _pushdown(case)
     if resolved.is_regular:
         compiled = compile_text(case.grammar, case.start, setup=case.setup)
     else:
@@ -123,6 +138,9 @@ def test_case_on_every_engine(case: Case, python_offsets):
         if compiled:
             offsets["dfa"] = compiled.dfa.first_error(data)
             offsets["minimal dfa"] = compiled.minimal.first_error(data)
+        if pushdown is not None:
+            offsets["pushdown"] = pushdown.first_error(data)
+        if compiled or pushdown is not None:
             offsets["python"] = python_offsets["python", case.id, data]
         verdicts = {name: offset is None for name, offset in offsets.items()}
         assert set(verdicts.values()) == {should_match}, (data, offsets)
@@ -132,12 +150,13 @@ def test_case_on_every_engine(case: Case, python_offsets):
 @pytest.mark.slow
 @pytest.mark.parametrize("language", [language for language in LANGUAGES if language != "python"])
 def test_every_case_on_a_compiled_backend(language):
-    """The C and JavaScript validators of every regular case (all built at once) give the
-    interpreter's first-error offset on every input, matches and failures both."""
+    """The C and JavaScript validators of every case they are generated for (a DFA's or a pushdown
+    validator's; all built at once) give the interpreter's first-error offset on every input,
+    matches and failures both."""
     found = _generated_offsets([language])
     answers = []
     for case in MATCH_CASES:
-        if _regular(case):
+        if _generated(case, language):
             resolved = _resolved(case)
             for data in case.accept + case.reject:
                 answers.append(found[language, case.id, data])
@@ -146,7 +165,10 @@ def test_every_case_on_a_compiled_backend(language):
 
 
 def test_the_suite_reaches_the_python_backend(python_offsets):
-    """The generated Python answered for every input of every regular case, matches and failures both."""
+    """The generated Python answered for every input of every case it is generated for, matches
+    and failures both, pushdown validators included."""
+    assert {case_id for _language, case_id, _data in python_offsets} >= {
+        case.id for case in MATCH_CASES if _pushdown(case) is not None} != set()
     answers = list(python_offsets.values())
     assert None in answers and any(v is not None for v in answers)
     assert len(python_offsets) == len({key[1:] for key in python_offsets})
