@@ -28,8 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", nargs="?", default="-", metavar="FILE",
                         help=N_("the input to explain; - (the default) for standard input"))
     parser.add_argument("--steps", action="store_true",
-                        help=N_("also show the automaton's steps, one line per byte (the pushdown validator's, with its calls "
-                                "and returns, for a self-embedding grammar)"))
+                        help=N_("also show the automaton's steps, one line per byte (the pushdown validator's, "
+                                "with its calls and returns, for a self-embedding grammar)"))
     parser.add_argument("--format", choices=("text", "json"), default="text")
     options.add_locale(parser, N_("the explanation; grammar text, rule names and bytes stay as written"))
     parser.add_argument("--max-nodes", type=options.nonnegative, default=DEFAULT_MAX_NODES, metavar="N",
