@@ -78,9 +78,13 @@ def test_the_dead_state_is_drawn_when_asked(capsys):
     assert '  1 -> 0 [label="80-C1 F5-FF"];' in text
 
 
-def test_dot_for_a_recursive_grammar_is_refused_with_a_message(capsys):
-    assert main(["dfa", grammar("email"), "--format", "dot"]) == 2
-    assert "cannot be compiled to a DFA" in capsys.readouterr().err
+def test_dot_for_a_recursive_grammar_without_a_pushdown_validator_is_refused_with_a_message(tmp_path, capsys):
+    """email.abnf draws its pushdown validator now (tests/test_dfa_pushdown.py); a grammar with
+    a conflict has none to draw."""
+    path = tmp_path / "conflict.abnf"
+    path.write_text('s = "(" s ")" / "(" "x" ")"\n')
+    assert main(["dfa", str(path), "--format", "dot"]) == 2
+    assert "gets no pushdown validator" in capsys.readouterr().err
 
 
 def test_large_graphs_ask_graphviz_for_a_bounded_layout_effort():

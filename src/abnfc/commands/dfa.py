@@ -1,12 +1,18 @@
 """``abnfc dfa``: print a grammar's minimal DFA (or the DFA before minimization) as a table, JSON,
-Graphviz DOT or SVG."""
+Graphviz DOT or SVG; for a self-embedding grammar, its pushdown validator (the minimal DFA of
+each machine in one table, with its calls and returns; ``--no-minimize``: the machines from the
+subset construction), or the conflict that prevents one as an error."""
 from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
 from ..i18n import N_
 from . import options
+
+if TYPE_CHECKING:
+    from ..pipeline import Compilation
 
 NAME = "dfa"
 HELP = N_("print a grammar's minimal DFA")
@@ -30,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
     from ..pictures import dot, graphviz
 
     compilation = options.compilation(args)
+    if not compilation.resolved.is_regular:
+        return _pushdown(args, compilation)
     automaton = compilation.minimal if args.minimal else compilation.dfa
     if args.format in ("dot", "svg"):
         notes = compilation.note_texts("minimal" if args.minimal else "subset")
@@ -40,4 +48,26 @@ def run(args: argparse.Namespace) -> int:
         print("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in fields) + "\n}")
     else:
         print(dump.text(automaton, compilation.note_texts("minimal" if args.minimal else "subset")), end="")
+    return 0
+
+
+def _pushdown(args: argparse.Namespace, compilation: Compilation) -> int:
+    from ..automata import dump
+    from ..automata.notes import note_text
+    from ..i18n import _
+    from ..pictures import dot, graphviz
+
+    # raises the conflict's error when the grammar has no pushdown validator
+    pushdown = compilation.pushdown_automaton("minimal" if args.minimal else "subset")
+    if args.format == "json":
+        fields = dump.pushdown_json(pushdown).items()
+        print("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in fields) + "\n}")
+        return 0
+    exact = compilation.pushdown_automaton("subset")
+    notes = tuple(note_text(note) for note in dump.pushdown_notes(pushdown, exact))
+    if args.format in ("dot", "svg"):
+        drawing = dot.pushdown_to_dot(pushdown, notes, compilation.resolved.start_name, args.show_dead, _)
+        print(graphviz.render_svg(drawing) if args.format == "svg" else drawing, end="")
+    else:
+        print(dump.pushdown_text(pushdown, notes), end="")
     return 0

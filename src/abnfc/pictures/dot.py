@@ -11,12 +11,18 @@ text depends only on the DFA and the language, so it is the same on every machin
 many edges ask Graphviz for a bounded layout effort (its ``nslimit``
 and ``mclimit`` attributes): RFC 3986's URI DFA (about 600 edges) takes dot 118 s by default and
 17 s so; smaller graphs keep dot's default layout.
+
+A pushdown validator (:func:`pushdown_to_dot`) is drawn with one cluster per machine, its call
+states as boxes, a dashed edge from each call state to the start of the nested part it enters and
+a dotted edge, labelled with the closing bytes, from each state that closes a nested part to a
+note saying that the popped call state reads the byte.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ..automata.dfa import Dfa
+from ..automata.pushdown import Pushdown
 from ..charset import Ranges, format_hex, normalize
 from ..frontend.ir import Origin
 from ..i18n import N_, Translate
@@ -98,3 +104,68 @@ def to_dot(dfa: Dfa, notes: Sequence[str], name: str = "dfa", show_dead: bool = 
         lines.append(f'  legend [shape=note, fontsize=9, label={quote(_(LEGEND))}];')
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+PUSHDOWN_LEGEND = N_("box: a call state, entered on the byte that opens a nested part; dashed: the call state "
+                     "is pushed and the run goes on at the start of the nested part; dotted: on these bytes "
+                     "the state closes its nested part, the call state is popped and reads the byte (its "
+                     "own edges)")
+RETURN_NOTE = N_("return: pop the call state,\nwhich reads the byte")
+
+
+def pushdown_to_dot(pushdown: Pushdown, notes: Sequence[str], name: str = "pushdown", show_dead: bool = False,
+                    _: Translate = _english) -> str:
+    """The DOT text of a pushdown validator: one cluster per machine (a call state in the
+    cluster of the machine that reads into it), the table's edges as for a DFA, a dashed edge
+    from each call state to the start of the nested part it enters, and a dotted edge, labelled
+    with the closing bytes, from each state that closes its nested part to that machine's
+    return note.  ``notes[s]`` is the tooltip of state ``s``; ``_`` translates."""
+    from ..automata.dump import machine_of
+
+    dfa = pushdown.dfa
+    lines = [f"digraph {quote(name)} {{",
+             "  rankdir=LR;",
+             '  node [shape=ellipse, margin="0.05,0.03", fontname="Helvetica", fontsize=11];',
+             '  edge [fontname="Helvetica", fontsize=10];',
+             '  start [shape=point, width=0.12, label=""];',
+             f"  start -> {dfa.start};"]
+    drawn = edges(dfa, show_dead)
+    if len(drawn) + len(pushdown.calls) >= MANY_EDGES:
+        lines.insert(2, BOUNDED_EFFORT)
+    owner = machine_of(pushdown)
+    for index, machine in enumerate(pushdown.machines):
+        title = machine.name
+        if machine.returns:
+            title += "\n" + _("closed by {bytes}").format(bytes=format_hex(machine.returns))
+        lines += [f"  subgraph {quote(f'cluster_{index}')} {{",
+                  f'    label={quote(title)}; style=rounded; color=gray50; fontname="Helvetica"; fontsize=11;']
+        for state in range(dfa.num_states):
+            if owner[state] == index:
+                lines.append("  " + _state_line(pushdown, state, notes, _))
+        if machine.returns:
+            lines.append(f"    return_{index} [shape=note, fontsize=9, label={quote(_(RETURN_NOTE))}];")
+        lines.append("  }")
+    for state in range(dfa.num_states):
+        if owner[state] == -1 and (state != dfa.dead or show_dead):
+            lines.append(_state_line(pushdown, state, notes, _))
+    for source, target, ranges in drawn:
+        lines.append(f"  {source} -> {target} [label={quote(edge_label(ranges))}];")
+    for state, entry in sorted(pushdown.calls.items()):
+        lines.append(f"  {state} -> {entry} [style=dashed, label={quote(_('call'))}];")
+    for state, ranges in enumerate(pushdown.returns):
+        if ranges and owner[state] >= 0:
+            lines.append(f"  {state} -> return_{owner[state]} [style=dotted, label={quote(edge_label(ranges))}];")
+    legend = _(LEGEND) + "\n" + _(PUSHDOWN_LEGEND) if dfa.origins else _(PUSHDOWN_LEGEND)
+    lines.append(f'  legend [shape=note, fontsize=9, label={quote(legend)}];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _state_line(pushdown: Pushdown, state: int, notes: Sequence[str], _: Translate) -> str:
+    dfa = pushdown.dfa
+    peripheries = 2 if state in dfa.accepting else 1
+    label = "\n".join([str(state), *(positions_label(dfa.origins[state], _) if dfa.origins else [])])
+    if state == dfa.dead:
+        label = f"{state}\n{_('dead')}"
+    shape = "shape=box, " if state in pushdown.calls else ""
+    return f"  {state} [{shape}peripheries={peripheries}, label={quote(label)}, tooltip={quote(notes[state])}];"
