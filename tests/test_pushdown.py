@@ -157,6 +157,8 @@ def test_a_byte_that_opens_a_nesting_two_ways_is_a_conflict_with_a_witness():
     assert "the byte 0x28 '(' can open the nested part of 's' or be read by 's'" in conflict.message
     assert conflict.span is not None and (conflict.span.line, conflict.span.column) == (1, 5)
     assert _interpreter_error(compilation, conflict.prefix) == len(conflict.prefix)  # a viable prefix
+    assert conflict.examples == (b"((X))", b"(X)")  # '(' opening the nested part, and read by s's second way
+    assert "(for example, b'((X))' reads it the first way and b'(X)' the second)" in conflict.message
     with pytest.raises(AbnfError, match="gets no pushdown validator"):
         compilation.tables()
 
@@ -167,8 +169,30 @@ def test_a_byte_that_could_close_or_continue_a_nested_part_is_a_conflict():
     assert isinstance(conflict, Conflict)
     assert "can close the nested part of 's' or go on with it" in conflict.message
     assert conflict.prefix == b"()"
-    assert _interpreter_error(compilation, conflict.prefix) is None  # both readings are real: "()" and "()y)"
-    assert _interpreter_error(compilation, b"()y)") is None
+    assert conflict.examples == (b"()", b"()Y)")  # ')' closing the nested part, or read by t's ")" "y"
+    assert all(_interpreter_error(compilation, example) is None for example in conflict.examples)
+
+
+@pytest.mark.parametrize(("count", "seed"), [(150, 0), pytest.param(600, 150, marks=pytest.mark.slow)])
+def test_every_conflict_comes_with_two_inputs_of_the_language(count, seed):
+    """The witnesses of random nested grammars' conflicts: a viable prefix, and two inputs that
+    the interpreter accepts, one for each reading of its last byte."""
+    found = 0
+    for index in range(seed, seed + count):
+        text = nested_grammar(random.Random(index).randrange)
+        try:
+            compilation = _compilation(text)
+            conflict = None if compilation.resolved.is_regular else compilation.pushdown
+        except AbnfError:
+            continue
+        if not isinstance(conflict, Conflict) or not conflict.prefix:
+            continue
+        found += 1
+        assert len(conflict.examples) == 2, text  # they may be equal: one input, read two ways
+        for example in conflict.examples:
+            assert example.startswith(conflict.prefix), (text, example)
+            assert _interpreter_error(compilation, example) is None, (text, example)
+    assert found >= count // 10
 
 
 def test_recursion_with_no_bracket_bytes_is_named():

@@ -12,8 +12,9 @@ checked for determinism, as a visibly pushdown automaton needs (Alur and Madhusu
 - an accepting state of a nested part reads no byte that ends it (``r``): otherwise that byte
   could close the part or go on with it.
 
-Where both hold, each machine is minimized (Hopcroft; call states of different nested parts are
-never merged) and the machines are put into one table over common byte classes.  Running it:
+:mod:`.conflicts` checks both and, where one fails, says where with inputs that show it.  Where
+both hold, each machine is minimized (Hopcroft; call states of different nested parts are never
+merged) and the machines are put into one table over common byte classes.  Running it:
 
     state = start, stack empty
     for each byte b:
@@ -26,30 +27,28 @@ never merged) and the machines are put into one table over common byte classes. 
     valid when the stack is empty and the state accepts
 
 so memory grows with the nesting depth only and time is one table step a byte, plus a push or a
-pop on bracket bytes.  Where a check fails, :class:`Conflict` says where, as a parser generator
-reports a conflict: the machine, the byte, a shortest input that reaches it and the two readings.
+pop on bracket bytes.
 """
 from __future__ import annotations
 
-import heapq
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import NamedTuple
 
-from ..charset import Ranges, byte_text, class_map, contiguous_classes, intersect, members, normalize
-from ..errors import AbnfError, InvariantError, LimitError, Span
+from ..charset import Ranges, class_map, contiguous_classes, intersect, members, normalize
+from ..errors import InvariantError, LimitError, Span
 from ..frontend.ir import Origin
 from ..frontend.resolve import ResolvedGrammar
 from ..i18n import _
 from .brackets import Bracketing, CallSite, bracket
+from .conflicts import Conflict, first_conflict, no_brackets
 from .dfa import DEFAULT_MAX_DFA_STATES, DEFAULT_MAX_WORK, Dfa, determinize
 from .minimize import minimize
 from .nfa import DEFAULT_MAX_NFA_STATES
 from .nfa import build as build_nfa
 
 DEFAULT_MAX_DEPTH = 100_000  # nesting depth of generated validators unless the caller sets one
-SHOWN_PREFIX = 60  # bytes of a conflict's witness input shown in messages
 
 
 @dataclass(frozen=True)
@@ -256,18 +255,6 @@ class NestingError(Exception):
 
 
 @dataclass(frozen=True)
-class Conflict:
-    """Why a grammar gets no pushdown validator: where one byte can be read two ways."""
-
-    message: str
-    span: Span | None
-    prefix: bytes = b""  # a shortest input after which the byte is read ambiguously (byte included)
-
-    def error(self) -> AbnfError:
-        return AbnfError.at(self.span, self.message)
-
-
-@dataclass(frozen=True)
 class Limits:
     max_nfa_states: int = DEFAULT_MAX_NFA_STATES
     max_dfa_states: int = DEFAULT_MAX_DFA_STATES
@@ -281,15 +268,15 @@ def build(grammar: ResolvedGrammar, limits: Limits = Limits(), minimal: bool = T
     them); otherwise its minimal DFA."""
     cut = bracket(grammar)
     if cut.failure is not None:
-        return _no_brackets(cut)
-    subsets = {key: determinize(build_nfa(machine, limits.max_nfa_states), limits.max_dfa_states, limits.max_work)
-               for key, machine in cut.machines.items()}
+        return no_brackets(cut)
+    nfas = {key: build_nfa(machine, limits.max_nfa_states) for key, machine in cut.machines.items()}
+    subsets = {key: determinize(nfa, limits.max_dfa_states, limits.max_work) for key, nfa in nfas.items()}
     total = sum(dfa.num_states for dfa in subsets.values())
     if total > limits.max_dfa_states:
         raise LimitError.at(grammar.rule(grammar.start).span,
                             _("the pushdown validator needs more than {limit} states; raise the limit with "
                               "--max-dfa-states if this is intended").format(limit=limits.max_dfa_states))
-    conflict = _first_conflict(cut, subsets)
+    conflict = first_conflict(cut, nfas, subsets)
     if conflict is not None:
         return conflict
     if not minimal:
@@ -298,165 +285,13 @@ def build(grammar: ResolvedGrammar, limits: Limits = Limits(), minimal: bool = T
 
 
 def _call_labels(dfa: Dfa) -> dict[int, int]:
-    """Call state -> the nested part it calls (checked by :func:`_first_conflict` to be one)."""
+    """Call state -> the nested part it calls (checked by :func:`.conflicts.first_conflict` to be one)."""
     labels = {}
     for state, origins in enumerate(dfa.origins):
         sites = [o.body for o in origins if isinstance(o, CallSite)]
         if sites:
             labels[state] = sites[0]
     return labels
-
-
-def _no_brackets(cut: Bracketing) -> Conflict:
-    embedding = cut.failure
-    assert embedding is not None
-    ref = embedding.reference
-    names = embedding.names
-    message = _("rule '{rule}' gets no pushdown validator: its reference to '{target}' has no single-byte "
-                "terminal before it and after it in its sequence ({path}), so no byte opens and closes "
-                "the nesting; use the interpreter (abnfc check --engine interpreter)").format(
-                    rule=names.get(cut.start, cut.start), target=names.get(ref.target, ref.target),
-                    path=embedding.path)
-    return Conflict(message, ref.span)
-
-
-def _first_conflict(cut: Bracketing, subsets: Mapping[str, Dfa]) -> Conflict | None:
-    bodies = {body.key: body for body in cut.bodies}
-    witnesses = _Witnesses(cut, subsets)
-    for key, dfa in subsets.items():
-        name = cut.cut.rule(key).name
-        for state, origins in enumerate(dfa.origins):
-            sites = {o for o in origins if isinstance(o, CallSite)}
-            if sites and (len({s.body for s in sites}) > 1 or len(sites) < len(origins) or state in dfa.accepting):
-                return _call_conflict(cut, name, witnesses.reaching(key, state), sites, origins - sites,
-                                      state in dfa.accepting)
-        body = bodies.get(key)
-        if body is None:
-            continue
-        for state in sorted(dfa.accepting):
-            row = dfa.transitions[state]
-            going_on = [b for b in members(body.returns) if row[dfa.byte_class[b]] != dfa.dead]
-            if going_on:
-                readers = {o for o in dfa.origins[state] if any(lo <= going_on[0] <= hi for lo, hi in o.reads)}
-                return _return_conflict(cut, body.holder, witnesses.reaching(key, state) + bytes([going_on[0]]),
-                                        readers)
-    return None
-
-
-def _position(origin: Origin) -> str:
-    where = f" ({origin.span.location()})" if origin.span else ""
-    return f"'{origin.rule}'{where}"
-
-
-def _call_conflict(cut: Bracketing, name: str, prefix: bytes, sites, others, accepting: bool) -> Conflict:
-    byte = byte_text(prefix[-1]) if prefix else "?"
-    holders = sorted({cut.bodies[s.body].holder for s in sites})
-    first = sorted(sites, key=str)[0]
-    opens = cut.bodies[first.body].opens
-    readings = sorted(_position(o) for o in others)
-    if accepting:
-        readings.append(_("the end of '{rule}'").format(rule=name))
-    if len({s.body for s in sites}) > 1:
-        readings.append(_("another nested part"))
-    message = _("rule '{rule}' gets no pushdown validator: after the input {prefix}, the byte {byte} can open "
-                "the nested part of '{holder}' or be read by {others}; a pushdown validator decides on one "
-                "byte (use the interpreter: abnfc check --engine interpreter)").format(
-                    rule=cut.cut.start_name, prefix=_shown(prefix), byte=byte,
-                    holder=cut.cut.rule(holders[0]).name, others=", ".join(readings))
-    return Conflict(message, opens.span, prefix)
-
-
-def _return_conflict(cut: Bracketing, holder: str, prefix: bytes, readers) -> Conflict:
-    byte = byte_text(prefix[-1])
-    readings = sorted(_position(o) for o in readers) or ["?"]
-    message = _("rule '{rule}' gets no pushdown validator: after the input {prefix}, the byte {byte} can close "
-                "the nested part of '{holder}' or go on with it, read by {others}; a pushdown validator "
-                "decides on one byte (use the interpreter: abnfc check --engine interpreter)").format(
-                    rule=cut.cut.start_name, prefix=_shown(prefix), byte=byte,
-                    holder=cut.cut.rule(holder).name, others=", ".join(readings))
-    first = sorted(readers, key=str)[0] if readers else None
-    return Conflict(message, first.span if first else None, prefix)
-
-
-def _shown(prefix: bytes) -> str:
-    text = repr(prefix[:SHOWN_PREFIX])
-    return text + (_(" (and {count} more bytes)").format(count=len(prefix) - SHOWN_PREFIX)
-                   if len(prefix) > SHOWN_PREFIX else "")
-
-
-class _Witnesses:
-    """Shortest inputs: of each nested part, and from the start to each state of each machine."""
-
-    def __init__(self, cut: Bracketing, subsets: Mapping[str, Dfa]):
-        self.cut = cut
-        self.subsets = subsets
-        self.body_keys = [body.key for body in cut.bodies]
-
-    @cached_property
-    def shortest(self) -> dict[str, bytes]:
-        """A shortest string of each machine's language, nested parts expanded (Bellman-Ford
-        over machines: each round runs Dijkstra in each machine with the others' current best)."""
-        best: dict[str, bytes] = {}
-        for _round in range(len(self.subsets) + 1):
-            changed = False
-            for key in self.subsets:
-                found = self._paths(key, best)
-                done = [p for s, p in found.items() if s in self.subsets[key].accepting]
-                if done:
-                    word = min(done, key=lambda p: (len(p), p))
-                    if key not in best or (len(word), word) < (len(best[key]), best[key]):
-                        best[key] = word
-                        changed = True
-            if not changed:
-                break
-        return best
-
-    @cached_property
-    def entries(self) -> dict[str, bytes]:
-        """A shortest input that enters each machine (its call byte included)."""
-        entries = {self.cut.start: b""}
-        for _round in range(len(self.subsets) + 1):
-            changed = False
-            for key, entry in list(entries.items()):
-                dfa = self.subsets[key]
-                for state, path in self._paths(key, self.shortest).items():
-                    for site in {o.body for o in dfa.origins[state] if isinstance(o, CallSite)}:
-                        body_key = self.body_keys[site]
-                        word = entry + path
-                        if body_key not in entries or len(word) < len(entries[body_key]):
-                            entries[body_key] = word
-                            changed = True
-            if not changed:
-                break
-        return entries
-
-    def reaching(self, key: str, state: int) -> bytes:
-        return self.entries.get(key, b"") + self._paths(key, self.shortest).get(state, b"")
-
-    def _paths(self, key: str, shortest: Mapping[str, bytes]) -> dict[int, bytes]:
-        """Dijkstra from the machine's start: a shortest input to each state it reaches, a call
-        state's way out taking a shortest string of its nested part."""
-        dfa = self.subsets[key]
-        byte_of = [ranges[0][0] for ranges in dfa.classes]
-        found: dict[int, bytes] = {}
-        heap: list[tuple[int, bytes, int]] = [(0, b"", dfa.start)]
-        while heap:
-            _length, path, state = heapq.heappop(heap)
-            if state in found:
-                continue
-            found[state] = path
-            sites = {o.body for o in dfa.origins[state] if isinstance(o, CallSite)}
-            inner = b""
-            if sites:
-                body_key = self.body_keys[min(sites)]
-                if body_key not in shortest:
-                    continue
-                inner = shortest[body_key]
-            for cls, target in enumerate(dfa.transitions[state]):
-                if target != dfa.dead and target not in found:
-                    step = path + inner + bytes([byte_of[cls]])
-                    heapq.heappush(heap, (len(step), step, target))
-        return found
 
 
 def _assemble(cut: Bracketing, minimal: Mapping[str, Dfa]) -> Pushdown:
