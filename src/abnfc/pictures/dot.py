@@ -150,8 +150,9 @@ def pushdown_to_dot(pushdown: Pushdown, notes: Sequence[str], name: str = "pushd
             lines.append(_state_line(pushdown, state, notes, _))
     for source, target, ranges in drawn:
         lines.append(f"  {source} -> {target} [label={quote(edge_label(ranges))}];")
+    call = quote(_("call"))
     for state, entry in sorted(pushdown.calls.items()):
-        lines.append(f"  {state} -> {entry} [style=dashed, label={quote(_('call'))}];")
+        lines.append(f"  {state} -> {entry} [style=dashed, label={call}];")
     for state, ranges in enumerate(pushdown.returns):
         if ranges and owner[state] >= 0:
             lines.append(f"  {state} -> return_{owner[state]} [style=dotted, label={quote(edge_label(ranges))}];")
