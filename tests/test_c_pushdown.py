@@ -23,7 +23,7 @@ from abnfc.automata.pushdown import NestingError, Pushdown
 from abnfc.backends.c.runner import CPushdownValidator
 from abnfc.errors import AbnfError
 from abnfc.frontend.source import from_text, load
-from abnfc.pipeline import Compilation
+from abnfc.pipeline import Compilation, load_validators
 
 pytestmark = needs_gcc
 
@@ -358,3 +358,13 @@ def test_more_than_255_states_take_16_bit_tables(tmp_path):
     inputs = [b"(" + w.encode() + b" (" + words[1].encode() + b"))" for w in words]
     inputs += [b"(abc)", b"((" + words[0].encode()[:5], b"(" * 70 + b")" * 70, b"(" * 70 + words[2].encode()]
     assert [c.first_error(d) for d in inputs] == [python.first_error(d) for d in inputs]
+
+
+def test_an_empty_language_compiles_without_warnings_and_rejects_everything(tmp_path):
+    """A recursion with no way out leaves only the dead state (a fuzzing finding): no test of the
+    step loop may compare an unsigned value with >= 0."""
+    compilation = Compilation(from_text('x0 = x0 [ %x28 x0 %x29 ]\n'))
+    source = _generate(tmp_path, compilation, "empty_pd")
+    _run([GCC, *STRICT, "-Wtype-limits", "-c", "-o", str(tmp_path / "empty.o"), str(source)])
+    [validator] = load_validators([compilation.files(["c"], "empty_pd", "test")], "c")
+    assert [validator.first_error(data) for data in (b"", b"(", b"()")] == [0, 0, 0]

@@ -157,7 +157,13 @@ def mutate(rng: random.Random, seed: bytes) -> bytes:
 
 
 def case(rng: random.Random) -> tuple[str, bytes]:
-    """A name saying how the grammar was made, and its bytes."""
+    """A name saying how the grammar was made, and its bytes: generated here, nested (recursion
+    between bracket bytes, so that many get pushdown validators and some have conflicts) or
+    mutated from a grammar file."""
+    if rng.random() < 0.15:
+        from grammar_gen import nested_grammar  # noqa: PLC0415 -- the workers, which only mutate, run without tests/
+
+        return "nested", nested_grammar(rng.randrange).encode("utf-8")
     if rng.random() < 0.5 or not SEEDS:
         return "generated", random_grammar(rng).encode("utf-8")
     seed = rng.choice(SEEDS)

@@ -79,6 +79,9 @@ class CPushdownPlan:
     dead_state: int
     first_call: int
     calls: bool  # some state is a call state (a nested part that can never close may leave none)
+    # Whether every step is a rare one: a grammar whose language is empty has only the dead state
+    # (first_call is 1), and the one-comparison test would compare an unsigned value with >= 0.
+    all_rare: bool
     return_code: int
     max_depth: int  # the default depth limit
     inline_depth: int  # stack entries in the stream struct
@@ -125,6 +128,7 @@ def lower_pushdown(tables: Tables, options: Mapping[str, str]) -> CPushdownPlan:
         dead_state=tables.dead,
         first_call=found.first_call,
         calls=found.first_call < tables.num_states,
+        all_rare=found.first_call == 1,
         return_code=found.return_code,
         max_depth=found.max_depth,
         inline_depth=INLINE_DEPTH,
