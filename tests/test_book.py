@@ -1,6 +1,6 @@
 """The grammar book (``abnfc compile --lang html``) as a file: self-contained, every rule linked
-and drawn, used-by lists, the automaton's tables with notes, a tester only where a DFA exists,
-translated labels.  What the page does in a browser is tested in test_browser.py."""
+and drawn, used-by lists, the automaton's tables with notes, a tester only where a DFA or a pushdown
+validator exists, translated labels.  What the page does in a browser is tested in test_browser.py."""
 from __future__ import annotations
 
 import re
@@ -100,12 +100,24 @@ def test_regular_grammars_get_a_tester_running_the_javascript_backends_validator
     assert "No tester" not in pages[name]
 
 
-def test_a_recursive_grammar_gets_the_book_without_the_tester_and_says_why(pages):
+def test_a_self_embedding_grammar_gets_the_pushdown_validators_tester(pages):
+    """email.abnf nests comments: its book holds the pushdown validator and its tester (more in
+    test_book_pushdown.py)."""
     text = pages["email"]
-    assert "<textarea" not in text and "<script" not in text
-    assert '<p id="no-tester" class="notice">No tester for this grammar: it is recursive (comment -&gt; ccontent ' \
-           '-&gt; comment)' in text
+    assert "<textarea" in text and text.count('<script type="module">') == 1 and "No tester" not in text
+    assert "self-embedding (comment -&gt; ccontent -&gt; comment)" in text
     assert 'id="rule-addr-spec"' in text
+    assert "export const FIRST_CALL" in validator_source(text)
+
+
+def test_a_self_embedding_grammar_without_a_pushdown_validator_gets_the_book_without_the_tester(tmp_path):
+    grammar = tmp_path / "conflict.abnf"
+    grammar.write_text('s = "(" s ")" / "(" "x" ")"\n', encoding="utf-8")
+    assert main(["compile", str(grammar), "--lang", "html", "--out", str(tmp_path)]) == 0
+    text = (tmp_path / "conflict.html").read_text(encoding="utf-8")
+    assert "<textarea" not in text and "<script" not in text
+    assert '<p id="no-tester" class="notice">No tester for this grammar, which is self-embedding (s -&gt; s): ' \
+           "rule &#39;s&#39; gets no pushdown validator: after the input b&#39;(&#39;" in text
     with pytest.raises(AbnfError, match="no validator"):
         validator_source(text)
 

@@ -2,7 +2,7 @@
 Playwright for Python with the system browser (``executable_path``; Playwright's own browser
 downloads are never used).
 
-Loads books of utf8, uri, datetime and the recursive email grammar, types into the tester and
+Loads books of utf8, uri, datetime and the self-embedding email grammar, types into the tester and
 checks what the page shows; runs every UTF-8 conformance vector of tests/data through the page's
 own validator and compares it with the generated Python validator.  One browser for the module;
 skipped where Chromium or Playwright is absent (.ci/packages.txt installs chromium in CI).
@@ -178,11 +178,14 @@ def test_the_datetime_book_tests_timestamps(open_book):
     assert page.locator("#expected li").all_inner_texts() == ["%x30-39 ('0'-'9'): DIGIT alternative 1, element 1"]
 
 
-def test_a_recursive_grammar_gets_the_book_without_the_tester(open_book):
+def test_a_self_embedding_grammar_gets_the_pushdown_validators_tester(open_book):
+    """email.abnf nests comments (the JSON book's tester: test_book_pushdown.py)."""
     page = open_book("email")
-    assert page.locator("#input").count() == 0 and page.locator("script").count() == 0
-    notice = page.locator("#no-tester").inner_text()
-    assert notice.startswith("No tester for this grammar: it is recursive")
+    page.wait_for_selector("body[data-ready=true]")
+    type_text(page, "a(b(c))@example.com")
+    assert verdict(page)[1] == "verdict valid"
+    type_text(page, "a(b(c)@example.com")
+    assert verdict(page)[1] == "verdict incomplete" and "nested parts still open (depth 1)" in verdict(page)[0]
     assert page.locator("article.rule").count() > 10
     page.click("#rule-addr-spec pre a.ref >> text=local-part")
     assert page.evaluate("location.hash") == "#rule-local-part"

@@ -40,12 +40,24 @@ def grammar_facts(grammar: ast.Grammar, text: str, resolved: ResolvedGrammar, mi
                          resolved.embedding.path if resolved.embedding else "", diagram_style=railroad.CSS)
     if minimal is None:
         return facts
-    positions = tuple(tuple(Position(r.origin.rule, r.origin.alternative + 1, r.origin.element + 1, r.ranges)
-                            for r in sorted(note.expects, key=_reading_order))
-                      for note in notes)
     texts = tuple(note_text(note, _) for note in notes)
     drawing, status = _picture(minimal, texts, resolved.start_name, picture, _)
-    return replace(facts, notes=texts, positions=positions, picture=drawing, picture_status=status)
+    return replace(facts, notes=texts, positions=_positions(notes), picture=drawing, picture_status=status)
+
+
+def pushdown_facts(facts: GrammarFacts, notes: tuple[StateNote, ...]) -> GrammarFacts:
+    """``facts`` of a self-embedding grammar with what each state of its pushdown validator's
+    table expects (``notes``: the tables' notes, from the provenance of its machines), in the
+    facts' locale, as :func:`grammar_facts` gives them for a DFA's states; no picture."""
+    _ = translator(facts.locale)
+    return replace(facts, notes=tuple(note_text(note, _) for note in notes), positions=_positions(notes))
+
+
+def _positions(notes: tuple[StateNote, ...]) -> tuple[tuple[Position, ...], ...]:
+    """Per state, the terminals it reads next (1-based alternatives and elements), in a fixed order."""
+    return tuple(tuple(Position(r.origin.rule, r.origin.alternative + 1, r.origin.element + 1, r.ranges)
+                       for r in sorted(note.expects, key=_reading_order))
+                 for note in notes)
 
 
 def _reading_order(reading: Reading) -> tuple:

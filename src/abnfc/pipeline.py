@@ -24,7 +24,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from . import backends
+from . import backends, i18n
 from .automata.dfa import DEFAULT_MAX_DFA_STATES, DEFAULT_MAX_WORK, Dfa, determinize
 from .automata.minimize import minimize
 from .automata.nfa import DEFAULT_MAX_NFA_STATES, Nfa
@@ -39,7 +39,7 @@ from .backends.tables import Header, Tables, grammar_only, make_pushdown_tables,
 from .errors import InvariantError, LimitError
 from .frontend.resolve import ResolvedGrammar, resolve
 from .frontend.source import Grammar
-from .grammar_facts import grammar_facts
+from .grammar_facts import grammar_facts, pushdown_facts
 
 Automaton = Literal["minimal", "subset"]  # the minimal DFA, or the DFA from subset construction
 
@@ -201,14 +201,32 @@ class Compilation:
         if not regular and backend.needs_automaton and not backend.pushdown:
             self.dfa  # noqa: B018 -- raises the error that says why this grammar has no DFA
             raise InvariantError("a recursive grammar was compiled to a DFA")
-        wanted = regular or backend.needs_automaton
+        # a backend that needs no automaton but takes a pushdown validator gets one where it exists
+        pushdown = not regular and backend.pushdown and isinstance(self.pushdown, Pushdown)
+        wanted = regular or backend.needs_automaton or pushdown
         tables = replace(self.tables(which), header=header) if wanted else None
         if not backend.wants_facts:
             if tables is None:
                 raise InvariantError(f"--lang {backend.name} needs an automaton, and none was compiled")
             return tables
-        facts = self.facts(options["locale"], options["picture"])
+        locale = options["locale"]
+        facts = self.facts(locale, options["picture"])
+        if pushdown and tables is not None:
+            facts = pushdown_facts(facts, tables.notes)
+        elif not regular and backend.pushdown and isinstance(self.pushdown, Conflict):
+            facts = replace(facts, conflict=self._conflict_message(locale))
         return replace(tables, facts=facts) if tables is not None else grammar_only(header, facts)
+
+    def _conflict_message(self, locale: str) -> str:
+        """Why the grammar gets no pushdown validator, in ``locale`` (a generated file's language,
+        never the environment's): the conflict found again with that locale's messages."""
+        previous = i18n._current  # the messages' locale (the command line's), put back after
+        i18n.use(locale)
+        try:
+            found = self._build_pushdown(minimal=True)
+        finally:
+            i18n._current = previous
+        return found.message if isinstance(found, Conflict) else ""
 
     @contextlib.contextmanager
     def _located(self) -> Iterator[None]:

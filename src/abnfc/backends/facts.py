@@ -62,3 +62,5 @@ class GrammarFacts:
     picture: str = ""  # the DFA drawn by Graphviz (SVG), when ``picture_status`` is drawn
     picture_status: str = PICTURE_OFF
     diagram_style: str = ""  # CSS for the railroad diagrams
+    # why a self-embedding grammar gets no pushdown validator (the conflict, in ``locale``); "" otherwise
+    conflict: str = ""

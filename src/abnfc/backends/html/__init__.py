@@ -1,7 +1,9 @@
 """The HTML backend: a grammar book, one self-contained page (``<prefix>.html``) that teaches the
 grammar: its text with every rule name linked, a railroad diagram and a "used by" list per rule,
 the byte classes and the DFA with what each state expects, the DFA picture when asked for, and a
-tester that validates as the reader types, with the JavaScript backend's validator."""
+tester that validates as the reader types, with the JavaScript backend's validator.  A
+self-embedding grammar's book shows its pushdown validator (the table, its machines, calls and
+returns) and its tester steps the run with the stack."""
 from ...i18n import ENGLISH, LOCALES, N_
 from .. import Backend, BackendOption, Naming
 from .plan import lower
@@ -21,4 +23,5 @@ BACKEND = Backend(
     ),
     wants_facts=True,
     needs_automaton=False,
+    pushdown=True,
 )

@@ -1,0 +1,120 @@
+function showVerdict(bytes, error, validator) {
+  const verdict = document.getElementById("verdict");
+  if (error === null) {
+    verdict.textContent = message("valid: the input matches {rule} (length: {count})", { count: bytes.length, rule: BOOK.start_rule });
+    verdict.className = "verdict valid";
+  } else if (error < bytes.length) {
+    verdict.textContent = message("invalid: byte {offset} ({byte}) is not allowed here", { offset: error, byte: byteText(bytes[error]) });
+    verdict.className = "verdict invalid";
+  } else {
+    verdict.textContent = message("incomplete: the input ends at offset {count}, and {rule} needs more", { count: bytes.length, rule: BOOK.start_rule });
+    verdict.className = "verdict incomplete";
+  }
+  verdict.dataset.firstError = error === null ? "" : String(error);
+  verdict.dataset.state = String(validator.state);
+}
+
+// The bytes up to the first error (or the end) and a few after it; a long input shows its last
+// MAX_BYTES bytes before that point, so the page stays quick whatever is pasted.
+function showBytes(bytes, error) {
+  const box = document.getElementById("bytes");
+  box.replaceChildren();
+  if (bytes.length === 0) box.append(element("em", message("empty input")));
+  const end = Math.min(bytes.length, (error ?? bytes.length) + 1 + BYTES_AFTER_ERROR);
+  const first = Math.max(0, (error ?? bytes.length) - MAX_BYTES);
+  if (first > 0) box.append(element("span", "…", "elided"));
+  for (let offset = first; offset < end; offset++) {
+    const cell = element("span", hex2(bytes[offset]), offset === error ? "error" : error !== null && offset > error ? "after" : "");
+    cell.title = `${message("offset")} ${offset}`;
+    box.append(cell);
+  }
+  if (end < bytes.length) box.append(element("span", "…", "elided"));
+}
+
+// At the first error: the bytes the state could read, each set with the positions reading it.
+function showExpected(error, state) {
+  const box = document.getElementById("expected");
+  box.replaceChildren();
+  if (error === null) return;
+  box.append(element("p", message("Expected at offset {offset}:", { offset: error })));
+  const list = element("ul");
+  // One item per set of bytes, with exactly the positions that read those bytes here: a
+  // position is never listed under bytes it does not read.
+  const groups = new Map();
+  for (const position of BOOK.positions[state]) {
+    const key = JSON.stringify(position[3]);
+    if (!groups.has(key)) groups.set(key, { ranges: position[3], places: [] });
+    groups.get(key).places.push(place(position));
+  }
+  for (const { ranges, places } of groups.values()) {
+    const item = element("li");
+    item.append(element("code", abnfBytes(ranges)), ": " + places.join("; "));
+    list.append(item);
+  }
+  if (groups.size === 0 || ACCEPTING.includes(state)) list.append(element("li", message("the end of the input")));
+  box.append(list);
+}
+
+// One row per byte up to the first error: offset, byte, class, state before and after, and the
+// grammar positions of the state before that read the byte.
+function showSteps(bytes, error) {
+  const box = document.getElementById("steps");
+  box.replaceChildren();
+  if (bytes.length === 0) return;
+  box.append(element("h3", message("Steps")));
+  const table = element("table");
+  const head = element("tr");
+  for (const name of ["offset", "byte", "class", "state before", "state after", "read by"]) head.append(element("th", message(name)));
+  table.append(head);
+  // The steps up to the first error or the end of the input: the last MAX_STEPS of them.
+  const last = error === null ? bytes.length - 1 : Math.min(error, bytes.length - 1);
+  const first = Math.max(0, last - MAX_STEPS + 1);
+  let state = START;
+  for (let offset = 0; offset < first; offset++) state = TRANSITIONS[state][classOf[bytes[offset]]];
+  for (let offset = first; offset <= last; offset++) {
+    const byte = bytes[offset];
+    const cls = classOf[byte];
+    const next = TRANSITIONS[state][cls];
+    const readers = BOOK.positions[state].filter((p) => within(byte, p[3]));
+    const row = element("tr", undefined, next === DEAD ? "error" : "");
+    const printable = byte >= 0x21 && byte <= 0x7e ? ` ${String.fromCharCode(byte)}` : "";
+    const cells = [String(offset), "0x" + hex2(byte) + printable, String(cls), String(state), String(next),
+      readers.length ? readers.map(position).join("; ") : message("no position of state {state} reads this byte", { state })];
+    cells.forEach((text, index) => {
+      const cell = element("td", text, index === 5 ? "positions" : "");
+      if (index === 3) cell.title = BOOK.notes[state];
+      if (index === 4) cell.title = BOOK.notes[next];
+      row.append(cell);
+    });
+    table.append(row);
+    state = next;
+  }
+  if (first > 0) table.append(element("caption", message("steps {first} to {last} of {count} are shown", { first: first + 1, last: last + 1, count: last + 1 })));
+  box.append(table);
+}
+
+function update() {
+  const bytes = inputBytes();
+  if (bytes === null) {
+    const verdict = document.getElementById("verdict");
+    verdict.textContent = message("Not hex: write bytes as pairs of hex digits, such as E2 82 AC");
+    verdict.className = "verdict not-hex";
+    for (const id of ["bytes", "expected", "steps"]) document.getElementById(id).replaceChildren();
+    return;
+  }
+  const validator = new Validator();
+  validator.feed(bytes);
+  const error = validator.firstError();
+  if (error !== firstError(bytes)) throw new Error("the incremental and whole-input validators disagree");
+  showVerdict(bytes, error, validator);
+  showBytes(bytes, error);
+  showExpected(error, validator.state);
+  showSteps(bytes, error);
+}
+
+// For tests and curious readers: the page's validator on bytes given as a hex string.
+window.abnfcBook = { isValid, firstError, Validator, expectedBytes, check: (hex) => firstError(Uint8Array.from((hex.match(/../g) ?? []).map((p) => parseInt(p, 16)))) };
+document.getElementById("input").addEventListener("input", update);
+for (const id of ["mode-text", "mode-hex"]) document.getElementById(id).addEventListener("change", update);
+update();
+document.body.dataset.ready = "true";
