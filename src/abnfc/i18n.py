@@ -20,10 +20,11 @@ them through a ``_`` of its own, which the command line points at :func:`_`.
 """
 from __future__ import annotations
 
+import contextlib
 import gettext
 import os
 import string
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 
@@ -161,6 +162,19 @@ def use(locale: str) -> None:
     """The locale of :func:`_` and :func:`ngettext` from here on (the command line's choice)."""
     global _current
     _current = translation(locale)
+
+
+@contextlib.contextmanager
+def speaking(locale: str) -> Iterator[None]:
+    """:func:`use` ``locale`` for the messages made inside the block, then the locale before
+    (for a generated file, whose language is its own option, never the command line's)."""
+    global _current
+    previous = _current
+    _current = translation(locale)
+    try:
+        yield
+    finally:
+        _current = previous
 
 
 def _(message: str) -> str:

@@ -220,12 +220,8 @@ class Compilation:
     def _conflict_message(self, locale: str) -> str:
         """Why the grammar gets no pushdown validator, in ``locale`` (a generated file's language,
         never the environment's): the conflict found again with that locale's messages."""
-        previous = i18n._current  # the messages' locale (the command line's), put back after
-        i18n.use(locale)
-        try:
+        with i18n.speaking(locale):
             found = self._build_pushdown(minimal=True)
-        finally:
-            i18n._current = previous
         return found.message if isinstance(found, Conflict) else ""
 
     @contextlib.contextmanager

@@ -161,7 +161,7 @@ def case(rng: random.Random) -> tuple[str, bytes]:
     between bracket bytes, so that many get pushdown validators and some have conflicts) or
     mutated from a grammar file."""
     if rng.random() < 0.15:
-        from grammar_gen import nested_grammar  # noqa: PLC0415 -- the workers, which only mutate, run without tests/
+        from grammar_gen import nested_grammar  # here: the workers, which only mutate, run without tests/
 
         return "nested", nested_grammar(rng.randrange).encode("utf-8")
     if rng.random() < 0.5 or not SEEDS:

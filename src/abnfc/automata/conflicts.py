@@ -107,6 +107,20 @@ def _conflicts(cut: Bracketing, subsets: Mapping[str, Dfa]) -> list[tuple[str, i
     return found
 
 
+def entered(cut: Bracketing, subsets: Mapping[str, Dfa]) -> set[str]:
+    """The machines some input enters: the start rule's, and those whose call states the machines
+    entered reach (a rule repeated 0 times still has a machine, which nothing calls)."""
+    entered, pending = {cut.start}, [cut.start]
+    while pending:
+        dfa = subsets[pending.pop()]
+        for origins in dfa.origins:
+            for origin in origins:
+                if isinstance(origin, CallSite) and cut.bodies[origin.body].key not in entered:
+                    entered.add(cut.bodies[origin.body].key)
+                    pending.append(cut.bodies[origin.body].key)
+    return entered
+
+
 def _position(origin: Origin) -> str:
     where = f" ({origin.span.location()})" if origin.span else ""
     return f"'{origin.rule}'{where}"

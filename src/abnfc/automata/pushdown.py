@@ -42,7 +42,7 @@ from ..frontend.ir import Origin
 from ..frontend.resolve import ResolvedGrammar
 from ..i18n import _
 from .brackets import Bracketing, CallSite, bracket
-from .conflicts import Conflict, first_conflict, no_brackets
+from .conflicts import Conflict, entered, first_conflict, no_brackets
 from .dfa import DEFAULT_MAX_DFA_STATES, DEFAULT_MAX_WORK, Dfa, determinize
 from .minimize import minimize
 from .nfa import DEFAULT_MAX_NFA_STATES
@@ -271,6 +271,9 @@ def build(grammar: ResolvedGrammar, limits: Limits = Limits(), minimal: bool = T
         return no_brackets(cut)
     nfas = {key: build_nfa(machine, limits.max_nfa_states) for key, machine in cut.machines.items()}
     subsets = {key: determinize(nfa, limits.max_dfa_states, limits.max_work) for key, nfa in nfas.items()}
+    used = entered(cut, subsets)  # a nested part nothing calls (under a repetition of 0) is left out
+    nfas = {key: nfa for key, nfa in nfas.items() if key in used}
+    subsets = {key: dfa for key, dfa in subsets.items() if key in used}
     total = sum(dfa.num_states for dfa in subsets.values())
     if total > limits.max_dfa_states:
         raise LimitError.at(grammar.rule(grammar.start).span,
