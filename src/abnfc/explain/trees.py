@@ -105,7 +105,10 @@ class _Builder:
         states = search.iterations(node, i, j)
         failed: set[tuple[int, int]] = set()  # states from which no iterations back to i can be built
         for final in self.options(("end", id(node), i, j), search.finals(node, j, states), context):
-            padding = [(j, j)] * max(0, node.min - final[1])  # empty iterations up to the minimum
+            missing = max(0, node.min - final[1])
+            # A tree node each: 999999999"" stops at the work limit, before it fills memory.
+            search.meter.spend(min(missing, search.meter.limit - search.meter.spent + 1))
+            padding = [(j, j)] * missing  # empty iterations up to the minimum
             children = self.iterations_to(node, i, j, final, states, failed, context)
             for start, end in padding:
                 found = None if children is None else self.node(node.item, start, end, context)
