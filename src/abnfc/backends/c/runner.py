@@ -261,12 +261,12 @@ def _free_stream(free, memory) -> None:
     free(ctypes.cast(memory, ctypes.c_void_p))
 
 
-class CPushdownStream:
+class CPushdownStream(CStream):
     """The stream API of a pushdown validator, as the generated Python module's ``Validator``:
     feed() raises NestingError past the depth limit, and again on every later call, as does
     first_error() then (there is no verdict); the stack's heap memory is freed with the object."""
 
-    def __init__(self, fn, limit: int):
+    def __init__(self, fn, limit: int):  # not CStream.__init__: the stream is set up with its depth limit
         self._fn = fn
         self._limit = limit
         # More than the struct needs (its inline stack is 64 entries of at most 4 bytes), aligned.
@@ -295,17 +295,6 @@ class CPushdownStream:
 
     def first_error(self) -> int | None:
         return _verdict(*self._result(), self._limit)
-
-    def expected(self) -> list[tuple[int, int]]:
-        return _ranges(lambda out, cap: self._fn["stream_expected"](self._handle, out, cap))
-
-    @property
-    def state(self) -> int:
-        return int(self._fn["stream_state"](self._handle))
-
-    @property
-    def offset(self) -> int:
-        return int(self._fn["stream_offset"](self._handle))
 
     @property
     def depth(self) -> int:

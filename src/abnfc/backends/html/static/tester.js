@@ -44,3 +44,53 @@ function inputBytes() {
   return Uint8Array.from(digits.match(/../g) ?? [], (pair) => parseInt(pair, 16));
 }
 
+// The bytes up to the first error (or the end) and a few after it; a long input shows its last
+// MAX_BYTES bytes before that point, so the page stays quick whatever is pasted.
+function showBytes(bytes, error) {
+  const box = document.getElementById("bytes");
+  box.replaceChildren();
+  if (bytes.length === 0) box.append(element("em", message("empty input")));
+  const end = Math.min(bytes.length, (error ?? bytes.length) + 1 + BYTES_AFTER_ERROR);
+  const first = Math.max(0, (error ?? bytes.length) - MAX_BYTES);
+  if (first > 0) box.append(element("span", "…", "elided"));
+  for (let offset = first; offset < end; offset++) {
+    const cell = element("span", hex2(bytes[offset]), offset === error ? "error" : error !== null && offset > error ? "after" : "");
+    cell.title = `${message("offset")} ${offset}`;
+    box.append(cell);
+  }
+  if (end < bytes.length) box.append(element("span", "…", "elided"));
+}
+
+// One item of ``list`` per set of bytes ``state`` reads, with exactly the positions that read
+// those bytes there (a position is never listed under bytes it does not read); the groups.
+function expectedItems(list, state) {
+  const groups = new Map();
+  for (const position of BOOK.positions[state]) {
+    const key = JSON.stringify(position[3]);
+    if (!groups.has(key)) groups.set(key, { ranges: position[3], places: [] });
+    groups.get(key).places.push(place(position));
+  }
+  for (const { ranges, places } of groups.values()) {
+    const item = element("li");
+    item.append(element("code", abnfBytes(ranges)), ": " + places.join("; "));
+    list.append(item);
+  }
+  return groups;
+}
+
+function showNotHex() {
+  const verdict = document.getElementById("verdict");
+  verdict.textContent = message("Not hex: write bytes as pairs of hex digits, such as E2 82 AC");
+  verdict.className = "verdict not-hex";
+  for (const id of ["bytes", "expected", "steps"]) document.getElementById(id).replaceChildren();
+}
+
+// Run ``update`` on every edit and once now; the page is ready after that.
+function start(update) {
+  // For tests and curious readers: the page's validator on bytes given as a hex string.
+  window.abnfcBook = { isValid, firstError, Validator, expectedBytes, check: (hex) => firstError(Uint8Array.from((hex.match(/../g) ?? []).map((p) => parseInt(p, 16)))) };
+  document.getElementById("input").addEventListener("input", update);
+  for (const id of ["mode-text", "mode-hex"]) document.getElementById(id).addEventListener("change", update);
+  update();
+  document.body.dataset.ready = "true";
+}

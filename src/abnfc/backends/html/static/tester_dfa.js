@@ -14,23 +14,6 @@ function showVerdict(bytes, error, validator) {
   verdict.dataset.state = String(validator.state);
 }
 
-// The bytes up to the first error (or the end) and a few after it; a long input shows its last
-// MAX_BYTES bytes before that point, so the page stays quick whatever is pasted.
-function showBytes(bytes, error) {
-  const box = document.getElementById("bytes");
-  box.replaceChildren();
-  if (bytes.length === 0) box.append(element("em", message("empty input")));
-  const end = Math.min(bytes.length, (error ?? bytes.length) + 1 + BYTES_AFTER_ERROR);
-  const first = Math.max(0, (error ?? bytes.length) - MAX_BYTES);
-  if (first > 0) box.append(element("span", "…", "elided"));
-  for (let offset = first; offset < end; offset++) {
-    const cell = element("span", hex2(bytes[offset]), offset === error ? "error" : error !== null && offset > error ? "after" : "");
-    cell.title = `${message("offset")} ${offset}`;
-    box.append(cell);
-  }
-  if (end < bytes.length) box.append(element("span", "…", "elided"));
-}
-
 // At the first error: the bytes the state could read, each set with the positions reading it.
 function showExpected(error, state) {
   const box = document.getElementById("expected");
@@ -38,19 +21,7 @@ function showExpected(error, state) {
   if (error === null) return;
   box.append(element("p", message("Expected at offset {offset}:", { offset: error })));
   const list = element("ul");
-  // One item per set of bytes, with exactly the positions that read those bytes here: a
-  // position is never listed under bytes it does not read.
-  const groups = new Map();
-  for (const position of BOOK.positions[state]) {
-    const key = JSON.stringify(position[3]);
-    if (!groups.has(key)) groups.set(key, { ranges: position[3], places: [] });
-    groups.get(key).places.push(place(position));
-  }
-  for (const { ranges, places } of groups.values()) {
-    const item = element("li");
-    item.append(element("code", abnfBytes(ranges)), ": " + places.join("; "));
-    list.append(item);
-  }
+  const groups = expectedItems(list, state);
   if (groups.size === 0 || ACCEPTING.includes(state)) list.append(element("li", message("the end of the input")));
   box.append(list);
 }
@@ -96,10 +67,7 @@ function showSteps(bytes, error) {
 function update() {
   const bytes = inputBytes();
   if (bytes === null) {
-    const verdict = document.getElementById("verdict");
-    verdict.textContent = message("Not hex: write bytes as pairs of hex digits, such as E2 82 AC");
-    verdict.className = "verdict not-hex";
-    for (const id of ["bytes", "expected", "steps"]) document.getElementById(id).replaceChildren();
+    showNotHex();
     return;
   }
   const validator = new Validator();
@@ -112,9 +80,4 @@ function update() {
   showSteps(bytes, error);
 }
 
-// For tests and curious readers: the page's validator on bytes given as a hex string.
-window.abnfcBook = { isValid, firstError, Validator, expectedBytes, check: (hex) => firstError(Uint8Array.from((hex.match(/../g) ?? []).map((p) => parseInt(p, 16)))) };
-document.getElementById("input").addEventListener("input", update);
-for (const id of ["mode-text", "mode-hex"]) document.getElementById(id).addEventListener("change", update);
-update();
-document.body.dataset.ready = "true";
+start(update);

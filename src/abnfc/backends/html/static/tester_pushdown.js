@@ -73,22 +73,6 @@ function showTooDeep(bytes, problem) {
   for (const id of ["expected", "steps"]) document.getElementById(id).replaceChildren();
 }
 
-// As in tester_dfa.js.
-function showBytes(bytes, error) {
-  const box = document.getElementById("bytes");
-  box.replaceChildren();
-  if (bytes.length === 0) box.append(element("em", message("empty input")));
-  const end = Math.min(bytes.length, (error ?? bytes.length) + 1 + BYTES_AFTER_ERROR);
-  const first = Math.max(0, (error ?? bytes.length) - MAX_BYTES);
-  if (first > 0) box.append(element("span", "…", "elided"));
-  for (let offset = first; offset < end; offset++) {
-    const cell = element("span", hex2(bytes[offset]), offset === error ? "error" : error !== null && offset > error ? "after" : "");
-    cell.title = `${message("offset")} ${offset}`;
-    box.append(cell);
-  }
-  if (end < bytes.length) box.append(element("span", "…", "elided"));
-}
-
 // At the first error: the bytes the state could read, each set with the positions reading it,
 // and where the state may close the nested part open, the closing bytes with the positions of
 // the call state on top of the stack that read them.
@@ -98,17 +82,7 @@ function showExpected(error, state, stack) {
   if (error === null) return;
   box.append(element("p", message("Expected at offset {offset}:", { offset: error })));
   const list = element("ul");
-  const groups = new Map();
-  for (const position of BOOK.positions[state]) {
-    const key = JSON.stringify(position[3]);
-    if (!groups.has(key)) groups.set(key, { ranges: position[3], places: [] });
-    groups.get(key).places.push(place(position));
-  }
-  for (const { ranges, places } of groups.values()) {
-    const item = element("li");
-    item.append(element("code", abnfBytes(ranges)), ": " + places.join("; "));
-    list.append(item);
-  }
+  const groups = expectedItems(list, state);
   const closing = stack.length > 0 ? RETURNS[state] ?? [] : [];
   if (closing.length > 0) {
     const call = stack[stack.length - 1];
@@ -168,10 +142,7 @@ function showSteps(bytes, error) {
 function update() {
   const bytes = inputBytes();
   if (bytes === null) {
-    const verdict = document.getElementById("verdict");
-    verdict.textContent = message("Not hex: write bytes as pairs of hex digits, such as E2 82 AC");
-    verdict.className = "verdict not-hex";
-    for (const id of ["bytes", "expected", "steps"]) document.getElementById(id).replaceChildren();
+    showNotHex();
     return;
   }
   const validator = new Validator();
@@ -193,9 +164,4 @@ function update() {
   showSteps(bytes, error);
 }
 
-// For tests and curious readers: the page's validator on bytes given as a hex string.
-window.abnfcBook = { isValid, firstError, Validator, expectedBytes, check: (hex) => firstError(Uint8Array.from((hex.match(/../g) ?? []).map((p) => parseInt(p, 16)))) };
-document.getElementById("input").addEventListener("input", update);
-for (const id of ["mode-text", "mode-hex"]) document.getElementById(id).addEventListener("change", update);
-update();
-document.body.dataset.ready = "true";
+start(update);
