@@ -13,7 +13,7 @@ import importlib
 from typing import Protocol, cast
 
 # In the order ``abnfc --help`` lists them.
-COMMANDS = ("compile", "check", "dfa", "lint", "explain", "railroad", "vectors", "crosscheck", "diff")
+COMMANDS = ("compile", "check", "dfa", "lint", "explain", "railroad", "vectors", "crosscheck", "diff", "learn")
 
 
 class Command(Protocol):

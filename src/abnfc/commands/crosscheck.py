@@ -7,16 +7,10 @@ hung or printed something that is not a verdict.
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
-from typing import TYPE_CHECKING
 
 from ..i18n import N_, _
 from . import options
-
-if TYPE_CHECKING:
-    from ..crosscheck.programs import Runner
-    from ..crosscheck.session import Progress
 
 NAME = "crosscheck"
 HELP = N_("run another implementation over many inputs and report where it disagrees with the grammar")
@@ -28,16 +22,7 @@ EXAMPLE = ("examples:\n  abnfc crosscheck grammars/utf8.abnf --cmd 'python3 exam
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_grammar(parser)
-    target = parser.add_mutually_exclusive_group(required=True)
-    target.add_argument("--cmd", metavar="'PROGRAM ARGS'", help=N_("the program to check (split as a "
-                        "shell would, but run without a shell)"))
-    target.add_argument("--python", metavar="MODULE:FUNCTION", help=N_("a Python function to call on "
-                        "each input (FILE.py:FUNCTION also works); it returns a truth value, or "
-                        "raises to reject"))
-    parser.add_argument("--protocol", choices=("hex-lines", "exit"), help=N_("hex-lines (default): one "
-                        "process reads hex lines and prints 1/0, true/false or valid/invalid per "
-                        "line; exit: one process per input, on stdin or in the file named by {}, "
-                        "exit status 0 means accepted"))
+    options.add_target(parser)
     parser.add_argument("--exhaustive", type=options.nonnegative, metavar="N", help=N_("try every string of up "
                         "to N bytes (default 2; 1 with --protocol exit)"))
     parser.add_argument("--sample", type=options.nonnegative, metavar="N", help=N_("and N random strings one byte "
@@ -48,8 +33,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help=N_("seed of the random inputs (default 0)"))
     parser.add_argument("--extra-states", type=options.nonnegative, default=0, metavar="K",
                         help=N_("the vectors tried first detect every wrong DFA with up to K more states"))
-    parser.add_argument("--timeout", type=options.positive_seconds, default=10.0, metavar="SECONDS",
-                        help=N_("how long the program may take to show progress (default 10)"))
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--against", nargs="+", default=[], metavar="FILE",
                         help=N_("other grammars: say which one the implementation agrees with"))
@@ -68,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     language = load_language(options.compilation(args), args.max_length, args.max_runs, args.max_nesting)
     others = [load_language(options.compilation(args, path), args.max_length, args.max_runs, args.max_nesting)
               for path in args.against]
-    runner, kind = _runner(args, progress)
+    runner, kind = options.target_runner(args, progress)
     defaults = DEFAULTS[kind]
     amounts = Amounts(defaults.exhaustive if args.exhaustive is None else args.exhaustive,
                       defaults.sample if args.sample is None else args.sample,
@@ -79,24 +62,3 @@ def run(args: argparse.Namespace) -> int:
     result = crosscheck(language, others, runner, kind, amounts, progress, label)
     sys.stdout.write(to_json(result) if args.format == "json" else text(result))
     return result.exit_status
-
-
-def _runner(args: argparse.Namespace, progress: Progress) -> tuple[Runner, str]:
-    from ..crosscheck.programs import ExitStatus, HexLines, PythonFunction
-    from ..errors import AbnfError
-
-    if args.python:
-        if args.protocol:
-            raise AbnfError.at(None, _("--protocol applies to --cmd programs, not to --python functions"))
-        return PythonFunction(args.python, args.timeout, progress), "python"
-    try:
-        argv = shlex.split(args.cmd)
-    except ValueError as error:
-        raise AbnfError.at(None, _("cannot split --cmd {command!r}: {error}").format(command=args.cmd,
-                                                                                     error=error)) from None
-    if not argv:
-        raise AbnfError.at(None, _("--cmd is empty"))
-    protocol = args.protocol or "hex-lines"
-    if protocol == "exit":
-        return ExitStatus(argv, args.timeout, progress), protocol
-    return HexLines(argv, args.timeout, progress), protocol

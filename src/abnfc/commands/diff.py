@@ -41,15 +41,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..crosscheck.differences import compare
     from ..crosscheck.language import load_language
 
     a = load_language(options.compilation(args), args.max_length, args.max_runs)
     b = load_language(options.compilation(args, args.other, args.start_b), args.max_length, args.max_runs)
+    lines, equal = report(a, b, args.count_to, args.max_dfa_states, args.max_work, args.max_shown)
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0 if equal else 1
+
+
+def report(a: Language, b: Language, count_to: int, max_dfa_states: int, max_work: int,
+           max_shown: int) -> tuple[list[str], bool]:
+    """What ``abnfc diff`` prints about languages ``a`` and ``b``, and whether they are equal
+    (``abnfc learn`` prints the same about what it learned)."""
+    from ..crosscheck.differences import compare
+
     dfa_a, dfa_b, bound = _comparable(a, b)
-    count_to = args.count_to if bound is None else min(args.count_to, bound)
-    comparison = compare(dfa_a, dfa_b, count_to, args.max_dfa_states, args.max_work,
-                         listed=args.max_shown if bound is None else None)
+    count_to = count_to if bound is None else min(count_to, bound)
+    comparison = compare(dfa_a, dfa_b, count_to, max_dfa_states, max_work,
+                         listed=max_shown if bound is None else None)
     if bound is not None:
         comparison = _merge_by_exact_failure(comparison, a, b)
     lines = [f"A = {a.path} ({a.start_name})", f"B = {b.path} ({b.start_name})"]
@@ -61,11 +71,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         lines.append(_("A and B differ on inputs of up to {bound} bytes").format(bound=bound)
                      if bound is not None else _("A and B differ"))
-        lines += _side(comparison, True, a, b, args.max_shown)
-        lines += _side(comparison, False, a, b, args.max_shown)
+        lines += _side(comparison, True, a, b, max_shown)
+        lines += _side(comparison, False, a, b, max_shown)
         lines += _counts(comparison)
-    sys.stdout.write("\n".join(lines) + "\n")
-    return 0 if comparison.equal else 1
+    return lines, comparison.equal
 
 
 def _comparable(a: Language, b: Language) -> tuple[Dfa, Dfa, int | None]:

@@ -120,3 +120,44 @@ def compilation(args: argparse.Namespace, path: str | None = None, start: str | 
 
     grammar = load(args.grammar if path is None else path, args.imports, args.encoding)
     return Compilation(grammar, args.start if path is None else start, limits(args), prose)
+
+
+def add_target(parser: argparse.ArgumentParser) -> None:
+    """The implementation ``crosscheck`` and ``learn`` run: a program or a Python function, and
+    how it answers."""
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--cmd", metavar="'PROGRAM ARGS'", help=N_("the program to check (split as a "
+                        "shell would, but run without a shell)"))
+    target.add_argument("--python", metavar="MODULE:FUNCTION", help=N_("a Python function to call on "
+                        "each input (FILE.py:FUNCTION also works); it returns a truth value, or "
+                        "raises to reject"))
+    parser.add_argument("--protocol", choices=("hex-lines", "exit"), help=N_("hex-lines (default): one "
+                        "process reads hex lines and prints 1/0, true/false or valid/invalid per "
+                        "line; exit: one process per input, on stdin or in the file named by {}, "
+                        "exit status 0 means accepted"))
+    parser.add_argument("--timeout", type=positive_seconds, default=10.0, metavar="SECONDS",
+                        help=N_("how long the program may take to show progress (default 10)"))
+
+
+def target_runner(args: argparse.Namespace, progress):
+    """(the runner of the implementation the options name, its protocol's name)."""
+    import shlex
+
+    from ..crosscheck.programs import ExitStatus, HexLines, PythonFunction
+    from ..errors import AbnfError
+
+    if args.python:
+        if args.protocol:
+            raise AbnfError.at(None, _("--protocol applies to --cmd programs, not to --python functions"))
+        return PythonFunction(args.python, args.timeout, progress), "python"
+    try:
+        argv = shlex.split(args.cmd)
+    except ValueError as error:
+        raise AbnfError.at(None, _("cannot split --cmd {command!r}: {error}").format(command=args.cmd,
+                                                                                     error=error)) from None
+    if not argv:
+        raise AbnfError.at(None, _("--cmd is empty"))
+    protocol = args.protocol or "hex-lines"
+    if protocol == "exit":
+        return ExitStatus(argv, args.timeout, progress), protocol
+    return HexLines(argv, args.timeout, progress), protocol

@@ -1,0 +1,103 @@
+"""``abnfc learn``: the language an implementation really accepts, learned from queries with the
+grammar as prior (:mod:`abnfc.learn`), printed as an ABNF grammar and compared with the grammar.
+
+Exit status 0: the learned language is the grammar's; 1: it differs (the difference follows, as
+``abnfc diff`` prints it, A being the learned grammar); 2: a usage error, a program that crashed,
+hung or printed something that is not a verdict, or a limit reached (the partial grammar is
+still written, marked so).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ..i18n import N_, _
+from . import options
+
+NAME = "learn"
+HELP = N_("learn the language an implementation accepts, as an ABNF grammar, and compare it with the grammar")
+EXAMPLE = ("examples:\n  abnfc learn grammars/utf8.abnf --python examples/cpython_decode.py:accepts\n"
+           "  abnfc learn grammars/utf8.abnf --cmd ./mbrtowc --out mbrtowc.abnf")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    options.add_grammar(parser)
+    options.add_target(parser)
+    parser.add_argument("--out", metavar="FILE", help=N_("write the learned grammar to FILE (default: standard "
+                        "output; the comparison then goes to standard error)"))
+    parser.add_argument("--extra-states", type=options.nonnegative, default=1, metavar="K",
+                        help=N_("the tests find every difference of an implementation with up to K more states "
+                                "than the hypothesis (default 1)"))
+    parser.add_argument("--max-states", type=options.positive, default=2000, metavar="N",
+                        help=N_("stop when the learned automaton would need more than N states (default 2000)"))
+    parser.add_argument("--max-queries", type=options.positive, default=5_000_000, metavar="N",
+                        help=N_("stop after N distinct inputs asked (default 5000000)"))
+    parser.add_argument("--seed", type=int, default=0, help=N_("seed of the random walks among the tests (default 0)"))
+    parser.add_argument("--progress", action="store_true", help=N_("report progress on standard error "
+                        "(the default when it is a terminal)"))
+    options.add_limits(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..crosscheck.language import load_language
+    from ..crosscheck.programs import Fault
+    from ..crosscheck.provenance import DfaProvenance
+    from ..crosscheck.session import Progress
+    from ..crosscheck.suite import build_suite
+    from ..errors import AbnfError
+    from ..frontend.source import from_text
+    from ..learn import learn
+    from ..learn.abnf import to_abnf
+    from ..pipeline import Compilation
+    from .diff import report
+    from .writing import write_files
+
+    compilation = options.compilation(args)
+    if not compilation.resolved.is_regular:
+        raise AbnfError.at(None, _("abnfc learn needs a grammar that compiles to a DFA, the prior it starts from; "
+                                   "rule '{rule}' is recursive").format(rule=compilation.resolved.start_name))
+    progress = Progress(args.progress or sys.stderr.isatty(), sys.stderr.isatty())
+    runner, _kind = options.target_runner(args, progress)
+    prior = compilation.minimal
+    tests = [v.data for v in build_suite(prior, DfaProvenance(compilation.dfa, compilation.resolved.start_name),
+                                         prior.matches)]
+
+    def told(rounds: int, states: int, queries: int) -> None:
+        if args.progress or sys.stderr.isatty():
+            print(_("round {rounds}: {states} states, {queries:,} inputs asked").format(
+                rounds=rounds, states=states, queries=queries), file=sys.stderr)
+
+    try:
+        learned = learn(prior, tests, runner.verdicts, args.extra_states, args.max_states, args.max_queries,
+                        args.seed, told)
+    except Fault as fault:  # the program crashed, hung or answered garbage: nothing can be learned
+        raise AbnfError.at(None, fault.message) from None
+    program = args.cmd if args.cmd else args.python
+    stopped = {"queries": _("stopped at --max-queries {limit}: this is the last hypothesis, not the "
+                            "implementation's language").format(limit=args.max_queries),
+               "states": _("stopped at --max-states {limit}: this is the last hypothesis, not the "
+                           "implementation's language").format(limit=args.max_states)}.get(learned.stopped)
+    comments = (
+        _("The language {program} accepts, learned by abnfc learn from {grammar} (start rule {rule}).").format(
+            program=program, grammar=compilation.grammar.path, rule=compilation.resolved.start_name),
+        _("{queries} distinct inputs asked in {rounds} rounds, {seconds:.1f} s; {states} states.").format(
+            queries=learned.queries, rounds=learned.rounds, seconds=learned.seconds,
+            states=learned.dfa.num_states),
+        stopped or _("Exact for every implementation whose minimal DFA has at most {states} states (these plus "
+                     "--extra-states {extra}) and treats alike the bytes of each class the probes found.").format(
+                         states=learned.dfa.num_states + args.extra_states, extra=args.extra_states),
+    )
+    text = to_abnf(learned.dfa, "learned", comments)
+    name = args.out or "<learned>"
+    if args.out:
+        write_files({os.path.basename(args.out): text}, os.path.dirname(args.out) or ".")
+    else:
+        sys.stdout.write(text)
+    mine = load_language(Compilation(from_text(text, name)))
+    lines, equal = report(mine, load_language(compilation), 6, args.max_dfa_states, args.max_work, 8)
+    print("\n".join(lines), file=sys.stdout if args.out else sys.stderr)
+    if stopped:
+        print(f"abnfc learn: {stopped}", file=sys.stderr)
+        return 2
+    return 0 if equal else 1
