@@ -14,7 +14,12 @@ likely to tell the two apart first:
    the hypothesis reaches: where a byte behaves unlike its class, this shows it.
 
 4. random walks (as AALpy's random-walk oracle takes): words of up to twice as many bytes as
-   the hypothesis has states, a byte of a random class at each step, seeded.
+   the hypothesis has states, a byte of a random class at each step, seeded;
+5. boundary words: every word of up to :data:`BOUNDARY_DEPTH` bytes made of the two lowest and
+   two highest bytes of each class, alone and followed by the shortest completion of the
+   hypothesis state it reaches.  Implementations refuse things at the edges of ranges
+   (U+FFFE is EF BF BE, the last two bytes of their class but one), and these words reach them
+   without trying every string of that length.
 
 So the learned DFA is exact for every black box whose minimal DFA has at most (hypothesis states
 + K) states and whose byte classes are refinements of the classes the probes can split; the
@@ -28,9 +33,10 @@ from itertools import product as cartesian
 
 from ..automata.dfa import Dfa
 from ..automata.identify import identifiers
-from ..automata.product import access_words, class_order
+from ..automata.product import access_words, class_order, completions
 
 BATCH = 4096  # inputs a batch of queries holds
+BOUNDARY_DEPTH = 3
 
 
 def counterexample(ask, hypothesis: Dfa, prior: Sequence[bytes], extra_states: int, walks: int = 20_000,
@@ -83,3 +89,17 @@ def _tests(hypothesis: Dfa, prior: Sequence[bytes], extra_states: int, walks: in
         length = rng.randint(1, longest)
         picks = [rng.choice(hypothesis.classes[rng.randrange(hypothesis.num_classes)]) for _ in range(length)]
         yield bytes(rng.randint(lo, hi) for lo, hi in picks)
+    yield from _boundary_words(hypothesis)
+
+
+def _boundary_words(hypothesis: Dfa) -> Iterator[bytes]:
+    edges = sorted({b for ranges in hypothesis.classes for lo, hi in ranges
+                    for b in (lo, min(lo + 1, hi), max(hi - 1, lo), hi)})
+    finish = completions(hypothesis)
+    for length in range(1, BOUNDARY_DEPTH + 1):
+        for letters in cartesian(edges, repeat=length):
+            word = bytes(letters)
+            yield word
+            rest = finish.get(hypothesis.trace(word)[-1])
+            if rest:
+                yield word + rest
