@@ -12,7 +12,8 @@ import argparse
 import os
 import sys
 
-from ..i18n import N_, _
+from .. import i18n
+from ..i18n import N_, _, ngettext
 from . import options
 
 NAME = "learn"
@@ -74,20 +75,20 @@ def run(args: argparse.Namespace) -> int:
     except Fault as fault:  # the program crashed, hung or answered garbage: nothing can be learned
         raise AbnfError.at(None, fault.message) from None
     program = args.cmd if args.cmd else args.python
-    stopped = {"queries": _("stopped at --max-queries {limit}: this is the last hypothesis, not the "
-                            "implementation's language").format(limit=args.max_queries),
-               "states": _("stopped at --max-states {limit}: this is the last hypothesis, not the "
-                           "implementation's language").format(limit=args.max_states)}.get(learned.stopped)
-    comments = (
-        _("The language {program} accepts, learned by abnfc learn from {grammar} (start rule {rule}).").format(
-            program=program, grammar=compilation.grammar.path, rule=compilation.resolved.start_name),
-        _("{queries} distinct inputs asked in {rounds} rounds, {seconds:.1f} s; {states} states.").format(
-            queries=learned.queries, rounds=learned.rounds, seconds=learned.seconds,
-            states=learned.dfa.num_states),
-        stopped or _("Exact for every implementation whose minimal DFA has at most {states} states (these plus "
-                     "--extra-states {extra}) and treats alike the bytes of each class the probes found.").format(
-                         states=learned.dfa.num_states + args.extra_states, extra=args.extra_states),
-    )
+    stopped = _stopped(learned.stopped, args)
+    with i18n.speaking(i18n.ENGLISH):  # the grammar is a file: the same words on every machine
+        comments = (
+            _("The language {program} accepts, learned by abnfc learn from {grammar} (start rule {rule}).").format(
+                program=program, grammar=compilation.grammar.path, rule=compilation.resolved.start_name),
+            ngettext("{queries} distinct inputs asked in {rounds} round, {seconds:.1f} s; {states} states.",
+                     "{queries} distinct inputs asked in {rounds} rounds, {seconds:.1f} s; {states} states.",
+                     learned.rounds).format(queries=learned.queries, rounds=learned.rounds,
+                                            seconds=learned.seconds, states=learned.dfa.num_states),
+            _stopped(learned.stopped, args) or _(
+                "Exact for every implementation whose minimal DFA has at most {states} states (these plus "
+                "--extra-states {extra}) and treats alike the bytes of each class the probes found.").format(
+                    states=learned.dfa.num_states + args.extra_states, extra=args.extra_states),
+        )
     text = to_abnf(learned.dfa, "learned", comments)
     name = args.out or "<learned>"
     if args.out:
@@ -101,3 +102,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"abnfc learn: {stopped}", file=sys.stderr)
         return 2
     return 0 if equal else 1
+
+
+def _stopped(limit: str, args: argparse.Namespace) -> str:
+    """Which limit stopped the run, in the current language; "" when none did."""
+    if limit == "queries":
+        return _("stopped at --max-queries {limit}: this is the last hypothesis, not the implementation's "
+                 "language").format(limit=args.max_queries)
+    if limit == "states":
+        return _("stopped at --max-states {limit}: this is the last hypothesis, not the implementation's "
+                 "language").format(limit=args.max_states)
+    return ""
