@@ -218,7 +218,7 @@ def test_write_is_not_split_by_a_signal(tmp_path):
     script = f"""
 import os, signal
 from pathlib import Path
-from abnfc.commands import writing
+from abnfc.commands.support import writing
 target, seen = Path({str(tmp_path / "f.txt")!r}), []
 signal.signal(signal.SIGTERM, lambda *a: seen.append(target.exists()))
 with writing.signals_deferred():

@@ -14,7 +14,7 @@ import pytest
 
 from abnfc import backends, pipeline
 from abnfc.cli import main
-from abnfc.commands import options
+from abnfc.commands.support import options
 from abnfc.crosscheck import bounded, suite
 from abnfc.frontend import source
 

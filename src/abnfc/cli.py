@@ -96,7 +96,7 @@ def _main(argv: list[str]) -> int:
             top.error(_("unknown command {name!r}; did you mean {close}?").format(name=argv[where], close=close[0]))
         top.error(_("unknown command {name!r}; choose from {names}").format(name=argv[where],
                                                                             names=", ".join(COMMANDS)))
-    from .commands.writing import signals_deferred  # not needed for --version or the command list
+    from .commands.support.writing import signals_deferred  # not needed for --version or the command list
 
     parser = command_parser(argv[where])
     # Intermixed parsing captures the usage by cutting off len("usage: ") characters, whatever the

@@ -2,9 +2,10 @@
 
 A command module has ``NAME``, ``HELP`` (one line), ``EXAMPLE`` (the epilog of its help),
 ``add_arguments(parser)`` and ``run(args) -> int`` (the exit status).  It declares its own
-arguments, taking shared groups from :mod:`.options`, and imports what it runs only inside
-``run``, so that building the command line stays quick.  Beside them: :mod:`.options` (the
-shared option groups) and :mod:`.writing` (writing the files a command makes, atomically).
+arguments, taking shared groups from :mod:`.support.options`, and imports what it runs only
+inside ``run``, so that building the command line stays quick.  Beside them, in
+:mod:`.support`: :mod:`.support.options` (the shared option groups) and
+:mod:`.support.writing` (writing the files a command makes, atomically).
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..i18n import N_, _
-from . import options
+from .support import options
 
 NAME = "check"
 HELP = N_("validate input files against a grammar")

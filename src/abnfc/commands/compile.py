@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .. import backends
 from ..i18n import N_, _, ngettext
-from . import options
+from .support import options
 
 NAME = "compile"
 HELP = N_("generate validators from a grammar")
@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import print_diagnostics
-    from .writing import stale_files, write_and_say
+    from .support.writing import stale_files, write_and_say
 
     _check_prefix(args)
     compilation = options.compilation(args)

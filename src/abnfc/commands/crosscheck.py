@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from ..i18n import N_, _
-from . import options
+from .support import options
 
 NAME = "crosscheck"
 HELP = N_("run another implementation over many inputs and report where it disagrees with the grammar")

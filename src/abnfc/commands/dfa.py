@@ -9,7 +9,7 @@ import json
 from typing import TYPE_CHECKING
 
 from ..i18n import N_
-from . import options
+from .support import options
 
 if TYPE_CHECKING:
     from ..pipeline import Compilation

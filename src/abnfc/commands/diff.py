@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from .. import i18n
 from ..i18n import N_, _, ngettext
-from . import options
+from .support import options
 
 if TYPE_CHECKING:
     from ..automata.dfa import Dfa

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..i18n import N_
-from . import options
+from .support import options
 
 NAME = "explain"
 SPEAKS_LOCALE = True  # --locale is the language of its output and of the command line

@@ -14,7 +14,7 @@ import sys
 
 from .. import i18n
 from ..i18n import N_, _, ngettext
-from . import options
+from .support import options
 
 NAME = "learn"
 HELP = N_("learn the language an implementation accepts, as an ABNF grammar, and compare it with the grammar")
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from ..learn.abnf import to_abnf
     from ..pipeline import Compilation
     from .diff import report
-    from .writing import write_files
+    from .support.writing import write_files
 
     compilation = options.compilation(args)
     if not compilation.resolved.is_regular:

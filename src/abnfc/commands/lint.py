@@ -5,7 +5,7 @@ import argparse
 
 from ..charset import format_readable
 from ..i18n import N_, _, ngettext
-from . import options
+from .support import options
 
 NAME = "lint"
 HELP = N_("parse and check a grammar without compiling it")

@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from ..i18n import N_, _
-from . import options
+from .support import options
 
 NAME = "railroad"
 SPEAKS_LOCALE = True  # --locale is the language of its output and of the command line
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from ..grammar_facts import shown_rules
     from ..i18n import choose, translator
     from ..pictures.railroad import diagram_svg
-    from .writing import write_and_say
+    from .support.writing import write_and_say
 
     compilation = options.compilation(args, prose=True)  # an RFC grammar is drawn as written
     grammar, resolved = compilation.grammar, compilation.resolved

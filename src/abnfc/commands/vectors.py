@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from .. import i18n
 from ..i18n import N_, _
-from . import options
+from .support import options
 
 if TYPE_CHECKING:
     from ..crosscheck.suite import Vector

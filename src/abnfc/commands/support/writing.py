@@ -18,8 +18,8 @@ import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from ..errors import AbnfError
-from ..i18n import _, ngettext
+from ...errors import AbnfError
+from ...i18n import _, ngettext
 
 _DEFERRED_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 

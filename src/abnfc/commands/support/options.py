@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from ..i18n import LOCALES, N_, _
+from ...i18n import LOCALES, N_, _
 
 if TYPE_CHECKING:
-    from ..pipeline import Compilation, Limits
+    from ...pipeline import Compilation, Limits
 
 # The limits' defaults, as in abnfc.pipeline.Limits (a test checks they agree): repeated here so
 # that building the command line does not import the automata.
@@ -103,7 +103,7 @@ def add_locale(parser: argparse.ArgumentParser, what: str) -> None:
 
 def limits(args: argparse.Namespace) -> Limits:
     """The limits a command was given (the defaults for a command that has no limit options)."""
-    from ..pipeline import DEFAULT_LIMITS, Limits
+    from ...pipeline import DEFAULT_LIMITS, Limits
 
     if not hasattr(args, "max_work"):
         return DEFAULT_LIMITS
@@ -115,8 +115,8 @@ def compilation(args: argparse.Namespace, path: str | None = None, start: str | 
     """The grammar ``path`` (default: the command's GRAMMAR, from its ``--start``) with the
     command's imports, encoding and limits, ready to run through the stages (``prose``: for
     drawing, prose values no import defines are allowed)."""
-    from ..frontend.source import load
-    from ..pipeline import Compilation
+    from ...frontend.source import load
+    from ...pipeline import Compilation
 
     grammar = load(args.grammar if path is None else path, args.imports, args.encoding)
     return Compilation(grammar, args.start if path is None else start, limits(args), prose)
@@ -143,8 +143,8 @@ def target_runner(args: argparse.Namespace, progress):
     """(the runner of the implementation the options name, its protocol's name)."""
     import shlex
 
-    from ..crosscheck.programs import ExitStatus, HexLines, PythonFunction
-    from ..errors import AbnfError
+    from ...crosscheck.programs import ExitStatus, HexLines, PythonFunction
+    from ...errors import AbnfError
 
     if args.python:
         if args.protocol:
