@@ -133,3 +133,12 @@ def test_a_recursive_grammar_is_refused_with_a_reason(capsys):
     status, _out, err = run_cli(capsys, "learn", str(ROOT / "grammars" / "json.abnf"), "--python",
                                 f"{DECODER}:accepts")
     assert status == 2 and "needs a grammar that compiles to a DFA" in err
+
+
+def test_crosscheck_learn_reports_the_exact_differences(capsys, tmp_path):
+    (tmp_path / "passing.py").write_text("def accepts(data):\n    data.decode('utf-8', 'surrogatepass')\n",
+                                         encoding="utf-8")
+    status, stdout, _err = run_cli(capsys, "crosscheck", str(UTF8), "--python", f"{tmp_path / 'passing.py'}:accepts",
+                                   "--learn")
+    assert status == 1
+    assert "only in A: 1 difference" in stdout and "ED A0 80" in stdout  # the surrogates, one class, exactly

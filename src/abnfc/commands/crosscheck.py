@@ -38,6 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=N_("other grammars: say which one the implementation agrees with"))
     parser.add_argument("--progress", action="store_true", help=N_("report progress on standard error "
                         "(the default when it is a terminal)"))
+    parser.add_argument("--learn", action="store_true", help=N_("learn the implementation's language (as abnfc "
+                        "learn does) and report the exact differences instead of sampled ones"))
     options.add_exploration(parser)
     options.add_limits(parser)
 
@@ -47,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
     from ..crosscheck.report import text, to_json
     from ..crosscheck.session import DEFAULTS, Amounts, Progress, crosscheck
 
+    if args.learn:
+        return _learned(args)
     progress = Progress(args.progress or sys.stderr.isatty(), sys.stderr.isatty())
     language = load_language(options.compilation(args), args.max_length, args.max_runs, args.max_nesting)
     others = [load_language(options.compilation(args, path), args.max_length, args.max_runs, args.max_nesting)
@@ -62,3 +66,16 @@ def run(args: argparse.Namespace) -> int:
     result = crosscheck(language, others, runner, kind, amounts, progress, label)
     sys.stdout.write(to_json(result) if args.format == "json" else text(result))
     return result.exit_status
+
+
+def _learned(args: argparse.Namespace) -> int:
+    """crosscheck --learn: the exact differences of the learned language, as ``abnfc diff`` says them."""
+    from .learn import compared, learned_grammar
+
+    text, compilation, stopped = learned_grammar(args)
+    lines, equal = compared(text, "<learned>", compilation, args)
+    sys.stdout.write("\n".join(lines) + "\n")
+    if stopped:
+        print(f"abnfc crosscheck: {stopped}", file=sys.stderr)
+        return 2
+    return 0 if equal else 1

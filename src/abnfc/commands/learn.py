@@ -22,6 +22,10 @@ EXAMPLE = ("examples:\n  abnfc learn grammars/utf8.abnf --python examples/cpytho
            "  abnfc learn grammars/utf8.abnf --cmd ./mbrtowc --out mbrtowc.abnf")
 
 
+DEFAULT_MAX_STATES = 2000
+DEFAULT_MAX_QUERIES = 5_000_000
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_grammar(parser)
     options.add_target(parser)
@@ -30,9 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--extra-states", type=options.nonnegative, default=1, metavar="K",
                         help=N_("the tests find every difference of an implementation with up to K more states "
                                 "than the hypothesis (default 1)"))
-    parser.add_argument("--max-states", type=options.positive, default=2000, metavar="N",
+    parser.add_argument("--max-states", type=options.positive, default=DEFAULT_MAX_STATES, metavar="N",
                         help=N_("stop when the learned automaton would need more than N states (default 2000)"))
-    parser.add_argument("--max-queries", type=options.positive, default=5_000_000, metavar="N",
+    parser.add_argument("--max-queries", type=options.positive, default=DEFAULT_MAX_QUERIES, metavar="N",
                         help=N_("stop after N distinct inputs asked (default 5000000)"))
     parser.add_argument("--seed", type=int, default=0, help=N_("seed of the random walks among the tests (default 0)"))
     parser.add_argument("--progress", action="store_true", help=N_("report progress on standard error "
@@ -41,18 +45,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..crosscheck.language import load_language
+    from .support.writing import write_files
+
+    text, compilation, stopped = learned_grammar(args)
+    if args.out:
+        write_files({os.path.basename(args.out): text}, os.path.dirname(args.out) or ".")
+    else:
+        sys.stdout.write(text)
+    lines, equal = compared(text, args.out or "<learned>", compilation, args)
+    print("\n".join(lines), file=sys.stdout if args.out else sys.stderr)
+    if stopped:
+        print(f"abnfc learn: {stopped}", file=sys.stderr)
+        return 2
+    return 0 if equal else 1
+
+
+def learned_grammar(args: argparse.Namespace):
+    """(the learned grammar's text, the grammar's compilation, which limit stopped the run or
+    ""), for ``args`` of ``learn`` or ``crosscheck --learn`` (which lacks learn's limits)."""
     from ..crosscheck.programs import Fault
     from ..crosscheck.provenance import DfaProvenance
     from ..crosscheck.session import Progress
     from ..crosscheck.suite import build_suite
     from ..errors import AbnfError
-    from ..frontend.source import from_text
     from ..learn import learn
     from ..learn.abnf import to_abnf
-    from ..pipeline import Compilation
-    from .diff import report
-    from .support.writing import write_files
 
     compilation = options.compilation(args)
     if not compilation.resolved.is_regular:
@@ -69,13 +86,13 @@ def run(args: argparse.Namespace) -> int:
             print(_("round {rounds}: {states} states, {queries:,} inputs asked").format(
                 rounds=rounds, states=states, queries=queries), file=sys.stderr)
 
+    extra = args.extra_states  # crosscheck --learn: its own --extra-states (default 0)
     try:
-        learned = learn(prior, tests, runner.verdicts, args.extra_states, args.max_states, args.max_queries,
-                        args.seed, told)
+        learned = learn(prior, tests, runner.verdicts, extra, getattr(args, "max_states", DEFAULT_MAX_STATES),
+                        getattr(args, "max_queries", DEFAULT_MAX_QUERIES), args.seed, told)
     except Fault as fault:  # the program crashed, hung or answered garbage: nothing can be learned
         raise AbnfError.at(None, fault.message) from None
     program = args.cmd if args.cmd else args.python
-    stopped = _stopped(learned.stopped, args)
     with i18n.speaking(i18n.ENGLISH):  # the grammar is a file: the same words on every machine
         comments = (
             _("The language {program} accepts, learned by abnfc learn from {grammar} (start rule {rule}).").format(
@@ -87,29 +104,28 @@ def run(args: argparse.Namespace) -> int:
             _stopped(learned.stopped, args) or _(
                 "Exact for every implementation whose minimal DFA has at most {states} states (these plus "
                 "--extra-states {extra}) and treats alike the bytes of each class the probes found.").format(
-                    states=learned.dfa.num_states + args.extra_states, extra=args.extra_states),
+                    states=learned.dfa.num_states + extra, extra=extra),
         )
-    text = to_abnf(learned.dfa, "learned", comments)
-    name = args.out or "<learned>"
-    if args.out:
-        write_files({os.path.basename(args.out): text}, os.path.dirname(args.out) or ".")
-    else:
-        sys.stdout.write(text)
-    mine = load_language(Compilation(from_text(text, name)))
-    lines, equal = report(mine, load_language(compilation), 6, args.max_dfa_states, args.max_work, 8)
-    print("\n".join(lines), file=sys.stdout if args.out else sys.stderr)
-    if stopped:
-        print(f"abnfc learn: {stopped}", file=sys.stderr)
-        return 2
-    return 0 if equal else 1
+    return to_abnf(learned.dfa, "learned", comments), compilation, _stopped(learned.stopped, args)
+
+
+def compared(text: str, name: str, compilation, args: argparse.Namespace) -> tuple[list[str], bool]:
+    """What ``abnfc diff`` says of the learned grammar (A) and the grammar (B)."""
+    from ..crosscheck.language import load_language
+    from ..frontend.source import from_text
+    from ..pipeline import Compilation
+    from .diff import report
+
+    learned = load_language(Compilation(from_text(text, name)))
+    return report(learned, load_language(compilation), 6, args.max_dfa_states, args.max_work, 8)
 
 
 def _stopped(limit: str, args: argparse.Namespace) -> str:
     """Which limit stopped the run, in the current language; "" when none did."""
     if limit == "queries":
         return _("stopped at --max-queries {limit}: this is the last hypothesis, not the implementation's "
-                 "language").format(limit=args.max_queries)
+                 "language").format(limit=getattr(args, "max_queries", DEFAULT_MAX_QUERIES))
     if limit == "states":
         return _("stopped at --max-states {limit}: this is the last hypothesis, not the implementation's "
-                 "language").format(limit=args.max_states)
+                 "language").format(limit=getattr(args, "max_states", DEFAULT_MAX_STATES))
     return ""
