@@ -105,8 +105,11 @@ def _main(argv: list[str]) -> int:
     with signals_deferred():  # argparse's intermixed parsing breaks if interrupted half-way
         args = parser.parse_intermixed_args(argv[where + 1:])
     args.debug = args.debug or general.debug
-    with _terminate_as_interrupt():
-        return _run(args)
+    try:
+        with _terminate_as_interrupt():
+            return _run(args)
+    except _Terminated as stop:  # SIGTERM just as the command ended, while its handler was being put back
+        return stop.status
 
 
 def _top_parser(listed: bool) -> argparse.ArgumentParser:
