@@ -15,9 +15,9 @@ likely to tell the two apart first:
 
 4. random walks (as AALpy's random-walk oracle takes): words of up to twice as many bytes as
    the hypothesis has states, a byte of a random class at each step, seeded;
-5. boundary words: every word of up to :data:`BOUNDARY_DEPTH` bytes made of the two lowest and
-   two highest bytes of each class, alone and followed by the shortest completion of the
-   hypothesis state it reaches.  Implementations refuse things at the edges of ranges
+5. boundary words: every word of up to :data:`BOUNDARY_DEPTH` bytes made of the lowest and
+   highest byte of each class, the last one also one step inside the class, alone and followed
+   by the shortest completion of the hypothesis state it reaches.  Implementations refuse things at the edges of ranges
    (U+FFFE is EF BF BE, the last two bytes of their class but one), and these words reach them
    without trying every string of that length.
 
@@ -39,7 +39,7 @@ BATCH = 4096  # inputs a batch of queries holds
 BOUNDARY_DEPTH = 3
 
 
-def counterexample(ask, hypothesis: Dfa, prior: Sequence[bytes], extra_states: int, walks: int = 20_000,
+def counterexample(ask, hypothesis: Dfa, prior: Sequence[bytes], extra_states: int, walks: int = 10_000,
                    seed: int = 0) -> bytes | None:
     """The shortest input of the first batch in which the black box (``ask``: a batch of inputs
     -> verdicts) and ``hypothesis`` disagree, or None when they agree on every test."""
@@ -93,13 +93,17 @@ def _tests(hypothesis: Dfa, prior: Sequence[bytes], extra_states: int, walks: in
 
 
 def _boundary_words(hypothesis: Dfa) -> Iterator[bytes]:
+    """Words of the lowest and highest byte of each class, the last byte also one step inside
+    (EF BF BE): the edges where implementations part from a range."""
+    ends = sorted({b for ranges in hypothesis.classes for lo, hi in ranges for b in (lo, hi)})
     edges = sorted({b for ranges in hypothesis.classes for lo, hi in ranges
                     for b in (lo, min(lo + 1, hi), max(hi - 1, lo), hi)})
     finish = completions(hypothesis)
     for length in range(1, BOUNDARY_DEPTH + 1):
-        for letters in cartesian(edges, repeat=length):
-            word = bytes(letters)
-            yield word
-            rest = finish.get(hypothesis.trace(word)[-1])
-            if rest:
-                yield word + rest
+        for head in cartesian(ends, repeat=length - 1):
+            for last in edges:
+                word = bytes((*head, last))
+                yield word
+                rest = finish.get(hypothesis.trace(word)[-1])
+                if rest:
+                    yield word + rest
