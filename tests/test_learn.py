@@ -142,3 +142,18 @@ def test_crosscheck_learn_reports_the_exact_differences(capsys, tmp_path):
                                    "--learn")
     assert status == 1
     assert "only in A: 1 difference" in stdout and "ED A0 80" in stdout  # the surrogates, one class, exactly
+
+
+def test_a_random_black_box_through_python_is_learned_exactly(capsys, tmp_path):
+    """The command line end to end: a random DFA as a --python function, in its child process."""
+    target = random_dfa(random.Random(5), 12)
+    (tmp_path / "box.py").write_text(
+        f"CLASS = {list(target.byte_class)!r}\nROWS = {[list(r) for r in target.transitions]!r}\n"
+        f"ACCEPTING = {sorted(target.accepting)!r}\n\ndef accepts(data):\n    state = {target.start}\n"
+        "    for byte in data:\n        state = ROWS[state][CLASS[byte]]\n    return state in ACCEPTING\n",
+        encoding="utf-8")
+    out = tmp_path / "box.abnf"
+    status, stdout, _err = run_cli(capsys, "learn", str(UTF8), "--python", f"{tmp_path / 'box.py'}:accepts",
+                                   "--out", str(out))
+    assert status == 1, stdout  # not UTF-8
+    assert Compilation(from_text(out.read_text(encoding="utf-8"))).minimal == target
