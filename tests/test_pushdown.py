@@ -306,3 +306,13 @@ def test_explain_steps_show_the_calls_and_returns():
     failed = explain(compilation, "<data>", b"[1}", translator(ENGLISH), steps=True)
     last = list(failed.steps or ())[-1]
     assert last.after == 0 and "end-array" in {o.rule for o in last.expected}
+
+
+def test_exploring_by_length_through_the_pushdown_validator_finds_what_the_interpreter_finds():
+    from abnfc.crosscheck.bounded import explore
+
+    for text, compilation in _nested_grammars(8, 300):
+        fast = explore(compilation.resolved, 3, pushdown=_pushdown(compilation))
+        slow = explore(compilation.resolved, 3)
+        assert (fast.dfa, fast.bound, fast.runs) == (slow.dfa, slow.bound, slow.runs), text
+        assert fast.decider == "pushdown" and slow.decider == ""

@@ -75,6 +75,9 @@ class Language:
             return _("{path} is recursive ({cycle}); its automaton covers inputs {bound}, unfolded from its "
                      "pushdown validator, which decides every verdict").format(
                          path=self.path, cycle=cycle, bound=self.bounded.statement())
+        if self.bounded.decider == "pushdown":
+            return _("{path} is recursive ({cycle}); its automaton covers inputs {bound}, explored through its "
+                     "pushdown validator").format(path=self.path, cycle=cycle, bound=self.bounded.statement())
         return (f"{self.path} is recursive ({cycle}); its automaton covers inputs "
                 f"{self.bounded.statement()}, explored through the interpreter")
 
@@ -94,5 +97,6 @@ def load_language(compilation: Compilation, max_length: int = DEFAULT_MAX_LENGTH
                          compilation.limits.max_work)
         return Language(compilation.grammar.path, resolved, found.dfa, InterpreterProvenance(resolved), found,
                         compilation.pushdown)
-    found = explore(resolved, max_length, budget)
+    found = explore(resolved, max_length, budget,
+                    compilation.pushdown if isinstance(compilation.pushdown, Pushdown) else None)
     return Language(compilation.grammar.path, resolved, found.dfa, InterpreterProvenance(resolved), found)
