@@ -5,9 +5,13 @@ circuit state diagrams", 1963): a fresh start and a fresh end are joined to the 
 states by empty moves, and the live states are removed one by one, each removal replacing the
 paths through a state ``q`` by ``in q* out`` expressions on the edges that bypassed it.  States
 are removed in order of fewest in-edges times out-edges first (a common heuristic for small
-expressions).  Expressions are simplified as they are built: byte sets on parallel edges are one
-alternative, nested alternatives and sequences are flattened, a common first or last element of
-an alternation is factored out, and ``x *x`` reads ``1*x``.  The printed grammar has one rule.
+expressions).  Expressions are simplified as they are built: byte sets on parallel edges are
+one alternative, nested alternatives and sequences are flattened, a common first or last
+element of an alternation is factored out, and ``x *x`` reads ``1*x``.
+
+The expression can still grow exponentially with the states, so elimination stops once the
+edges would print as more than :data:`MAX_TEXT` characters, and the grammar is then written as a
+right-linear rule per state, which abnfc compiles just the same.
 """
 from __future__ import annotations
 
@@ -43,13 +47,42 @@ Expr = Bytes | Cat | Alt | Star
 EMPTY = Cat(())  # the empty string
 
 
+MAX_TEXT = 4000  # characters of one rule's expression; a larger language gets a rule per state
+
+
 def to_abnf(dfa: Dfa, rule: str, comments: tuple[str, ...] = ()) -> str:
-    """ABNF text: ``comments`` (each a ``;`` line), then ``rule = <the DFA's language>``."""
-    expression = language(dfa)
+    """ABNF text: ``comments`` (each a ``;`` line), then ``rule = <the DFA's language>``: one
+    expression, or, where state elimination would make one longer than :data:`MAX_TEXT`
+    characters (it can grow exponentially), a right-linear rule per state."""
     lines = [f"; {line}".rstrip() for line in comments]
+    try:
+        expression = language(dfa)
+    except TooLong:
+        return "\n".join([*lines, *_rule_per_state(dfa, rule), ""])
     if expression is None:  # ABNF has no element that matches nothing; a rule with no way out does
         return "\n".join([*lines, f"{rule} = never", "never = never  ; no input matches", ""])
     return "\n".join([*lines, f"{rule} = {render(expression, top=True)}", ""])
+
+
+class TooLong(Exception):
+    """State elimination would print an expression longer than :data:`MAX_TEXT`."""
+
+
+def _rule_per_state(dfa: Dfa, rule: str) -> list[str]:
+    """``state-N = <bytes> state-M / ... / ""``: right-linear, so abnfc compiles it to a DFA."""
+    live = _live(dfa)
+    names = {state: rule if state == dfa.start else f"state-{state}" for state in sorted(live)}
+    lines = ["; the expression of this language would be too long to read: a rule per state"]
+    for state in sorted(live, key=lambda q: (q != dfa.start, q)):
+        targets: dict[int, list] = {}
+        for cls, target in enumerate(dfa.transitions[state]):
+            if target in live:
+                targets.setdefault(target, []).extend(dfa.classes[cls])
+        parts = [f"{render(Bytes(normalize(ranges)))} {names[target]}" for target, ranges in sorted(targets.items())]
+        if state in dfa.accepting:
+            parts.append('""')
+        lines.append(f"{names[state]} = {' / '.join(parts)}")
+    return lines
 
 
 def language(dfa: Dfa) -> Expr | None:
@@ -70,11 +103,31 @@ def language(dfa: Dfa) -> Expr | None:
             edges[state, end] = EMPTY
     edges[start, dfa.start] = EMPTY
     remaining = set(live)
+    sizes: dict[int, tuple[Expr, int]] = {}
     while remaining:
         state = min(remaining, key=lambda q: (_degree(edges, q), q))
         remaining.discard(state)
         _eliminate(edges, state)
+        if sum(_size(e, sizes) for e in edges.values()) > MAX_TEXT:
+            raise TooLong()
     return edges.get((start, end))
+
+
+def _size(expression: Expr, sizes: dict[int, tuple[Expr, int]]) -> int:
+    """About how many characters ``expression`` prints as (shared parts counted each time they
+    print, but worked out once; the cache keeps each expression alive, so no id is reused)."""
+    known = sizes.get(id(expression))
+    if known is not None:
+        return known[1]
+    match expression:
+        case Bytes():
+            found = 10 * len(expression.ranges)
+        case Cat() | Alt():
+            found = 3 + sum(_size(item, sizes) for item in expression.items)
+        case Star():
+            found = 5 + _size(expression.item, sizes)
+    sizes[id(expression)] = (expression, found)
+    return found
 
 
 def _live(dfa: Dfa) -> set[int]:
