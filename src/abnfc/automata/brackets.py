@@ -123,7 +123,7 @@ class _Cutter:
         nested part and a tail reference); failing that, the cut is tried inside the items."""
         items = self._opened(node.items, members)
         inside = [i for i, item in enumerate(items) if _refers(item, members)]
-        widest = self._bracket(items, inside[0], inside[-1], members, holder)
+        widest = self._bracket(items, inside[0], inside[-1], holder)
         if widest is not None:
             return widest
         cut: list[ir.Node] = []
@@ -135,7 +135,7 @@ class _Cutter:
                 break
             first = inside[0]
             after = next((j for j in range(first + 1, len(rest)) if _single_byte(rest[j])), None)
-            token = self._bracket(rest[:after + 1], first, first, members, holder) if after is not None else None
+            token = self._bracket(rest[:after + 1], first, first, holder) if after is not None else None
             if token is None or after is None:
                 cut.extend(rest[:first])
                 cut.append(self.cut(rest[first], members, holder))
@@ -145,8 +145,7 @@ class _Cutter:
                 rest = rest[after + 1:]
         return ir.Seq(tuple(cut))
 
-    def _bracket(self, items: list[ir.Node], first: int, last: int, members: frozenset[str],
-                 holder: str) -> ir.Seq | None:
+    def _bracket(self, items: list[ir.Node], first: int, last: int, holder: str) -> ir.Seq | None:
         """``items`` with ``items[first..last]`` and what stands between them and the nearest
         single-byte terminals on either side made a token; None without such terminals."""
         before = next((i for i in range(first - 1, -1, -1) if _single_byte(items[i])), None)

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import NamedTuple
 
-from ..charset import Ranges, class_map, contiguous_classes, intersect, members, normalize
+from ..charset import Ranges, contiguous_classes, intersect, members, normalize
 from ..errors import InvariantError, LimitError, Span
 from ..frontend.ir import Origin
 from ..frontend.resolve import ResolvedGrammar
@@ -394,4 +394,4 @@ def _merged(pushdown: _Parts) -> _Parts:
     return _Parts(table, pushdown.calls, pushdown.returns, pushdown.machines)
 
 
-__all__ = ["DEFAULT_MAX_DEPTH", "Conflict", "Machine", "NestingError", "Pushdown", "build", "class_map"]
+__all__ = ["DEFAULT_MAX_DEPTH", "Conflict", "Machine", "NestingError", "Pushdown", "build"]

@@ -47,10 +47,13 @@ class Table:
     def row(self, word: bytes) -> tuple[bool, ...]:
         return tuple(self.known[word + suffix] for suffix in self.suffixes)
 
+    def extensions(self, word: bytes) -> list[bytes]:
+        """``word`` followed by each class's representative, in class order."""
+        return [word + bytes([self.representative(c)]) for c in range(len(self.classes))]
+
     def wanted(self) -> list[bytes]:
         """The words the table needs answers for and has none."""
-        words = {s + bytes(extension) + e for s in self.access for extension in ([], *([self.representative(c)]
-                 for c in range(len(self.classes)))) for e in self.suffixes}
+        words = {w + e for s in self.access for w in (s, *self.extensions(s)) for e in self.suffixes}
         return sorted(w for w in words if w not in self.known)
 
 
@@ -84,20 +87,18 @@ class Learner:
             table.access = [s for s in table.access if rows[table.row(s)] == s]  # rows distinct
             if max(len(table.access), len(table.classes)) > self.max_states:
                 raise TooLarge(len(table.access))
-            missing = [s + bytes([table.representative(c)]) for s in table.access for c in range(len(table.classes))
-                       if table.row(s + bytes([table.representative(c)])) not in rows]
+            missing = [w for s in table.access for w in table.extensions(s) if table.row(w) not in rows]
             if not missing:
-                return self._dfa(rows)
+                return self._dfa()
             table.access.append(min(missing, key=lambda w: (len(w), w)))
 
-    def _dfa(self, rows: dict[tuple[bool, ...], bytes]) -> Dfa:
+    def _dfa(self) -> Dfa:
         table = self.table
         order = list(table.access)
         index = {table.row(s): i + 1 for i, s in enumerate(order)}  # 0 is a fresh dead state
         transitions = [tuple(0 for _ in table.classes)]
         for s in order:
-            transitions.append(tuple(index[table.row(s + bytes([table.representative(c)]))]
-                                     for c in range(len(table.classes))))
+            transitions.append(tuple(index[table.row(w)] for w in table.extensions(s)))
         accepting = frozenset(i + 1 for i, s in enumerate(order) if table.known[s])
         # State 0 is a dead state of its own, unreachable when some row rejects everything:
         # minimization merges the two.
@@ -107,7 +108,7 @@ class Learner:
     def refine(self, counterexample: bytes, hypothesis: Dfa) -> None:
         """Rivest-Schapire: the cut point of ``counterexample``, then a new suffix or a split class."""
         table = self.table
-        access = {self._state_of(s, hypothesis): s for s in table.access}
+        access = {hypothesis.trace(s)[-1]: s for s in table.access}
 
         def probe(i: int) -> bool:
             reached = hypothesis.trace(counterexample[:i])[-1]
@@ -148,10 +149,6 @@ class Learner:
         other = [b for b, answer in zip(bytes_of, answers, strict=True) if answer != representative_answer]
         table.classes[cls] = normalize((b, b) for b in same)
         table.classes.append(normalize((b, b) for b in other))
-
-    def _state_of(self, word: bytes, hypothesis: Dfa) -> int:
-        return hypothesis.trace(word)[-1]
-
 
 class TooLarge(Exception):
     """The table grew past the learner's limit of states."""

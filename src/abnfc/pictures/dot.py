@@ -78,15 +78,20 @@ def positions_label(origins: frozenset[Origin], _: Translate = _english) -> list
     return lines
 
 
+def _opening(name: str, start: int) -> list[str]:
+    """The graph's first lines: left to right, the fonts, and an arrow into the start state."""
+    return [f"digraph {quote(name)} {{",
+            "  rankdir=LR;",
+            '  node [shape=ellipse, margin="0.05,0.03", fontname="Helvetica", fontsize=11];',
+            '  edge [fontname="Helvetica", fontsize=10];',
+            '  start [shape=point, width=0.12, label=""];',
+            f"  start -> {start};"]
+
+
 def to_dot(dfa: Dfa, notes: Sequence[str], name: str = "dfa", show_dead: bool = False,
            _: Translate = _english) -> str:
     """The DOT text of ``dfa``; ``notes[s]`` is the tooltip of state ``s``; ``_`` translates."""
-    lines = [f"digraph {quote(name)} {{",
-             "  rankdir=LR;",
-             '  node [shape=ellipse, margin="0.05,0.03", fontname="Helvetica", fontsize=11];',
-             '  edge [fontname="Helvetica", fontsize=10];',
-             '  start [shape=point, width=0.12, label=""];',
-             f"  start -> {dfa.start};"]
+    lines = _opening(name, dfa.start)
     drawn = edges(dfa, show_dead)
     if len(drawn) >= MANY_EDGES:
         lines.insert(2, BOUNDED_EFFORT)
@@ -123,12 +128,7 @@ def pushdown_to_dot(pushdown: Pushdown, notes: Sequence[str], name: str = "pushd
     from ..automata.dump import machine_of
 
     dfa = pushdown.dfa
-    lines = [f"digraph {quote(name)} {{",
-             "  rankdir=LR;",
-             '  node [shape=ellipse, margin="0.05,0.03", fontname="Helvetica", fontsize=11];',
-             '  edge [fontname="Helvetica", fontsize=10];',
-             '  start [shape=point, width=0.12, label=""];',
-             f"  start -> {dfa.start};"]
+    lines = _opening(name, dfa.start)
     drawn = edges(dfa, show_dead)
     if len(drawn) + len(pushdown.calls) >= MANY_EDGES:
         lines.insert(2, BOUNDED_EFFORT)
