@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from ...charset import format_hex
 from ...errors import AbnfError, InvariantError, printable
 from ...i18n import _
+from ..analysis import Speed, analyse
 from ..tables import Tables
-from .analysis import Speed, analyse
 from .literals import ByteLine, Row, RowMacro, byte_lines, cells, chunks, comment_safe, hex64, hex_cells, uint_type
 
 SHIFT_BITS = 6

@@ -1,4 +1,4 @@
-"""Properties of the automaton that make the generated C fast, computed from the neutral tables.
+"""Properties of an automaton that make generated code fast, computed from the neutral tables.
 
 Nothing here knows which language the automaton decides; every number comes from the DFA:
 
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ... import graph
-from ...charset import Ranges, normalize
-from ..tables import Tables
+from .. import graph
+from ..charset import Ranges, normalize
+from .tables import Tables
 
 MAX_PAIR_STATES = 10  # the pair rows are shift-DFA rows: 6 bits per state in 64 bits
 MAX_PAIR_FUNCTIONS = 256  # pair numbers are bytes
