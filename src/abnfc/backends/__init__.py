@@ -35,6 +35,7 @@ _BUILT_IN = {
     "python": "abnfc.backends.python",
     "c": "abnfc.backends.c",
     "js": "abnfc.backends.js",
+    "rust": "abnfc.backends.rust",
     "html": "abnfc.backends.html",
 }
 DEFAULT_LANGUAGES = ("python", "c", "js", "html")  # what ``abnfc compile`` writes without --lang

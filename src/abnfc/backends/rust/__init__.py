@@ -1,0 +1,17 @@
+"""The Rust backend: ``<prefix>.rs``, one self-contained module (``mod <prefix>;``) with
+``is_valid``, ``first_error``, ``expected_bytes`` and an incremental ``Validator``; nothing beyond
+``core``, no ``unsafe``, no allocation, no panic on any input."""
+from ...i18n import N_
+from .. import Backend, BackendOption
+from .naming import NAMING
+from .plan import STRATEGIES, lower
+from .render import render
+from .runner import runners
+
+BACKEND = Backend(
+    "rust", "a Rust module", lower, render, runners, NAMING,
+    options=(BackendOption("strategy", STRATEGIES, "auto",
+                           N_("pairs: a shift DFA stepping two bytes at a time through a 64 KiB pair "
+                              "table (up to 10 states); shift: the same one byte at a time; table: a "
+                              "byte-class map and transition table, for any size; auto (default): "
+                              "the first of these that fits")),))

@@ -1,0 +1,281 @@
+"""Neutral tables -> the Rust plan: the strategy, every table as Rust text, the doc comments.
+
+The module is one loop over the bytes, in one of three strategies (``--rust-strategy``), chosen
+from the automaton as the C backend chooses (see :mod:`abnfc.backends.analysis`):
+
+- ``pairs`` (at most 10 states, at most 256 pair functions): a *shift DFA* stepping two bytes at
+  a time.  A 64 KiB table gives the number of each byte pair's transition function, and that
+  function's row packs every state's successor as 6-bit shift amounts: two bytes cost two loads
+  and one shift, and the chain from one step to the next is the shift alone.
+- ``shift`` (at most 10 states): the same rows one byte at a time (``rows[byte] >> (st & 63)``).
+- ``table``: a byte-class map and a transition table of premultiplied state numbers (state s is
+  held as s times the number of classes, so a step is one add and one load), for any size.
+
+``auto`` picks the first that fits, except for a finite language (no cycle through live states),
+which gets the plain byte loop of ``shift`` or ``table``: every input stops within a few bytes.
+Otherwise input runs in blocks of 64 bytes with no check per byte (the dead state is absorbing,
+so a block that ends dead is run again byte by byte to find the byte); a block of bytes below
+0x80 is skipped at once in a state whose self-loop holds every such byte (one OR of eight words,
+which compilers turn into SIMD); and with the table strategy a state whose self-loop holds many
+bytes (Hyperscan's acceleration) skips its runs with a membership table, one independent load a
+byte instead of a chain of dependent ones.
+
+Every index into a table is proven in bounds by its type (a byte into 256 entries, a pair into
+65,536) or read through ``get``, so the module cannot panic on any input and needs no ``unsafe``.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ...charset import format_hex
+from ...errors import AbnfError, InvariantError, printable
+from ...i18n import _
+from ..analysis import Speed, analyse
+from ..tables import Tables
+
+SHIFT_BITS = 6
+MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a u64 row
+STRATEGIES = ("auto", "pairs", "shift", "table")
+BLOCK = 64  # bytes run with no check per byte, and skipped at once
+MAX_LOOP_SETS = 8  # self-loop sets of the table strategy: one bit each in a byte
+BYTES_PER_LINE = 16
+
+__all__ = ["STRATEGIES", "RustPlan", "lower"]
+
+
+@dataclass(frozen=True)
+class Docs:
+    """Text for the module's doc comments: every line printable, none ending in whitespace."""
+
+    fence: str  # a code fence longer than any run of backticks in the text it encloses
+    header_lines: tuple[str, ...]
+    grammar_file: str
+    start_rule: str
+    grammar_lines: tuple[str, ...]
+    table_lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Line:
+    label: str  # "80-8F", or a state's note
+    cells: str  # "C1, C1, ..." or "0, 12, ..."
+
+
+@dataclass(frozen=True)
+class RowConst:
+    name: str  # C3
+    value: str  # 0x0000_0000_0000_0000
+    comment: str  # class 3: A0-BF
+
+
+@dataclass(frozen=True)
+class Shift:
+    """shift and pairs: each byte class's row of next states packed in a 64-bit word."""
+
+    rows: tuple[RowConst, ...]
+    byte_lines: tuple[Line, ...]  # per byte: its row's name
+    accept_mask: str
+    skip_mask: str  # bit 6s for each state whose self-loop holds every byte 00-7F
+    skips: bool
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """pairs: two bytes a step, through the transition function of each byte pair."""
+
+    rows: tuple[RowConst, ...]  # one row per pair function (256 entries, the rest unused)
+    count: int
+    lines: tuple[str, ...]  # the 65,536 pair numbers as byte-string lines, [second byte][first byte]
+
+
+@dataclass(frozen=True)
+class Table:
+    """table: a byte-class map and a transition table of premultiplied states, for any size."""
+
+    cell_type: str  # the narrowest unsigned type holding a state as held
+    class_lines: tuple[Line, ...]
+    next_lines: tuple[Line, ...]  # one row per state
+    accepting: str  # per state: true or false
+    skips: str  # per state: true when its self-loop holds every byte 00-7F
+    any_skip: bool
+    loop_lines: tuple[Line, ...]  # per byte: a bit for each self-loop set holding it
+    loop_bits: str  # per state: the bit of its self-loop set, or 0
+    loops: bool
+
+
+@dataclass(frozen=True)
+class Expected:
+    state: int
+    ranges: str  # "(0x00, 0x7F), (0xC2, 0xF4)"
+
+
+@dataclass(frozen=True)
+class RustPlan:
+    prefix: str
+    strategy: str  # "pairs", "shift" or "table"
+    plain: bool  # a finite language under "auto": one byte loop
+    life: int  # plain: the most bytes an input stays alive (else -1)
+    num_states: int
+    num_classes: int
+    start_state: int
+    dead_state: int
+    accepting_list: str
+    docs: Docs
+    held_type: str  # how the loop holds a state: u64 (shift, pairs) or usize (table)
+    start: str  # the start state as held
+    dead: str
+    unit: str  # state s is held as s times this
+    block: int
+    expected: tuple[Expected, ...]
+    shift: Shift | None = None
+    pairs: Pairs | None = None
+    table: Table | None = None
+
+
+def lower(tables: Tables, options: Mapping[str, str]) -> RustPlan:
+    if tables.pushdown is not None:
+        raise InvariantError("the Rust backend was given the tables of a pushdown validator")
+    speed = analyse(tables)
+    wanted = options.get("strategy", "auto")
+    strategy = _strategy(tables, speed, wanted)
+    plain = wanted == "auto" and speed.life is not None
+    if plain:
+        strategy = "shift" if tables.num_states <= MAX_SHIFT_STATES else "table"
+    shifting = strategy != "table"
+    unit = SHIFT_BITS if shifting else tables.num_classes
+    ascii_skips = frozenset() if plain else frozenset(s.state for s in speed.skip_sets if s.kind == "high")
+    return RustPlan(
+        prefix=options["prefix"],
+        strategy=strategy,
+        plain=plain,
+        life=speed.life if speed.life is not None else -1,
+        num_states=tables.num_states,
+        num_classes=tables.num_classes,
+        start_state=tables.start,
+        dead_state=tables.dead,
+        accepting_list=", ".join(str(s) for s in tables.accepting) or "none",
+        docs=docs(tables),
+        held_type="u64" if shifting else "usize",
+        start=str(tables.start * unit),
+        dead=str(tables.dead * unit),
+        unit=str(unit),
+        block=BLOCK,
+        expected=tuple(Expected(s.index, ", ".join(f"(0x{lo:02X}, 0x{hi:02X})" for lo, hi in s.expects))
+                       for s in tables.states),
+        shift=_shift(tables, ascii_skips) if shifting else None,
+        pairs=_pairs(tables, speed) if strategy == "pairs" else None,
+        table=None if shifting else _table(tables, speed, ascii_skips, plain),
+    )
+
+
+def docs(tables: Tables) -> Docs:
+    header = tuple(_doc_safe(line) for line in tables.header.lines)
+    grammar = tuple(_doc_safe(line) for line in tables.header.grammar_lines)
+    table = tuple(_doc_safe(line) for line in tables.table_text)
+    return Docs(_fence((*header, *grammar, *table)), header, _doc_safe(tables.grammar_file),
+                _doc_safe(printable(tables.header.start_rule)), grammar, table)
+
+
+def _doc_safe(text: str) -> str:
+    """Printable text stays on its line in a ``//!`` comment; rustfmt refuses trailing spaces."""
+    return text.rstrip()
+
+
+def _fence(lines: tuple[str, ...]) -> str:
+    """A markdown code fence that no line of the enclosed text can close (CommonMark: a closing
+    fence is at least as long as the opening one)."""
+    longest = 0
+    for line in lines:
+        run = 0
+        for ch in line:
+            run = run + 1 if ch == "`" else 0
+            longest = max(longest, run)
+    return "`" * max(3, longest + 1)
+
+
+def _strategy(tables: Tables, speed: Speed, wanted: str) -> str:
+    if wanted not in STRATEGIES:
+        raise AbnfError.at(None, _("unknown Rust strategy {wanted!r}; choose from {names}").format(
+            wanted=wanted, names=", ".join(STRATEGIES)))
+    fits = tables.num_states <= MAX_SHIFT_STATES
+    if wanted in ("shift", "pairs") and not fits:
+        raise AbnfError.at(None, _("the {strategy} strategy holds at most {limit} states, and this DFA has "
+                                   "{count}; use --rust-strategy table or auto").format(
+                                       strategy=wanted, limit=MAX_SHIFT_STATES, count=tables.num_states))
+    if wanted == "pairs" and speed.pairs is None:
+        raise AbnfError.at(None, _("the pairs strategy needs at most 256 distinct transition functions "
+                                   "of byte pairs; use --rust-strategy shift, table or auto"))
+    if wanted == "auto":
+        return "pairs" if speed.pairs is not None else "shift" if fits else "table"
+    return wanted
+
+
+def _packed(targets) -> int:
+    """Row of a class: bits 6s..6s+5 hold 6*next(s, c), so next = (row >> (6*s)) & 63."""
+    return sum((SHIFT_BITS * target) << (SHIFT_BITS * state) for state, target in enumerate(targets))
+
+
+def _hex64(value: int) -> str:
+    digits = f"{value:016X}"
+    return "0x" + "_".join(digits[i:i + 4] for i in range(0, 16, 4))
+
+
+def _mask(states) -> str:
+    return _hex64(sum(1 << (SHIFT_BITS * s) for s in states))
+
+
+def _byte_lines(cells: list[str]) -> tuple[Line, ...]:
+    """256 cells, 16 to a line, labelled with the bytes they are for."""
+    width = max(len(cell) for cell in cells)
+    return tuple(Line(f"{start:02X}-{start + BYTES_PER_LINE - 1:02X}",
+                      " ".join(f"{cell + ',':<{width + 1}}" for cell in cells[start:start + BYTES_PER_LINE]).rstrip())
+                 for start in range(0, 256, BYTES_PER_LINE))
+
+
+def _shift(tables: Tables, ascii_skips: frozenset[int]) -> Shift:
+    rows = tuple(RowConst(f"C{cls}", _hex64(_packed(s.targets[cls] for s in tables.states)),
+                          f"class {cls}: {format_hex(ranges)}")
+                 for cls, ranges in enumerate(tables.classes))
+    return Shift(rows, _byte_lines([rows[c].name for c in tables.byte_class]),
+                 _mask(tables.accepting), _mask(ascii_skips), bool(ascii_skips))
+
+
+def _pairs(tables: Tables, speed: Speed) -> Pairs:
+    pairs = speed.pairs
+    if pairs is None:
+        raise InvariantError("the pairs strategy was chosen for an automaton without pair functions")
+    rows = tuple(RowConst(str(number), _hex64(_packed(targets)), f"pair function {number}")
+                 for number, targets in enumerate(pairs.rows))
+    lines = []
+    for second in range(256):
+        numbers = [pairs.of_classes[tables.byte_class[first]][tables.byte_class[second]] for first in range(256)]
+        for start in range(0, 256, 64):
+            lines.append("".join(f"\\x{n:02X}" for n in numbers[start:start + 64]))
+    return Pairs(rows, len(rows), tuple(lines))
+
+
+def _cell_type(largest: int) -> str:
+    return "u8" if largest < 1 << 8 else "u16" if largest < 1 << 16 else "u32"
+
+
+def _table(tables: Tables, speed: Speed, ascii_skips: frozenset[int], plain: bool) -> Table:
+    unit = tables.num_classes
+    width = len(str((tables.num_states - 1) * unit))
+    next_lines = tuple(Line(f"{s.index}: {_doc_safe(s.note)}" if s.note else str(s.index),
+                            " ".join(f"{t * unit:>{width}}," for t in s.targets)) for s in tables.states)
+    loop_sets = () if plain else speed.skip_sets[:MAX_LOOP_SETS]
+    bit_of = {s.state: 1 << k for k, s in enumerate(loop_sets)}
+    loop_cells = [str(sum(bit_of[s.state] for s in loop_sets if any(lo <= byte <= hi for lo, hi in s.ranges)))
+                  for byte in range(256)]
+    return Table(
+        cell_type=_cell_type((tables.num_states - 1) * unit),
+        class_lines=_byte_lines([str(c) for c in tables.byte_class]),
+        next_lines=next_lines,
+        accepting=", ".join("true" if s.accepting else "false" for s in tables.states),
+        skips=", ".join("true" if s.index in ascii_skips else "false" for s in tables.states),
+        any_skip=bool(ascii_skips),
+        loop_lines=_byte_lines(loop_cells),
+        loop_bits=", ".join(str(bit_of.get(s.index, 0)) for s in tables.states),
+        loops=bool(loop_sets),
+    )

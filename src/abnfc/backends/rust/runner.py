@@ -1,0 +1,170 @@
+"""Load rendered Rust: the modules of a batch of grammars are built into one program with one
+``rustc`` run, which is driven over pipes (``templates/driver.rs.j2``: one request and answer
+per line, byte strings in hex), and each module is wrapped with the interface of the generated
+Python module.
+
+Building is what costs: one program for the whole batch, at ``-C opt-level=1`` (which builds a
+few times faster than ``-O`` and runs the small inputs of tests as fast), so that a test suite
+pays for one compiler run.  ``rustc`` is ``$RUSTC`` if set, else found on ``PATH``, else in
+``~/.cargo/bin``.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ...errors import AbnfError
+from ...i18n import _
+from ..templating import render_template
+
+RUSTC_FLAGS = ["--edition", "2021", "-C", "opt-level=1", "-C", "debuginfo=0"]
+BATCH = 2000  # inputs per request
+
+
+def rustc() -> str:
+    """The Rust compiler's path; AbnfError when there is none."""
+    found = find_tool("rustc", os.environ.get("RUSTC"))
+    if found is None:
+        raise AbnfError.at(None, _("the Rust compiler ('rustc') was not found on PATH or in ~/.cargo/bin; "
+                                   "it builds the Rust backend's validators (install it from https://rustup.rs)"))
+    return found
+
+
+def find_tool(name: str, chosen: str | None = None) -> str | None:
+    """A Rust tool: ``chosen`` if given and found, else ``name`` on PATH, else in ~/.cargo/bin."""
+    for candidate in (chosen, name):
+        if candidate and shutil.which(candidate):
+            return shutil.which(candidate)
+    cargo_home = Path(os.environ.get("CARGO_HOME", Path.home() / ".cargo"))
+    found = cargo_home / "bin" / name
+    return str(found) if found.is_file() and os.access(found, os.X_OK) else None
+
+
+def build(file_sets: Sequence[Mapping[str, str]], folder: Path, flags: Sequence[str] = RUSTC_FLAGS) -> tuple[Path, list[str]]:
+    """Writes the modules and the driver into ``folder`` and builds them: the program and the
+    modules' names, in order."""
+    modules = []
+    for files in file_sets:
+        [(name, text)] = files.items()
+        (folder / name).write_text(text, encoding="utf-8")
+        modules.append(name.removesuffix(".rs"))
+    main = folder / "abnfc_driver.rs"
+    main.write_text(render_template("abnfc.backends.rust", "driver.rs.j2", modules=modules), encoding="utf-8")
+    program = folder / "abnfc_driver"
+    result = subprocess.run([rustc(), *flags, "-o", str(program), str(main)], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise AbnfError.at(None, f"rustc failed on the generated code:\n{result.stderr[-4000:]}")
+    return program, modules
+
+
+def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list[RustValidator]:
+    program, modules = build(file_sets, folder)
+    process = DriverProcess(program)
+    return [RustValidator(process, index) for index in range(len(modules))]
+
+
+class DriverProcess:
+    """The driver program; requests are answered in order."""
+
+    def __init__(self, program: Path):
+        self.process = subprocess.Popen([str(program)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True, encoding="ascii")
+        self.lock = threading.Lock()
+
+    def ask(self, *words: object) -> str:
+        stdin, stdout = self.process.stdin, self.process.stdout
+        if stdin is None or stdout is None:
+            raise AbnfError.at(None, "the Rust driver has no pipes")
+        with self.lock:
+            stdin.write(" ".join(map(str, words)) + "\n")
+            stdin.flush()
+            line = stdout.readline()
+        if not line:
+            raise AbnfError.at(None, f"the Rust driver exited (status {self.process.poll()})")
+        if line.startswith("!"):
+            raise RuntimeError(f"Rust driver: {line[1:].strip()}")
+        return line.rstrip("\n")
+
+    def __del__(self):
+        process = getattr(self, "process", None)
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def _hex(data) -> str:
+    if isinstance(data, str):
+        raise TypeError("expected bytes, got str: pass bytes (for example text.encode('utf-8'))")
+    return bytes(data).hex() or "-"
+
+
+def _offset(word: str) -> int | None:
+    return None if word == "-" else int(word)
+
+
+def _ranges(words: list[str]) -> list[tuple[int, int]]:
+    return [(int(word[:2], 16), int(word[3:], 16)) for word in words]
+
+
+class RustValidator:
+    """A grammar's generated Rust module, run in the driver program."""
+
+    def __init__(self, process: DriverProcess, module: int):
+        self.process = process
+        self.module = module
+
+    def is_valid(self, data) -> bool:
+        return self.process.ask("V", self.module, _hex(data)) == "1"
+
+    def first_error(self, data) -> int | None:
+        return _offset(self.process.ask("F", self.module, _hex(data)))
+
+    def first_errors(self, inputs: Sequence[bytes]) -> list[int | None]:
+        found: list[int | None] = []
+        for start in range(0, len(inputs), BATCH):
+            batch = inputs[start:start + BATCH]
+            if batch:
+                found += [_offset(word) for word in self.process.ask("F", self.module, *map(_hex, batch)).split(" ")]
+        return found
+
+    def expected_bytes(self, state: int) -> list[tuple[int, int]]:
+        return _ranges(self.process.ask("E", self.module, state).split())
+
+    def Validator(self) -> RustStream:
+        return RustStream(self.process, int(self.process.ask("N", self.module)))
+
+
+class RustStream:
+    """The module's incremental ``Validator``, with the generated Python module's interface."""
+
+    def __init__(self, process: DriverProcess, stream: int):
+        self.process = process
+        self.stream = stream
+
+    def feed(self, chunk) -> bool:
+        return self.process.ask("D", self.stream, _hex(chunk)) == "1"
+
+    def _status(self) -> list[str]:
+        return self.process.ask("S", self.stream).split()
+
+    @property
+    def complete(self) -> bool:
+        return self._status()[0] == "1"
+
+    def first_error(self) -> int | None:
+        return _offset(self._status()[1])
+
+    def expected(self) -> list[tuple[int, int]]:
+        return _ranges(self._status()[4:])
+
+    @property
+    def state(self) -> int:
+        return int(self._status()[2])
+
+    @property
+    def offset(self) -> int:
+        return int(self._status()[3])
