@@ -17,6 +17,8 @@ from abnfc.crosscheck.suite import build_suite
 from abnfc.frontend.source import from_text, load
 from abnfc.learn import learn
 from abnfc.learn.abnf import to_abnf
+from abnfc.learn.rules import rule_languages
+from abnfc.learn.rules import to_abnf as named_abnf
 from abnfc.pipeline import Compilation
 
 UTF8 = ROOT / "grammars" / "utf8.abnf"
@@ -100,6 +102,7 @@ def test_cpythons_strict_decoder_is_rfc_3629(capsys, tmp_path):
     text = out.read_text(encoding="utf-8")
     assert text.startswith("; The language ") and "Exact for every implementation whose minimal DFA has" in text
     assert Compilation(from_text(text)).minimal == Compilation(load(str(UTF8))).minimal
+    assert "\nlearned = UTF8-octets\nUTF8-octets = *( UTF8-char )\n" in text  # in the grammar's own words
 
 
 def test_surrogatepass_is_generalized_utf8(capsys, tmp_path):
@@ -110,8 +113,30 @@ def test_surrogatepass_is_generalized_utf8(capsys, tmp_path):
                                    "--out", str(out))
     assert status == 1, stdout
     assert "only in A" in stdout and "ed a0 80" in stdout.lower()  # a surrogate, the shortest difference
-    learned = Compilation(from_text(out.read_text(encoding="utf-8"))).minimal
-    assert learned == Compilation(load(str(GENERALIZED))).minimal
+    text = out.read_text(encoding="utf-8")
+    assert Compilation(from_text(text)).minimal == Compilation(load(str(GENERALIZED))).minimal
+    # RFC 3629's rules where they fit, and the surrogates as what they add
+    assert "\nlearned = *( UTF8-char / %xED %xA0-BF UTF8-tail )\nUTF8-char = " in text
+
+
+def test_the_grammars_rules_name_the_parts_whose_languages_they_match(prior):
+    """Random languages written with a grammar's rules: every grammar compiles back to the
+    language; a rule is used where its language fits, and the learned rule's name avoids the
+    grammar's."""
+    grammar = Compilation(from_text("learned = 1*( ab / cd )\nab = %x41-42 [ cd ]\ncd = %x43-44\nother = %x45\n"))
+    languages = rule_languages(grammar.resolved, grammar)
+    assert [rule.name for rule in languages] == ["learned", "ab", "cd"]  # 'other' is not reachable
+    named = 0
+    for seed in range(30):
+        rng = random.Random(seed)
+        pieces = rng.sample(["ab", "cd", "%x45", "%x41 %x46", "*cd", "2ab"], rng.randint(1, 3))
+        text = f"x = {rng.choice(['', '1*', '*'])}( {' / '.join(pieces)} )\nab = %x41-42 [ cd ]\ncd = %x43-44\n"
+        target = Compilation(from_text(text)).minimal
+        printed = named_abnf(target, ("a comment",), grammar.resolved, languages)
+        assert Compilation(from_text(printed)).minimal == target, (seed, printed)
+        assert "\nlearned-2 = " in printed or "\nlearned = " not in printed
+        named += "\nab = " in printed or "\ncd = " in printed
+    assert named >= 20
 
 
 def test_a_query_limit_stops_with_the_partial_grammar_marked(capsys, tmp_path):

@@ -69,7 +69,7 @@ def learned_grammar(args: argparse.Namespace):
     from ..crosscheck.suite import build_suite
     from ..errors import AbnfError
     from ..learn import learn
-    from ..learn.abnf import to_abnf
+    from ..learn.rules import rule_languages, to_abnf
 
     compilation = options.compilation(args)
     if not compilation.resolved.is_regular:
@@ -106,7 +106,8 @@ def learned_grammar(args: argparse.Namespace):
                 "--extra-states {extra}) and treats alike the bytes of each class the probes found.").format(
                     states=learned.dfa.num_states + extra, extra=extra),
         )
-    return to_abnf(learned.dfa, "learned", comments), compilation, _stopped(learned.stopped, args)
+    text = to_abnf(learned.dfa, comments, compilation.resolved, rule_languages(compilation.resolved, compilation))
+    return text, compilation, _stopped(learned.stopped, args)
 
 
 def compared(text: str, name: str, compilation, args: argparse.Namespace) -> tuple[list[str], bool]:
