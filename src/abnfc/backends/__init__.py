@@ -36,6 +36,7 @@ _BUILT_IN = {
     "c": "abnfc.backends.c",
     "js": "abnfc.backends.js",
     "rust": "abnfc.backends.rust",
+    "go": "abnfc.backends.go",
     "html": "abnfc.backends.html",
 }
 DEFAULT_LANGUAGES = ("python", "c", "js", "html")  # what ``abnfc compile`` writes without --lang

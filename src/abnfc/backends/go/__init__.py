@@ -1,0 +1,17 @@
+"""The Go backend: ``<prefix>.go``, package ``<prefix>``, with ``IsValid``, ``FirstError``,
+``ExpectedBytes`` and an incremental ``Validator`` (an io.Writer); no imports, gofmt- and go
+vet-clean."""
+from ...i18n import N_
+from .. import Backend, BackendOption
+from .naming import NAMING
+from .plan import STRATEGIES, lower
+from .render import render
+from .runner import runners
+
+BACKEND = Backend(
+    "go", "a Go package", lower, render, runners, NAMING,
+    options=(BackendOption("strategy", STRATEGIES, "auto",
+                           N_("pairs: a shift DFA stepping two bytes at a time through a 64 KiB pair "
+                              "table (up to 10 states); shift: the same one byte at a time; table: a "
+                              "byte-class map and transition table, for any size; auto (default): the "
+                              "first of these that fits")),))

@@ -1,0 +1,247 @@
+"""Neutral tables -> the Go plan: the strategy, the speed settings, every table as Go text.
+
+Three strategies (``--go-strategy``), chosen from the automaton as the C backend chooses (see
+:mod:`abnfc.backends.c.plan` and :mod:`abnfc.backends.analysis`), each one loop over the bytes:
+
+- ``pairs`` (at most 10 states, at most 256 pair functions): a *shift DFA* stepping two bytes
+  at a time: a 64 KiB table, filled when the package is initialized from the byte classes and
+  the pair functions, gives each byte pair's transition function, whose row packs every state's
+  successor as 6-bit shift amounts; an 8-byte load gives four pairs.
+- ``shift`` (at most 10 states): the same rows one byte at a time, ``st = rows[b] >> (st & 63)``:
+  one load and one shift, no bounds check (the row array has 256 entries, the count is masked).
+- ``table``: a byte-class map and a transition table of premultiplied states (state s is held as
+  s times the number of classes), for automata of any size.
+
+Long inputs run in blocks of 64 bytes with no check per byte (the dead state is absorbing, so a
+block that ends dead is run again byte by byte to find the byte).  A state whose self-loop holds
+every byte 00-7F (analysis' ``high`` skip sets, Hyperscan's acceleration in its simplest form)
+skips a block whose eight 64-bit words have no high bit set.  Go has no SIMD intrinsics, so the
+shufti and truffle sets, which need byte shuffles, are left out: a table lookup per byte is what
+the DFA step costs already.  ``auto`` picks the first strategy that fits, except for a finite
+language (no cycle through live states), which gets a plain byte loop.
+
+Every decision is made here; the templates place the text.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ...charset import format_hex
+from ...errors import AbnfError, InvariantError, printable
+from ...i18n import _
+from ..analysis import Speed, analyse
+from ..tables import Tables
+
+SHIFT_BITS = 6
+MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a uint64 row
+STRATEGIES = ("auto", "pairs", "shift", "table")
+BLOCK = 64  # bytes run with no check per byte, and skipped at once
+CELLS_PER_LINE = 16
+
+
+@dataclass(frozen=True)
+class Comments:
+    """Text for // comments: one line each, printable, no trailing blanks."""
+
+    header_lines: tuple[str, ...]
+    grammar_file: str
+    start_rule: str
+    grammar_lines: tuple[str, ...]
+    table_lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Line:
+    label: str  # what the cells are for: "00-0F", "0: start of rule r"
+    cells: str  # "c03, c03, ..."
+
+
+@dataclass(frozen=True)
+class RowConst:
+    name: str  # "c03": equal widths, so that gofmt aligns nothing
+    value: str  # "0x0000000000000000"
+    comment: str  # "class 3: A0-BF"
+
+
+@dataclass(frozen=True)
+class ShiftRows:
+    """shift and pairs: each byte class's row of next states packed in a 64-bit word."""
+
+    rows: tuple[RowConst, ...]
+    byte_lines: tuple[Line, ...]  # per byte: its row constant
+    accept_mask: str
+
+
+@dataclass(frozen=True)
+class PairTables:
+    """pairs: the rows of the pair functions and, per pair of classes, its function."""
+
+    rows: tuple[RowConst, ...]
+    row_lines: tuple[Line, ...]  # the rows' names, for the array of rows
+    class_lines: tuple[Line, ...]  # per byte: its class
+    of_classes: tuple[Line, ...]  # per first class: the function of each second class
+    num_classes: int
+
+
+@dataclass(frozen=True)
+class TransitionTable:
+    """table: a byte-class map and a transition table of premultiplied states."""
+
+    cell_type: str  # the narrowest unsigned type holding a state as held
+    class_lines: tuple[Line, ...]
+    next_rows: tuple[Line, ...]  # one per state, labelled with its note
+    accepting: tuple[str, ...]  # lines of cells: 1 for each accepting state
+
+
+@dataclass(frozen=True)
+class GoPlan:
+    package: str  # the package's name and the file's stem
+    strategy: str  # "pairs", "shift" or "table"
+    plain: bool  # a finite language under "auto": one byte loop
+    life: int  # plain: the most bytes an input stays alive (else -1)
+    num_states: int
+    num_classes: int
+    start_state: int
+    dead_state: int
+    comments: Comments
+    accepting_list: str  # "1, 3" or "none"
+    state_type: str  # how the loop holds a state
+    start: str  # the start state as held
+    dead: str
+    unit: int  # state s is held as s times this
+    mask: str  # the state alone, out of what the loop holds: "st & 63" or "st"
+    initial_error: int  # a stream's error before any input: 0 when the start state is dead
+    expected: tuple[str, ...]  # per state, its ranges as a Go literal
+    max_ranges: int
+    block: int
+    skip_test: str  # the condition on the held state under which a block of ASCII is skipped; "" for none
+    skip_states: tuple[int, ...]
+    shift: ShiftRows | None = None
+    pairs: PairTables | None = None
+    table: TransitionTable | None = None
+
+
+def lower(tables: Tables, options: Mapping[str, str]) -> GoPlan:
+    if tables.pushdown is not None:
+        raise InvariantError("the Go plan of a DFA was asked for the tables of a pushdown validator")
+    speed = analyse(tables)
+    wanted = options.get("strategy", "auto")
+    strategy = _strategy(tables, speed, wanted)
+    plain = wanted == "auto" and speed.life is not None
+    if plain:  # a finite language: a byte loop, no pair table
+        strategy = "shift" if tables.num_states <= MAX_SHIFT_STATES else "table"
+    shifting = strategy != "table"
+    unit = SHIFT_BITS if shifting else tables.num_classes
+    skips = () if plain else tuple(s.state for s in speed.skip_sets if s.kind == "high")
+    return GoPlan(
+        package=options["prefix"],
+        strategy=strategy,
+        plain=plain,
+        life=speed.life if speed.life is not None else -1,
+        num_states=tables.num_states,
+        num_classes=tables.num_classes,
+        start_state=tables.start,
+        dead_state=tables.dead,
+        comments=comments(tables),
+        accepting_list=", ".join(str(s) for s in tables.accepting) or "none",
+        state_type="uint64" if shifting else "uint",
+        start=str(tables.start * unit),
+        dead=str(tables.dead * unit),
+        unit=unit,
+        mask="st & 63" if shifting else "st",
+        initial_error=0 if tables.start == tables.dead else -1,
+        expected=tuple("{" + ", ".join(f"{{0x{lo:02X}, 0x{hi:02X}}}" for lo, hi in s.expects) + "}"
+                       for s in tables.states),
+        max_ranges=max((len(s.expects) for s in tables.states), default=0),
+        block=BLOCK,
+        # Shift rows hold bits above the state's 6: the test masks them off.
+        skip_test=" || ".join(f"{'st&63' if shifting else 'st'} == {s * unit}" for s in skips),
+        skip_states=skips,
+        shift=_shift_rows(tables) if shifting else None,
+        pairs=_pair_tables(tables, speed) if strategy == "pairs" else None,
+        table=None if shifting else _transition_table(tables, unit),
+    )
+
+
+def comments(tables: Tables) -> Comments:
+    return Comments(
+        header_lines=tuple(comment_safe(line) for line in tables.header.lines),
+        grammar_file=comment_safe(tables.grammar_file),
+        start_rule=comment_safe(printable(tables.header.start_rule)),
+        grammar_lines=tuple(comment_safe(line) for line in tables.header.grammar_lines),
+        table_lines=tuple(comment_safe(line) for line in tables.table_text))
+
+
+def comment_safe(text: str) -> str:
+    """``text`` for a // comment: printable text is one line already; trailing blanks go, as
+    gofmt would take them."""
+    return text.rstrip()
+
+
+def _strategy(tables: Tables, speed: Speed, wanted: str) -> str:
+    if wanted not in STRATEGIES:
+        raise AbnfError.at(None, _("unknown Go strategy {wanted!r}; choose from {names}").format(
+            wanted=wanted, names=", ".join(STRATEGIES)))
+    fits = tables.num_states <= MAX_SHIFT_STATES
+    if wanted in ("shift", "pairs") and not fits:
+        raise AbnfError.at(None, _("the {strategy} strategy holds at most {limit} states, and this DFA has "
+                                   "{count}; use --go-strategy table or auto").format(
+                                       strategy=wanted, limit=MAX_SHIFT_STATES, count=tables.num_states))
+    if wanted == "pairs" and speed.pairs is None:
+        raise AbnfError.at(None, _("the pairs strategy needs at most 256 distinct transition functions "
+                                   "of byte pairs; use --go-strategy shift, table or auto"))
+    if wanted == "auto":
+        return "pairs" if speed.pairs is not None else "shift" if fits else "table"
+    return wanted
+
+
+def _lines(cells: list[str], labels: list[str] | None = None) -> tuple[Line, ...]:
+    """Cells, 16 to a line; each line labelled with the bytes it is for, unless labels are given.
+    Cells are not padded: gofmt puts one space between the elements of a list."""
+    out = []
+    for n, start in enumerate(range(0, len(cells), CELLS_PER_LINE)):
+        end = min(start + CELLS_PER_LINE, len(cells)) - 1
+        label = labels[n] if labels is not None else f"{start:02X}-{end:02X}"
+        out.append(Line(label, ", ".join(cells[start:end + 1]) + ","))
+    return tuple(out)
+
+
+def _names(count: int, letter: str) -> list[str]:
+    width = len(str(count - 1))
+    return [f"{letter}{n:0{width}}" for n in range(count)]
+
+
+def _packed(targets) -> int:
+    """Bits 6s..6s+5 hold 6*next(s): next = (row >> (6*s)) & 63."""
+    return sum((SHIFT_BITS * target) << (SHIFT_BITS * state) for state, target in enumerate(targets))
+
+
+def _shift_rows(tables: Tables) -> ShiftRows:
+    names = _names(tables.num_classes, "c")
+    rows = tuple(RowConst(names[cls], f"0x{_packed(s.targets[cls] for s in tables.states):016X}",
+                          f"class {cls}: {format_hex(ranges)}")
+                 for cls, ranges in enumerate(tables.classes))
+    accept = sum(1 << (SHIFT_BITS * s) for s in tables.accepting)
+    return ShiftRows(rows, _lines([names[c] for c in tables.byte_class]), f"0x{accept:016X}")
+
+
+def _pair_tables(tables: Tables, speed: Speed) -> PairTables:
+    pairs = speed.pairs
+    if pairs is None:
+        raise InvariantError("the pairs strategy was chosen for an automaton without pair functions")
+    names = _names(len(pairs.rows), "p")
+    rows = tuple(RowConst(names[n], f"0x{_packed(targets):016X}", "") for n, targets in enumerate(pairs.rows))
+    classes = _lines([str(c) for c in tables.byte_class])
+    of_classes = tuple(line for first, row in enumerate(pairs.of_classes)
+                       for line in _lines([str(n) for n in row], [f"first class {first}"] * len(row)))
+    return PairTables(rows, _lines(names), classes, of_classes, tables.num_classes)
+
+
+def _transition_table(tables: Tables, unit: int) -> TransitionTable:
+    largest = (tables.num_states - 1) * unit
+    cell_type = "uint8" if largest < 1 << 8 else "uint16" if largest < 1 << 16 else "uint32"
+    rows = tuple(Line(comment_safe(f"{s.index}: {s.note}" if s.note else f"{s.index}"),
+                      ", ".join(str(t * unit) for t in s.targets) + ",") for s in tables.states)
+    accepting = tuple(line.cells for line in _lines(["1" if s.accepting else "0" for s in tables.states]))
+    return TransitionTable(cell_type, _lines([str(c) for c in tables.byte_class]), rows, accepting)

@@ -1,0 +1,189 @@
+"""Load rendered Go: the packages of a batch of grammars are built into one program, which a
+driver (``templates/driver.go.j2``) serves over pipes, one JSON request and answer per line as
+the JavaScript runner's; each package is wrapped with the interface of the generated Python
+module.
+
+Building is what costs, so a batch is one module (``abnfcrun``, each grammar a package of it)
+and one ``go build``, which compiles the packages in parallel and links once.  The build is
+offline and self-contained: no proxy, no toolchain download, no network (GOPROXY=off,
+GOTOOLCHAIN=local, GOFLAGS=-mod=mod), cgo off (no C compiler needed), and its cache
+(``$GOCACHE``, else a folder in the system's temporary folder) outlives the run, so an
+unchanged grammar is not compiled again.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...errors import AbnfError
+from ...i18n import _
+from ..templating import render_template
+
+MODULE = "abnfcrun"
+BATCH = 2000  # inputs per request
+
+
+def go() -> str:
+    found = shutil.which("go")
+    if found is None:
+        raise AbnfError.at(None, _("the Go toolchain ('go') was not found; it builds the Go backend's "
+                                   "validators (install it, for example with 'apt-get install golang-go')"))
+    return found
+
+
+def cache_folder() -> Path:
+    """Where builds are cached between runs, unless $GOCACHE says."""
+    user = os.getuid() if hasattr(os, "getuid") else 0
+    return Path(tempfile.gettempdir()) / f"abnfc-go-cache-{user}"
+
+
+def environment() -> dict[str, str]:
+    """The go command's environment: offline, local toolchain, a persistent build cache."""
+    env = dict(os.environ)
+    env.update(GOFLAGS="-mod=mod", GOTOOLCHAIN="local", GOPROXY="off", GOWORK="off", GO111MODULE="on",
+               CGO_ENABLED="0", GOSUMDB="off")
+    env.setdefault("GOCACHE", str(cache_folder() / "build"))
+    if not env.get("GOPATH") and not env.get("HOME"):  # go needs one, even with no dependencies
+        env["GOPATH"] = str(cache_folder() / "path")
+    return env
+
+
+def build(file_sets: Sequence[Mapping[str, str]], folder: Path) -> tuple[Path, list[str]]:
+    """Write the packages and the driver as one module in ``folder`` and build it; returns the
+    program and the packages' names, in order."""
+    module = folder / MODULE
+    module.mkdir()
+    (module / "go.mod").write_text(f"module {MODULE}\n\ngo 1.19\n", encoding="utf-8")
+    packages = []
+    for files in file_sets:
+        [(name, text)] = files.items()
+        package = name.removesuffix(".go")
+        (module / package).mkdir()
+        (module / package / name).write_text(text, encoding="utf-8")
+        packages.append(package)
+    (module / "main.go").write_text(render_template("abnfc.backends.go", "driver.go.j2", packages=packages),
+                                    encoding="utf-8")
+    program = folder / "abnfc-go-driver"
+    result = subprocess.run([go(), "build", "-o", str(program), "."], cwd=module, env=environment(),
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        raise AbnfError.at(None, f"go build failed on the generated code:\n{(result.stdout + result.stderr)[-4000:]}")
+    return program, packages
+
+
+def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list[GoValidator]:
+    program, packages = build(file_sets, folder)
+    process = GoProcess(program)
+    return [GoValidator(process, index, package) for index, package in enumerate(packages)]
+
+
+class GoProcess:
+    """The driver program; requests are answered in order."""
+
+    def __init__(self, program: Path):
+        self.process = subprocess.Popen([str(program)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True, encoding="utf-8")
+        self.lock = threading.Lock()
+
+    def ask(self, **request: Any) -> dict:
+        stdin, stdout = self.process.stdin, self.process.stdout
+        if stdin is None or stdout is None:
+            raise AbnfError.at(None, "the Go driver has no pipes")
+        with self.lock:
+            stdin.write(json.dumps(request) + "\n")
+            stdin.flush()
+            line = stdout.readline()
+        if not line:
+            raise AbnfError.at(None, f"the Go driver exited (status {self.process.poll()})")
+        reply = json.loads(line)
+        if "error" in reply:
+            raise RuntimeError(f"Go validator: {reply['error']}")
+        return reply
+
+    def __del__(self):
+        process = getattr(self, "process", None)
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def _hex(data) -> str:
+    if isinstance(data, str):
+        raise TypeError("expected bytes, got str: pass bytes (for example text.encode('utf-8'))")
+    return bytes(data).hex()
+
+
+def _offset(found: int) -> int | None:
+    return None if found < 0 else found
+
+
+class GoValidator:
+    """A grammar's generated Go package, run in the driver program."""
+
+    def __init__(self, process: GoProcess, index: int, package: str):
+        self.process = process
+        self.index = index
+        self.package = package
+
+    def is_valid(self, data) -> bool:
+        return bool(self.process.ask(op="is_valid", g=self.index, hex=_hex(data))["valid"])
+
+    def first_error(self, data) -> int | None:
+        return self.first_errors([data])[0]
+
+    def first_errors(self, inputs: Sequence[bytes]) -> list[int | None]:
+        found: list[int | None] = []
+        for start in range(0, len(inputs), BATCH):
+            batch = [_hex(data) for data in inputs[start:start + BATCH]]
+            found += map(_offset, self.process.ask(op="first_errors", g=self.index, hex=batch)["result"])
+        return found
+
+    def expected_bytes(self, state: int) -> list[tuple[int, int]]:
+        return [(lo, hi) for lo, hi in self.process.ask(op="expected_bytes", g=self.index, state=state)["ranges"]]
+
+    def Validator(self) -> GoStream:
+        return GoStream(self.process, self.process.ask(op="new", g=self.index)["stream"])
+
+
+class GoStream:
+    """The package's ``Validator``, with the generated Python module's interface."""
+
+    def __init__(self, process: GoProcess, stream: int):
+        self.process = process
+        self.stream = stream
+
+    def feed(self, chunk) -> bool:
+        return bool(self.process.ask(op="feed", s=self.stream, hex=_hex(chunk))["valid"])
+
+    def write(self, chunk) -> dict:
+        """What Write returns: ``n``, and ``kind`` ("syntax" for a *SyntaxError, "other", or ""
+        for none) with its ``offset`` and ``text``."""
+        return self.process.ask(op="error", s=self.stream, hex=_hex(chunk))
+
+    def _status(self) -> dict:
+        return self.process.ask(op="status", s=self.stream)
+
+    @property
+    def complete(self) -> bool:
+        return bool(self._status()["complete"])
+
+    def first_error(self) -> int | None:
+        return _offset(self._status()["first_error"])
+
+    def expected(self) -> list[tuple[int, int]]:
+        return [(lo, hi) for lo, hi in self._status()["ranges"]]
+
+    @property
+    def state(self) -> int:
+        return int(self._status()["state"])
+
+    @property
+    def offset(self) -> int:
+        return int(self._status()["offset"])
