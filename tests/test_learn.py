@@ -184,10 +184,12 @@ def test_a_random_black_box_through_python_is_learned_exactly(capsys, tmp_path):
     assert Compilation(from_text(out.read_text(encoding="utf-8"))).minimal == target
 
 
-def test_a_large_language_gets_a_rule_per_state_not_an_exponential_expression():
-    """State elimination on a random 57-state DFA made a 200 MB expression in 30 s; now the
-    grammar is a right-linear rule per state, short, and compiles back to the same automaton."""
+def test_a_large_language_keeps_some_states_as_rules_not_an_exponential_expression():
+    """State elimination on a random 57-state DFA made a 200 MB expression in 30 s; now the states
+    whose removal would pass the size bound are kept as rules (29 rules for 57 states here), the
+    text is short, and it compiles back to the same automaton."""
     target = random_dfa(random.Random(60), 60)
     text = to_abnf(target, "learned")
-    assert len(text) < 10_000 and "a rule per state" in text
+    rules = [line for line in text.splitlines() if " = " in line]
+    assert len(text) < 10_000 and "part-1 = " in text and len(rules) < target.num_states * 2 // 3
     assert Compilation(from_text(text)).minimal == target

@@ -9,9 +9,11 @@ expressions).  Expressions are simplified as they are built: byte sets on parall
 one alternative, nested alternatives and sequences are flattened, a common first or last
 element of an alternation is factored out, and ``x *x`` reads ``1*x``.
 
-The expression can still grow exponentially with the states, so elimination stops once the
-edges would print as more than :data:`MAX_TEXT` characters, and the grammar is then written as a
-right-linear rule per state, which abnfc compiles just the same.
+The expression can grow exponentially with the states.  So a state whose removal would make the
+edges print as more than :data:`MAX_TEXT` characters, and longer than before, is kept instead, and elimination goes on
+with the others; each kept state becomes a rule of its own (``part-N``), its expression naming
+the kept states it leads to, right-linear, so abnfc compiles it just the same.  Most languages
+keep none and print as one expression.
 """
 from __future__ import annotations
 
@@ -43,54 +45,103 @@ class Star:
     at_least: int = 0
 
 
-Expr = Bytes | Cat | Alt | Star
+@dataclass(frozen=True)
+class Part:
+    """A kept state's rule, referred to at the end of a path that leads to it."""
+
+    name: str
+
+
+Expr = Bytes | Cat | Alt | Star | Part
 EMPTY = Cat(())  # the empty string
 
 
-MAX_TEXT = 4000  # characters of one rule's expression; a larger language gets a rule per state
+MAX_TEXT = 4000  # characters of the printed edges; a removal that passes it (growing them) keeps the state
 
 
 def to_abnf(dfa: Dfa, rule: str, comments: tuple[str, ...] = ()) -> str:
     """ABNF text: ``comments`` (each a ``;`` line), then ``rule = <the DFA's language>``: one
-    expression, or, where state elimination would make one longer than :data:`MAX_TEXT`
-    characters (it can grow exponentially), a right-linear rule per state."""
+    expression, or, where that would pass :data:`MAX_TEXT` characters, that rule and a rule per
+    kept state."""
     lines = [f"; {line}".rstrip() for line in comments]
-    try:
-        expression = language(dfa)
-    except TooLong:
-        return "\n".join([*lines, *_rule_per_state(dfa, rule), ""])
-    if expression is None:  # ABNF has no element that matches nothing; a rule with no way out does
+    system = eliminate(dfa)
+    if system is None:  # ABNF has no element that matches nothing; a rule with no way out does
         return "\n".join([*lines, f"{rule} = never", "never = never  ; no input matches", ""])
-    return "\n".join([*lines, f"{rule} = {render(expression, top=True)}", ""])
+    names = {state: f"part-{number}" for number, state in enumerate(system.kept, 1)}
+    rules = [f"{rule} = {_rule_text(system.start_edges, names)}"]
+    rules += [f"{names[state]} = {_rule_text(system.parts[state], names)}" for state in system.kept]
+    return "\n".join([*lines, *rules, ""])
 
 
-class TooLong(Exception):
-    """State elimination would print an expression longer than :data:`MAX_TEXT`."""
+@dataclass(frozen=True)
+class System:
+    """What elimination leaves: the expressions from the start and from each kept state to each
+    kept state (:class:`Part`) or to the end (None)."""
 
+    start_edges: tuple[tuple[Expr, int | None], ...]
+    kept: tuple[int, ...]
+    parts: dict[int, tuple[tuple[Expr, int | None], ...]]
 
-def _rule_per_state(dfa: Dfa, rule: str) -> list[str]:
-    """``state-N = <bytes> state-M / ... / ""``: right-linear, so abnfc compiles it to a DFA."""
-    live = _live(dfa)
-    names = {state: rule if state == dfa.start else f"state-{state}" for state in sorted(live)}
-    lines = ["; the expression of this language would be too long to read: a rule per state"]
-    for state in sorted(live, key=lambda q: (q != dfa.start, q)):
-        targets: dict[int, list] = {}
-        for cls, target in enumerate(dfa.transitions[state]):
-            if target in live:
-                targets.setdefault(target, []).extend(dfa.classes[cls])
-        parts = [f"{render(Bytes(normalize(ranges)))} {names[target]}" for target, ranges in sorted(targets.items())]
-        if state in dfa.accepting:
-            parts.append('""')
-        lines.append(f"{names[state]} = {' / '.join(parts)}")
-    return lines
+    @property
+    def expression(self) -> Expr | None:
+        """The language as one expression, when no state was kept."""
+        if self.kept:
+            return None
+        return next((expression for expression, target in self.start_edges if target is None), None)
 
 
 def language(dfa: Dfa) -> Expr | None:
-    """An expression of the DFA's language; None when it is empty."""
+    """An expression of the DFA's language; None when it is empty.  TooLong when states had to
+    be kept."""
+    system = eliminate(dfa)
+    if system is None:
+        return None
+    if system.kept:
+        raise TooLong()
+    return system.expression
+
+
+class TooLong(Exception):
+    """One expression of the language would print longer than :data:`MAX_TEXT`."""
+
+
+START, END = -1, -2
+
+
+def eliminate(dfa: Dfa) -> System | None:
+    """State elimination, keeping the states whose removal would pass :data:`MAX_TEXT`; None
+    when the language is empty."""
     live = _live(dfa)
     if dfa.start not in live:
         return None
-    start, end = -1, -2
+    edges = _edges(dfa, live)
+    sizes: dict[int, tuple[Expr, int]] = {}
+    total = sum(_size(e, sizes) for e in edges.values())
+    kept: list[int] = []
+    remaining = set(live)
+    while remaining:
+        state = min(remaining, key=lambda q: (_degree(edges, q), q))
+        remaining.discard(state)
+        removed, added = _elimination(edges, state)
+        grown = total - sum(_size(edges[key], sizes) for key in removed) + sum(
+            _size(e, sizes) - (_size(edges[key], sizes) if key in edges and key not in removed else 0)
+            for key, e in added.items())
+        if grown > max(MAX_TEXT, total):  # a removal that shortens the text is always taken
+            kept.append(state)
+            continue
+        for key in removed:
+            del edges[key]
+        edges.update(added)
+        total = grown
+    kept.sort()
+
+    def leaving(source: int) -> tuple[tuple[Expr, int | None], ...]:
+        found = [(e, None if q == END else q) for (p, q), e in edges.items() if p == source]
+        return tuple(sorted(found, key=lambda item: -1 if item[1] is None else item[1]))
+    return System(leaving(START), tuple(kept), {state: leaving(state) for state in kept})
+
+
+def _edges(dfa: Dfa, live: set[int]) -> dict[tuple[int, int], Expr]:
     edges: dict[tuple[int, int], Expr] = {}
     for state in live:
         targets: dict[int, list] = {}
@@ -100,17 +151,15 @@ def language(dfa: Dfa) -> Expr | None:
         for target, ranges in targets.items():
             edges[state, target] = Bytes(normalize(ranges))
         if state in dfa.accepting:
-            edges[state, end] = EMPTY
-    edges[start, dfa.start] = EMPTY
-    remaining = set(live)
-    sizes: dict[int, tuple[Expr, int]] = {}
-    while remaining:
-        state = min(remaining, key=lambda q: (_degree(edges, q), q))
-        remaining.discard(state)
-        _eliminate(edges, state)
-        if sum(_size(e, sizes) for e in edges.values()) > MAX_TEXT:
-            raise TooLong()
-    return edges.get((start, end))
+            edges[state, END] = EMPTY
+    edges[START, dfa.start] = EMPTY
+    return edges
+
+
+def _rule_text(edges: tuple[tuple[Expr, int | None], ...], names: dict[int, str]) -> str:
+    """``e1 part-1 / e2 part-2 / e3``: right-linear (a part's self-loop is a reference to itself)."""
+    parts = [render(cat([e, Part(names[target])]) if target is not None else e, top=True) for e, target in edges]
+    return " / ".join(parts) if parts else '""'
 
 
 def _size(expression: Expr, sizes: dict[int, tuple[Expr, int]]) -> int:
@@ -126,6 +175,8 @@ def _size(expression: Expr, sizes: dict[int, tuple[Expr, int]]) -> int:
             found = 3 + sum(_size(item, sizes) for item in expression.items)
         case Star():
             found = 5 + _size(expression.item, sizes)
+        case Part():
+            found = len(expression.name) + 1
     sizes[id(expression)] = (expression, found)
     return found
 
@@ -155,19 +206,23 @@ def _degree(edges: dict[tuple[int, int], Expr], state: int) -> int:
     return ins * outs
 
 
-def _eliminate(edges: dict[tuple[int, int], Expr], state: int) -> None:
-    loop = edges.pop((state, state), None)
-    ins = [(p, e) for (p, q), e in list(edges.items()) if q == state]
-    outs = [(q, e) for (p, q), e in list(edges.items()) if p == state]
-    for p, _e in ins:
-        del edges[p, state]
-    for q, _e in outs:
-        del edges[state, q]
+def _elimination(edges: dict[tuple[int, int], Expr], state: int
+                 ) -> tuple[list[tuple[int, int]], dict[tuple[int, int], Expr]]:
+    """The edges removing ``state`` takes away and the edges it sets (new or replaced)."""
+    loop = edges.get((state, state))
+    ins = [(p, e) for (p, q), e in edges.items() if q == state and p != state]
+    outs = [(q, e) for (p, q), e in edges.items() if p == state and q != state]
+    removed = [(p, state) for p, _e in ins] + [(state, q) for q, _e in outs]
+    if loop is not None:
+        removed.append((state, state))
     middle = [] if loop is None else [star(loop)]
+    added: dict[tuple[int, int], Expr] = {}
     for p, into in ins:
         for q, out in outs:
             path = cat([into, *middle, out])
-            edges[p, q] = alt([edges[p, q], path]) if (p, q) in edges else path
+            before = added.get((p, q), edges.get((p, q)))
+            added[p, q] = alt([before, path]) if before is not None else path
+    return removed, added
 
 
 def star(item: Expr) -> Expr:
@@ -240,6 +295,8 @@ def render(expression: Expr, top: bool = False) -> str:
             inner = render(expression.item, top=True)
             simple = isinstance(expression.item, Bytes) and len(expression.item.ranges) == 1
             return f"{prefix}{inner}" if simple else f"{prefix}( {inner} )"
+        case Part():
+            return expression.name
 
 
 def _value(lo: int, hi: int) -> str:

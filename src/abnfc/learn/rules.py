@@ -32,7 +32,7 @@ from ..frontend.resolve import ResolvedGrammar
 from ..frontend.source import from_text
 from ..pipeline import Compilation, Limits
 from . import abnf
-from .abnf import Alt, Bytes, Cat, Expr, Star
+from .abnf import Alt, Bytes, Cat, Expr, Part, Star
 
 MAX_RULE_STATES = 200  # rules with larger automata are not compared (each comparison is a product)
 MAX_RULES = 200  # rules compared, in breadth-first order from the start rule
@@ -155,6 +155,8 @@ class Namer:
                 return NamedAlt(tuple(self.rewrite(item, depth) for item in expression.items))
             case Star():
                 return NamedStar(self.rewrite(expression.item, depth), expression.at_least)
+            case Part():
+                return expression
 
     def cover(self, language: Dfa, depth: int) -> Named | None:
         """The rules inside ``language``, largest first, and a rewritten expression of the rest;
@@ -171,7 +173,10 @@ class Namer:
         if union is None or depth >= len(self.rules):
             return None
         parts: list[Named] = [Ref(rule.name) for rule in sorted(taken, key=self.rules.index)]
-        rest = abnf.language(minimize(difference(language, union)))
+        try:
+            rest = abnf.language(minimize(difference(language, union)))
+        except abnf.TooLong:
+            return None
         if rest is not None:
             parts.append(self.rewrite(rest, depth + 1))
         return parts[0] if len(parts) == 1 else NamedAlt(tuple(parts))
