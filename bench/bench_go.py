@@ -1,0 +1,264 @@
+"""The generated Go against Go's standard library, in one Go program.
+
+UTF-8 (grammars/utf8.abnf) on the 16 MiB corpora of bench/corpora.py (ASCII, mixed text with
+about 60% ASCII, Chinese, emoji, random valid UTF-8): the generated ``IsValid`` in every
+strategy (``auto`` picks pairs for this automaton) against ``unicode/utf8.Valid``.
+
+URI references (grammars/uri.abnf, start rule URI-reference): the generated ``IsValid`` on each
+line of the URI corpus on its own, against Go's ``regexp`` (RE2: linear time) with an expression
+written from the same rules of RFC 3986 (``URI_REGEXP`` below); both must agree on every line.
+
+The program times each contender on each corpus in turn, each round; a time is the least of a
+few passes (after an untimed one), and the table gives the median over rounds, the throughput
+and the ratio: the standard library's time over the generated code's (above 1: the generated
+code is faster).  Times are wall-clock inside the Go program (monotonic clock, no allocation in
+the timed loops, so no collector work), with nothing but the loop being timed.
+
+    python bench/bench_go.py [--size MiB] [--rounds N] [--passes N] [--uri-lines N]
+    python bench/bench_go.py --smoke      # small inputs: build, check that all agree
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+import corpora  # noqa: E402  (bench/corpora.py)
+
+import abnfc  # noqa: E402
+from abnfc.backends.go.runner import environment  # noqa: E402
+
+UTF8 = ROOT / "grammars" / "utf8.abnf"
+URI = ROOT / "grammars" / "uri.abnf"
+STRATEGIES = ("pairs", "shift", "table")
+
+
+def _uri_regexp() -> str:
+    """RFC 3986's URI-reference (section 4.1 and appendix A) as one RE2 expression, rule by rule.
+    ABNF strings are case-insensitive, so HEXDIG takes a-f and IPvFuture's "v" takes V."""
+    hexdig = "[0-9A-Fa-f]"
+    unreserved_sub = r"A-Za-z0-9\-._~!$&'()*+,;="
+    pct = f"%{hexdig}{hexdig}"
+    pchar = f"(?:[{unreserved_sub}:@]|{pct})"
+    dec_octet = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])"
+    ipv4 = rf"{dec_octet}\.{dec_octet}\.{dec_octet}\.{dec_octet}"
+    h16 = f"{hexdig}{{1,4}}"
+    ls32 = f"(?:{h16}:{h16}|{ipv4})"
+
+    def some(n: int) -> str:  # [ *n( h16 ":" ) h16 ]
+        return f"(?:(?:{h16}:){{0,{n}}}{h16})?" if n else f"(?:{h16})?"
+
+    ipv6 = "(?:" + "|".join([
+        f"(?:{h16}:){{6}}{ls32}", f"::(?:{h16}:){{5}}{ls32}", f"{some(0)}::(?:{h16}:){{4}}{ls32}",
+        f"{some(1)}::(?:{h16}:){{3}}{ls32}", f"{some(2)}::(?:{h16}:){{2}}{ls32}", f"{some(3)}::{h16}:{ls32}",
+        f"{some(4)}::{ls32}", f"{some(5)}::{h16}", f"{some(6)}::"]) + ")"
+    ip_literal = rf"\[(?:{ipv6}|[vV]{hexdig}+\.[{unreserved_sub}:]+)\]"
+    reg_name = f"(?:[{unreserved_sub}]|{pct})*"
+    authority = f"(?:(?:[{unreserved_sub}:]|{pct})*@)?(?:{ip_literal}|{ipv4}|{reg_name})(?::[0-9]*)?"
+    segment = f"{pchar}*"
+    path_abempty = f"(?:/{segment})*"
+    path_absolute = f"/(?:{pchar}+(?:/{segment})*)?"
+    path_noscheme = f"(?:[{unreserved_sub}@]|{pct})+(?:/{segment})*"
+    path_rootless = f"{pchar}+(?:/{segment})*"
+    tail = rf"(?:\?(?:{pchar}|[/?])*)?(?:#(?:{pchar}|[/?])*)?"
+    uri = f"[A-Za-z][A-Za-z0-9+\\-.]*:(?://{authority}{path_abempty}|{path_absolute}|{path_rootless}|){tail}"
+    relative = f"(?://{authority}{path_abempty}|{path_absolute}|{path_noscheme}|){tail}"
+    return f"^(?:{uri}|{relative})$"
+
+
+URI_REGEXP = _uri_regexp()
+
+PROGRAM = """package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+{imports}
+)
+
+var uriPattern = regexp.MustCompile({pattern})
+
+var validators = []struct {{
+	name string
+	f    func([]byte) bool
+}}{{
+{validators}
+	{{"unicode/utf8.Valid", utf8.Valid}},
+}}
+
+// least runs f once untimed, then passes times; returns the least time and f's answer.
+func least(passes int, f func() int) (float64, int) {{
+	answer := f()
+	best := -1.0
+	for p := 0; p < passes; p++ {{
+		start := time.Now()
+		answer = f()
+		if s := time.Since(start).Seconds(); best < 0 || s < best {{
+			best = s
+		}}
+	}}
+	return best, answer
+}}
+
+func main() {{
+	rounds, _ := strconv.Atoi(os.Args[1])
+	passes, _ := strconv.Atoi(os.Args[2])
+	names := os.Args[3 : len(os.Args)-1]
+	corpora := make([][]byte, len(names))
+	for k, name := range names {{
+		corpora[k], _ = os.ReadFile(name)
+	}}
+	uris, _ := os.ReadFile(os.Args[len(os.Args)-1])
+	lines := bytes.Split(bytes.TrimSuffix(uris, []byte("\\n")), []byte("\\n"))
+	for r := 0; r < rounds; r++ {{
+		for k, data := range corpora {{
+			for _, v := range validators {{
+				seconds, answer := least(passes, func() int {{
+					if v.f(data) {{
+						return 1
+					}}
+					return 0
+				}})
+				fmt.Printf("utf8\\t%s\\t%d\\t%g\\t%d\\n", v.name, k, seconds, answer)
+			}}
+		}}
+		seconds, answer := least(passes, func() int {{
+			n := 0
+			for _, line := range lines {{
+				if {uri}.IsValid(line) {{
+					n++
+				}}
+			}}
+			return n
+		}})
+		fmt.Printf("uri\\tabnfc IsValid\\t0\\t%g\\t%d\\n", seconds, answer)
+		seconds, answer = least(passes, func() int {{
+			n := 0
+			for _, line := range lines {{
+				if uriPattern.Match(line) {{
+					n++
+				}}
+			}}
+			return n
+		}})
+		fmt.Printf("uri\\tregexp.Match\\t0\\t%g\\t%d\\n", seconds, answer)
+		same := 0
+		for _, line := range lines {{
+			if {uri}.IsValid(line) == uriPattern.Match(line) {{
+				same++
+			}}
+		}}
+		fmt.Printf("agree\\turi\\t0\\t0\\t%d\\n", same)
+	}}
+}}
+"""
+
+
+def go_quote(text: str) -> str:
+    """A Go raw string literal (the expression has no backquote)."""
+    assert "`" not in text
+    return f"`{text}`"
+
+
+def build(folder: Path) -> Path:
+    module = folder / "bench"
+    module.mkdir()
+    (module / "go.mod").write_text("module bench\n\ngo 1.19\n", encoding="utf-8")
+    packages = {f"abnfutf8{s}": abnfc.generate_files(UTF8, "go", prefix=f"abnfutf8{s}", options={"strategy": s})
+                for s in STRATEGIES}
+    packages["abnfuri"] = abnfc.generate_files(URI, "go", prefix="abnfuri")
+    for name, files in packages.items():
+        (module / name).mkdir()
+        for file, text in files.items():
+            (module / name / file).write_text(text, encoding="utf-8")
+    validators = "".join(f'\t{{"abnfc IsValid ({s}{", auto" if s == "pairs" else ""})", abnfutf8{s}.IsValid}},\n'
+                         for s in STRATEGIES)
+    program = PROGRAM.format(imports="".join(f'\t"bench/{name}"\n' for name in packages),
+                             pattern=go_quote(URI_REGEXP), validators=validators, uri="abnfuri")
+    (module / "main.go").write_text(program, encoding="utf-8")
+    binary = folder / "bench-go"
+    subprocess.run(["go", "build", "-o", str(binary), "."], cwd=module, env=environment(), check=True)
+    return binary
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=16, help="corpus size in MiB (default 16)")
+    parser.add_argument("--rounds", type=int, default=7, help="rounds; the median counts (default 7)")
+    parser.add_argument("--passes", type=int, default=3, help="timed passes per round; the least counts")
+    parser.add_argument("--uri-lines", type=int, default=200_000, help="URIs in the URI corpus")
+    parser.add_argument("--smoke", action="store_true", help="small inputs: build, check that all agree")
+    args = parser.parse_args()
+    if shutil.which("go") is None:
+        print("go not found: apt-get install golang-go", file=sys.stderr)
+        return 2
+    if args.smoke:
+        args.size, args.rounds, args.passes, args.uri_lines = 1, 1, 1, 2000
+    size = args.size << 20
+    data = {name: blob for name, blob in corpora.utf8_corpora(size).items()}
+    lines = corpora.uri_lines(args.uri_lines)
+    with tempfile.TemporaryDirectory(prefix="abnfc-bench-go-") as name:
+        folder = Path(name)
+        binary = build(folder)
+        paths = []
+        for corpus, blob in data.items():
+            paths.append(folder / f"{corpus}.txt")
+            paths[-1].write_bytes(blob)
+        (folder / "uri.txt").write_bytes(b"\n".join(lines) + b"\n")
+        ran = subprocess.run([str(binary), str(args.rounds), str(args.passes), *map(str, paths),
+                              str(folder / "uri.txt")], capture_output=True, text=True, check=True)
+    return report(ran.stdout, list(data), size, lines, args)
+
+
+def report(output: str, names: list[str], size: int, lines: list[bytes], args: argparse.Namespace) -> int:
+    times: dict[tuple[str, str, str], list[float]] = {}
+    answers: dict[tuple[str, str, str], set[int]] = {}
+    for row in output.splitlines():
+        kind, label, corpus, seconds, answer = row.split("\t")
+        times.setdefault((kind, label, corpus), []).append(float(seconds))
+        answers.setdefault((kind, label, corpus), set()).add(int(answer))
+    medians = {key: statistics.median(value) for key, value in times.items()}
+    labels = list(dict.fromkeys(label for kind, label, _ in times if kind == "utf8"))
+    reference = "unicode/utf8.Valid"
+    print(f"UTF-8, {args.size} MiB corpora: GB/s (median of {args.rounds} rounds, each the least of "
+          f"{args.passes} passes) and {reference}'s time over each one's (above 1: faster than it)")
+    print("| validator | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    failed = False
+    for label in labels:
+        cells = []
+        for k, corpus in enumerate(names):
+            key = ("utf8", label, str(k))
+            if answers[key] != answers[("utf8", reference, str(k))]:
+                failed = True
+            cells.append(f"{size / medians[key] / 1e9:5.2f} GB/s {medians[('utf8', reference, str(k))] / medians[key]:5.2f}x")
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    uri_bytes = sum(map(len, lines))
+    ours, theirs = medians[("uri", "abnfc IsValid", "0")], medians[("uri", "regexp.Match", "0")]
+    agree = min(answers[("agree", "uri", "0")])
+    print(f"\nURI references: {len(lines)} lines, {uri_bytes / len(lines):.0f} bytes on average, each validated "
+          f"on its own; {agree} of {len(lines)} lines get the same verdict "
+          f"({min(answers[('uri', 'abnfc IsValid', '0')])} valid)")
+    print(f"| abnfc IsValid (table) | {uri_bytes / ours / 1e6:8.0f} MB/s | {theirs / ours:6.2f}x |")
+    print(f"| regexp.Match          | {uri_bytes / theirs / 1e6:8.0f} MB/s | {1:6.2f}x |")
+    if failed or agree != len(lines):
+        print("the validators disagree", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
