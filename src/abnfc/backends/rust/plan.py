@@ -178,8 +178,9 @@ def docs(tables: Tables) -> Docs:
 
 
 def _doc_safe(text: str) -> str:
-    """Printable text stays on its line in a ``//!`` comment; rustfmt refuses trailing spaces."""
-    return text.rstrip()
+    """Printable text stays on its line in a ``//!`` comment; tabs become spaces (clippy's
+    tabs_in_doc_comments), to the columns of 8 that terminals show; rustfmt refuses trailing spaces."""
+    return text.expandtabs(8).rstrip()
 
 
 def _fence(lines: tuple[str, ...]) -> str:

@@ -44,7 +44,8 @@ def find_tool(name: str, chosen: str | None = None) -> str | None:
     return str(found) if found.is_file() and os.access(found, os.X_OK) else None
 
 
-def build(file_sets: Sequence[Mapping[str, str]], folder: Path, flags: Sequence[str] = RUSTC_FLAGS) -> tuple[Path, list[str]]:
+def build(file_sets: Sequence[Mapping[str, str]], folder: Path,
+          flags: Sequence[str] = RUSTC_FLAGS) -> tuple[Path, list[str]]:
     """Writes the modules and the driver into ``folder`` and builds them: the program and the
     modules' names, in order."""
     modules = []
@@ -133,6 +134,12 @@ class RustValidator:
 
     def expected_bytes(self, state: int) -> list[tuple[int, int]]:
         return _ranges(self.process.ask("E", self.module, state).split())
+
+    def every_string(self, length: int) -> str:
+        """One character per byte string of ``length`` (at most 3) bytes, in order: its first
+        error (``-`` for None, else the digit), ``!`` where ``is_valid`` or a stream fed one byte at
+        a time disagrees; the driver runs them all."""
+        return self.process.ask("A", self.module, length)
 
     def Validator(self) -> RustStream:
         return RustStream(self.process, int(self.process.ask("N", self.module)))
