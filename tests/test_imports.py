@@ -146,13 +146,13 @@ def test_errors_in_imported_grammars_name_the_imported_file(tmp_path):
 
 def test_every_command_takes_imports(capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "main.abnf").write_text('greeting = word 1*( " " word ) "!"\n')
+    (tmp_path / "greet.abnf").write_text('greeting = word 1*( " " word ) "!"\n')
     (tmp_path / "words.abnf").write_text("word = 1*letter\nletter = ALPHA / %xC0-24F\n")
     (tmp_path / "more.abnf").write_text('letter = "-"\n')
-    main_grammar = ["main.abnf", "--import", "words.abnf", "--import", "more.abnf"]
+    main_grammar = ["greet.abnf", "--import", "words.abnf", "--import", "more.abnf"]
     status, out, err = run_cli(capsys, "lint", *main_grammar)
     assert status == 0, err
-    assert out == ("main.abnf: 1 rule (and 2 imported), start rule greeting, encoding utf-8, 0 warnings; "
+    assert out == ("greet.abnf: 1 rule (and 2 imported), start rule greeting, encoding utf-8, 0 warnings; "
                    "regular: compiles to a DFA\n")
     assert "note: rules taken from words.abnf: word, letter" in err
     (tmp_path / "sample.txt").write_text("Grüße aus Köln!")
@@ -163,11 +163,11 @@ def test_every_command_takes_imports(capsys, monkeypatch, tmp_path):
     assert status == 0 and '"num_states"' in out
     status, out, err = run_cli(capsys, "compile", *main_grammar, "--lang", "python", "--out", "out")
     assert status == 0, err
-    text = (tmp_path / "out" / "main.py").read_text()
+    text = (tmp_path / "out" / "greet.py").read_text()
     # paths relative to the output folder, so that the header does not depend on where abnfc ran
     assert "# Imports ../words.abnf, SHA-256: " in text and "# Imports ../more.abnf, SHA-256: " in text
-    assert "abnfc compile ../main.abnf --import ../words.abnf --import ../more.abnf --encoding utf-8" in text
-    status, out, err = run_cli(capsys, "lint", "main.abnf", "--import", "no/such.abnf")
+    assert "abnfc compile ../greet.abnf --import ../words.abnf --import ../more.abnf --encoding utf-8" in text
+    status, out, err = run_cli(capsys, "lint", "greet.abnf", "--import", "no/such.abnf")
     assert status == 2 and "cannot read grammar file no/such.abnf" in err
 
 

@@ -35,14 +35,15 @@ def table_lines(dfa: Dfa, notes: Sequence[str]) -> list[str]:
 MAX_LISTED_ACCEPTING = 16  # beyond this the summary gives a count; the table marks each one
 
 
-def text(dfa: Dfa, notes: Sequence[str]) -> str:
-    """The summary, the byte classes and the table with a note per state, as ``abnfc dfa`` prints it."""
+def text(dfa: Dfa, notes: Sequence[str], remarks: Sequence[str] = ()) -> str:
+    """The summary and ``remarks`` under it, the byte classes and the table with a note per
+    state, as ``abnfc dfa`` prints it."""
     accepting = sorted(dfa.accepting)
     listed = (f"accepting {accepting}" if len(accepting) <= MAX_LISTED_ACCEPTING
               else f"{len(accepting)} accepting states (marked *)")
     summary = (f"{dfa.num_states} states (dead state {dfa.dead} included), {dfa.num_classes} byte "
                f"classes, start {dfa.start}, {listed}")
-    return "\n".join([summary, "", *class_lines(dfa), "", *table_lines(dfa, notes)]) + "\n"
+    return "\n".join([summary, *remarks, "", *class_lines(dfa), "", *table_lines(dfa, notes)]) + "\n"
 
 
 def to_json(dfa: Dfa) -> dict:

@@ -33,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..automata import dump
+    from ..automata.definite import definiteness
     from ..pictures import dot, graphviz
 
     compilation = options.compilation(args)
@@ -44,10 +45,13 @@ def run(args: argparse.Namespace) -> int:
         drawing = dot.to_dot(automaton, notes, compilation.resolved.start_name, args.show_dead)
         print(graphviz.render_svg(drawing) if args.format == "svg" else drawing, end="")
     elif args.format == "json":
-        fields = dump.to_json(automaton).items()
-        print("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in fields) + "\n}")
+        fields = dump.to_json(automaton)
+        if args.minimal:  # the subset DFA's equivalent states would hide a definite language
+            fields["definite_k"] = definiteness(automaton).k  # null: not definite, or not analysed
+        print("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in fields.items()) + "\n}")
     else:
-        print(dump.text(automaton, compilation.note_texts("minimal" if args.minimal else "subset")), end="")
+        remarks = (definiteness(automaton).sentence(),) if args.minimal else ()
+        print(dump.text(automaton, compilation.note_texts("minimal" if args.minimal else "subset"), remarks), end="")
     return 0
 
 
