@@ -1,0 +1,269 @@
+"""The generated Rust validators against Rust's own and the crates people reach for.
+
+UTF-8 (grammars/utf8.abnf) on the 16 MiB corpora of bench/corpora.py (ASCII, mixed text with
+about 60% ASCII, Chinese, emoji, and random valid UTF-8 with every character length alike): the
+generated ``utf8::is_valid`` against ``std::str::from_utf8`` and the ``simdutf8`` crate
+(``simdutf8::basic::from_utf8``, SIMD chosen at run time).
+
+URI references (grammars/uri.abnf): the generated ``uri::is_valid`` against the ``regex`` crate
+(``regex::bytes::Regex::is_match``) with an expression of the same language, anchored at both
+ends and built rule by rule as bench/peers/uri_re2c.re, each line of the URI corpus on its own.
+
+Everything runs in one Rust program built with ``cargo build --release --offline``: the crates
+come from Debian's packages (``/usr/share/cargo/registry``, a directory source); a crate that
+cannot be built there is left out with a note.  The program times each contender on each corpus
+(the least wall time of a few passes after an untimed one) in every round; the table gives the
+median over rounds and each contender's speed relative to the reference (``from_utf8``, or
+``regex``): above 1 is faster.
+
+    python bench/bench_rust.py [--size MiB] [--rounds N] [--passes N] [--uri-lines N]
+    python bench/bench_rust.py --smoke      # small inputs: build all, check that all agree
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+import corpora  # noqa: E402  (bench/corpora.py)
+
+import abnfc  # noqa: E402
+from abnfc.backends.rust.runner import find_tool  # noqa: E402
+
+REGISTRY = Path("/usr/share/cargo/registry")
+CRATES = {  # crate -> its line in Cargo.toml
+    "simdutf8": 'simdutf8 = "0.1"',
+    # Without perf-literal, which needs aho-corasick and memchr (not packaged here); the lazy DFA
+    # (perf-dfa) is what decides an anchored expression.
+    "regex": 'regex = { version = "1", default-features = false, features = ["std", "perf-dfa", "perf-inline", '
+             '"perf-cache"] }',
+}
+
+
+def uri_regex() -> str:
+    """URI-reference of RFC 3986 as a regular expression, rule by rule (as bench/peers/uri_re2c.re)."""
+    alpha, digit, hexdig = "[A-Za-z]", "[0-9]", "[0-9A-Fa-f]"
+    unreserved = r"[A-Za-z0-9\-._~]"
+    sub_delims = r"[!$&'()*+,;=]"
+    pct = f"%{hexdig}{hexdig}"
+    pchar = f"(?:{unreserved}|{pct}|{sub_delims}|[:@])"
+    query = f"(?:{pchar}|[/?])*"
+    segment, segment_nz = f"{pchar}*", f"{pchar}+"
+    segment_nz_nc = f"(?:{unreserved}|{pct}|{sub_delims}|@)+"
+    path_abempty = f"(?:/{segment})*"
+    path_absolute = f"/(?:{segment_nz}(?:/{segment})*)?"
+    path_noscheme = f"{segment_nz_nc}(?:/{segment})*"
+    path_rootless = f"{segment_nz}(?:/{segment})*"
+    dec_octet = f"(?:{digit}|[1-9]{digit}|1{digit}{digit}|2[0-4]{digit}|25[0-5])"
+    ipv4 = rf"{dec_octet}\.{dec_octet}\.{dec_octet}\.{dec_octet}"
+    h16 = f"{hexdig}{{1,4}}"
+    ls32 = f"(?:{h16}:{h16}|{ipv4})"
+
+    def before(n: int) -> str:  # [ *n( h16 ":" ) h16 ]
+        return f"(?:(?:{h16}:){{0,{n}}}{h16})?" if n else f"(?:{h16})?"
+
+    ipv6 = "|".join([
+        f"(?:{h16}:){{6}}{ls32}", f"::(?:{h16}:){{5}}{ls32}", f"{before(0)}::(?:{h16}:){{4}}{ls32}",
+        f"{before(1)}::(?:{h16}:){{3}}{ls32}", f"{before(2)}::(?:{h16}:){{2}}{ls32}",
+        f"{before(3)}::{h16}:{ls32}", f"{before(4)}::{ls32}", f"{before(5)}::{h16}", f"{before(6)}::"])
+    ipvfuture = rf"[vV]{hexdig}+\.(?:{unreserved}|{sub_delims}|:)+"
+    ip_literal = rf"\[(?:{ipv6}|{ipvfuture})\]"
+    reg_name = f"(?:{unreserved}|{pct}|{sub_delims})*"
+    host = f"(?:{ip_literal}|{ipv4}|{reg_name})"
+    userinfo = f"(?:{unreserved}|{pct}|{sub_delims}|:)*"
+    authority = f"(?:{userinfo}@)?{host}(?::{digit}*)?"
+    scheme = rf"{alpha}[A-Za-z0-9+\-.]*"
+    tail = f"(?:\\?{query})?(?:#{query})?"
+    relative = f"(?://{authority}{path_abempty}|{path_absolute}|{path_noscheme}|)"
+    hier = f"(?://{authority}{path_abempty}|{path_absolute}|{path_rootless}|)"
+    return f"(?-u)^(?:{scheme}:{hier}{tail}|{relative}{tail})$"
+
+
+MAIN = r"""
+use std::time::Instant;
+
+mod uri;
+mod utf8;
+
+fn best<F: Fn(&[u8]) -> usize>(data: &[u8], passes: usize, f: F) -> (f64, usize) {
+    let verdict = f(std::hint::black_box(data));
+    let mut least = f64::INFINITY;
+    for _ in 0..passes {
+        let start = Instant::now();
+        std::hint::black_box(f(std::hint::black_box(data)));
+        least = least.min(start.elapsed().as_secs_f64());
+    }
+    (least, verdict)
+}
+
+fn lines(data: &[u8]) -> Vec<&[u8]> {
+    data.split(|&b| b == b'\n').collect()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let rounds: usize = args[1].parse().unwrap();
+    let passes: usize = args[2].parse().unwrap();
+    let uri_path = &args[3];
+    let corpora: Vec<(String, Vec<u8>)> = args[4..]
+        .iter()
+        .map(|p| (p.clone(), std::fs::read(p).unwrap()))
+        .collect();
+    let uri_data = std::fs::read(uri_path).unwrap();
+    let uri_lines = lines(&uri_data);
+    //REGEX_BUILD
+    for round in 0..rounds {
+        for (name, data) in &corpora {
+            let mut runs: Vec<(&str, (f64, usize))> = vec![
+                ("abnfc utf8::is_valid", best(data, passes, |d| usize::from(utf8::is_valid(d)))),
+                ("std::str::from_utf8", best(data, passes, |d| usize::from(std::str::from_utf8(d).is_ok()))),
+            ];
+            //SIMDUTF8_RUN
+            for (label, (seconds, verdict)) in runs.drain(..) {
+                println!("utf8\t{round}\t{label}\t{name}\t{seconds}\t{verdict}");
+            }
+        }
+        let mut runs: Vec<(&str, (f64, usize))> = vec![(
+            "abnfc uri::is_valid",
+            best(&uri_data, passes, |_| uri_lines.iter().filter(|l| uri::is_valid(l)).count()),
+        )];
+        //REGEX_RUN
+        for (label, (seconds, verdict)) in runs.drain(..) {
+            println!("uri\t{round}\t{label}\turi\t{seconds}\t{verdict}");
+        }
+    }
+}
+"""
+
+REGEX_BUILD = """let re = regex::bytes::RegexBuilder::new(include_str!("uri.regex"))
+        .size_limit(1 << 28)
+        .dfa_size_limit(1 << 28)
+        .build()
+        .unwrap();"""
+REGEX_RUN = """runs.push((
+            "regex crate is_match",
+            best(&uri_data, passes, |_| uri_lines.iter().filter(|l| re.is_match(l)).count()),
+        ));"""
+SIMDUTF8_RUN = """runs.push((
+                "simdutf8::basic::from_utf8",
+                best(data, passes, |d| usize::from(simdutf8::basic::from_utf8(d).is_ok())),
+            ));"""
+
+
+def write_project(folder: Path, crates: list[str]) -> None:
+    (folder / "src").mkdir(parents=True, exist_ok=True)
+    for grammar, prefix in (("utf8.abnf", "utf8"), ("uri.abnf", "uri")):
+        for name, text in abnfc.generate_files(ROOT / "grammars" / grammar, "rust", prefix=prefix).items():
+            (folder / "src" / name).write_text(text, encoding="utf-8")
+    (folder / "src" / "uri.regex").write_text(uri_regex(), encoding="utf-8")
+    main = MAIN
+    if "regex" in crates:
+        main = main.replace("//REGEX_BUILD", REGEX_BUILD).replace("//REGEX_RUN", REGEX_RUN)
+    if "simdutf8" in crates:
+        main = main.replace("//SIMDUTF8_RUN", SIMDUTF8_RUN)
+    (folder / "src" / "main.rs").write_text(main, encoding="utf-8")
+    dependencies = "\n".join(CRATES[c] for c in crates)
+    (folder / "Cargo.toml").write_text(
+        f'[package]\nname = "bench_rust"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n{dependencies}\n\n'
+        "[profile.release]\nopt-level = 3\ncodegen-units = 1\n", encoding="utf-8")
+    (folder / ".cargo").mkdir(exist_ok=True)
+    (folder / ".cargo" / "config.toml").write_text(
+        f'[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\ndirectory = "{REGISTRY}"\n',
+        encoding="utf-8")
+
+
+def build(folder: Path) -> tuple[Path, list[str]]:
+    """Builds with every crate that builds offline; returns the program and the crates left out."""
+    cargo = find_tool("cargo")
+    if cargo is None:
+        sys.exit("cargo not found (install Rust from https://rustup.rs)")
+    env = {**os.environ, "PATH": f"{Path(cargo).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    wanted = [c for c in CRATES if (REGISTRY / c).exists() or any(REGISTRY.glob(f"{c}-*"))]
+    attempts = [wanted] + [[c] for c in wanted] + [[]]
+    errors = []
+    for crates in attempts:
+        shutil.rmtree(folder, ignore_errors=True)
+        write_project(folder, crates)
+        result = subprocess.run([cargo, "build", "--release", "--offline", "--quiet"], cwd=folder, env=env,
+                                capture_output=True, text=True)
+        if result.returncode == 0:
+            return folder / "target" / "release" / "bench_rust", [c for c in CRATES if c not in crates]
+        errors.append(result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "failed")
+    sys.exit("the benchmark does not build:\n" + "\n".join(errors))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=16, help="MiB per UTF-8 corpus (default 16)")
+    parser.add_argument("--rounds", type=int, default=7, help="rounds; the median counts (default 7)")
+    parser.add_argument("--passes", type=int, default=3, help="timed passes per round; the least counts")
+    parser.add_argument("--uri-lines", type=int, default=200_000, help="URIs in the URI corpus")
+    parser.add_argument("--smoke", action="store_true", help="small inputs, one round: build and check")
+    args = parser.parse_args()
+    if args.smoke:
+        args.size, args.rounds, args.passes, args.uri_lines = 1, 1, 1, 2000
+    size = args.size << 20
+    with tempfile.TemporaryDirectory(prefix="abnfc-bench-rust-") as temp:
+        folder = Path(temp)
+        program, missing = build(folder / "project")
+        data = corpora.utf8_corpora(size)
+        paths = []
+        for name, blob in data.items():
+            paths.append(folder / name)
+            paths[-1].write_bytes(blob)
+        uri_lines = corpora.uri_lines(args.uri_lines)
+        (folder / "uri.txt").write_bytes(b"\n".join(uri_lines))
+        output = subprocess.run([str(program), str(args.rounds), str(args.passes), str(folder / "uri.txt"),
+                                 *map(str, paths)], capture_output=True, text=True, check=True).stdout
+    for crate in missing:
+        print(f"note: the {crate} crate did not build offline from {REGISTRY}; left out")
+    return report(output, data, uri_lines, args)
+
+
+def report(output: str, data: dict[str, bytes], uri_lines: list[bytes], args: argparse.Namespace) -> int:
+    times: dict[tuple[str, str, str], list[float]] = {}
+    verdicts: dict[tuple[str, str], set[str]] = {}
+    for line in output.splitlines():
+        kind, _round, label, corpus, seconds, verdict = line.split("\t")
+        name = Path(corpus).name
+        times.setdefault((kind, label, name), []).append(float(seconds))
+        verdicts.setdefault((kind, name), set()).add(verdict)
+    disagree = {key: found for key, found in verdicts.items() if len(found) != 1}
+    medians = {key: statistics.median(value) for key, value in times.items()}
+    print(f"UTF-8, {args.size} MiB corpora: GB/s (median of {args.rounds} rounds, each the least wall time of "
+          f"{args.passes} passes) and speed relative to std::str::from_utf8 (above 1: faster)\n")
+    labels = list(dict.fromkeys(label for kind, label, _ in medians if kind == "utf8"))
+    print("| contender                   | " + " | ".join(f"{name:>14}" for name in data) + " |")
+    print("|" + "-" * 29 + "|" + "|".join("-" * 16 for _ in data) + "|")
+    for label in labels:
+        cells = []
+        for name, blob in data.items():
+            seconds = medians[("utf8", label, name)]
+            ratio = medians[("utf8", "std::str::from_utf8", name)] / seconds
+            cells.append(f"{len(blob) / seconds / 1e9:5.2f} {ratio:5.2f}x".rjust(14))
+        print(f"| {label:<27} | " + " | ".join(cells) + " |")
+    uri_bytes = sum(map(len, uri_lines))
+    print(f"\nURI references: {len(uri_lines)} lines, {uri_bytes / len(uri_lines):.0f} bytes on average, each "
+          "validated on its own: MB/s (median) and speed relative to the regex crate\n")
+    uri = {label: seconds for (kind, label, _), seconds in medians.items() if kind == "uri"}
+    reference = uri.get("regex crate is_match")
+    for label, seconds in uri.items():
+        ratio = f"{reference / seconds:5.2f}x" if reference else "  n/a"
+        print(f"| {label:<27} | {uri_bytes / seconds / 1e6:8.0f} MB/s | {ratio} |")
+    valid = next(iter(verdicts.get(("uri", "uri"), {"?"})))
+    print(f"\n{valid} of {len(uri_lines)} URI lines are valid" + (" (all contenders agree)" if not disagree else ""))
+    for key, found in disagree.items():
+        print(f"DISAGREEMENT on {key}: {sorted(found)}")
+    return 1 if disagree else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
