@@ -240,11 +240,10 @@ def report(output: str, names: list[str], size: int, lines: list[bytes], args: a
     failed = False
     for label in labels:
         cells = []
-        for k, corpus in enumerate(names):
-            key = ("utf8", label, str(k))
-            if answers[key] != answers[("utf8", reference, str(k))]:
-                failed = True
-            cells.append(f"{size / medians[key] / 1e9:5.2f} GB/s {medians[('utf8', reference, str(k))] / medians[key]:5.2f}x")
+        for k in range(len(names)):
+            key, peer = ("utf8", label, str(k)), ("utf8", reference, str(k))
+            failed |= answers[key] != answers[peer]
+            cells.append(f"{size / medians[key] / 1e9:5.2f} GB/s {medians[peer] / medians[key]:5.2f}x")
         print(f"| {label} | " + " | ".join(cells) + " |")
     uri_bytes = sum(map(len, lines))
     ours, theirs = medians[("uri", "abnfc IsValid", "0")], medians[("uri", "regexp.Match", "0")]

@@ -263,14 +263,15 @@ def test_utf8_every_string_of_up_to_3_bytes(tmp_path):
                              apis="".join(f"\t{{{p}.FirstError, {p}.IsValid, {STREAM.format(p=p)}}},\n"
                                           for p in packages))
     program = build_program(write_module(tmp_path, packages, main))
-    ran = subprocess.run([str(program)], capture_output=True, timeout=300)
-    assert ran.returncode == 0, ran.stderr.decode(errors="replace")
-    want = _python_answers(python_module(UTF8_TEXT))
+    with subprocess.Popen([str(program)], stdout=subprocess.PIPE, stderr=subprocess.PIPE) as running:
+        want = _python_answers(python_module(UTF8_TEXT))  # while the program runs
+        output, errors = running.communicate(timeout=300)
+    assert running.returncode == 0, errors.decode(errors="replace")
     count = len(packages)
-    assert len(ran.stdout) == 2 * count * len(want)
+    assert len(output) == 2 * count * len(want)
     for index, strategy in enumerate(STRATEGY_NAMES):
-        got = ran.stdout[2 * index::2 * count]
-        flags = ran.stdout[2 * index + 1::2 * count]
+        got = output[2 * index::2 * count]
+        flags = output[2 * index + 1::2 * count]
         assert flags.count(0) == len(flags), (strategy, _where(flags))
         if got != want:
             at = next(k for k in range(len(want)) if got[k] != want[k])

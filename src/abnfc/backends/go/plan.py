@@ -196,7 +196,7 @@ def _strategy(tables: Tables, speed: Speed, wanted: str) -> str:
     return wanted
 
 
-def _lines(cells: list[str], labels: list[str] | None = None) -> tuple[Line, ...]:
+def cell_lines(cells: list[str], labels: list[str] | None = None) -> tuple[Line, ...]:
     """Cells, 16 to a line; each line labelled with the bytes it is for, unless labels are given.
     Cells are not padded: gofmt puts one space between the elements of a list."""
     out = []
@@ -223,7 +223,7 @@ def _shift_rows(tables: Tables) -> ShiftRows:
                           f"class {cls}: {format_hex(ranges)}")
                  for cls, ranges in enumerate(tables.classes))
     accept = sum(1 << (SHIFT_BITS * s) for s in tables.accepting)
-    return ShiftRows(rows, _lines([names[c] for c in tables.byte_class]), f"0x{accept:016X}")
+    return ShiftRows(rows, cell_lines([names[c] for c in tables.byte_class]), f"0x{accept:016X}")
 
 
 def _pair_tables(tables: Tables, speed: Speed) -> PairTables:
@@ -232,10 +232,10 @@ def _pair_tables(tables: Tables, speed: Speed) -> PairTables:
         raise InvariantError("the pairs strategy was chosen for an automaton without pair functions")
     names = _names(len(pairs.rows), "p")
     rows = tuple(RowConst(names[n], f"0x{_packed(targets):016X}", "") for n, targets in enumerate(pairs.rows))
-    classes = _lines([str(c) for c in tables.byte_class])
+    classes = cell_lines([str(c) for c in tables.byte_class])
     of_classes = tuple(line for first, row in enumerate(pairs.of_classes)
-                       for line in _lines([str(n) for n in row], [f"first class {first}"] * len(row)))
-    return PairTables(rows, _lines(names), classes, of_classes, tables.num_classes)
+                       for line in cell_lines([str(n) for n in row], [f"first class {first}"] * len(row)))
+    return PairTables(rows, cell_lines(names), classes, of_classes, tables.num_classes)
 
 
 def _transition_table(tables: Tables, unit: int) -> TransitionTable:
@@ -243,5 +243,5 @@ def _transition_table(tables: Tables, unit: int) -> TransitionTable:
     cell_type = "uint8" if largest < 1 << 8 else "uint16" if largest < 1 << 16 else "uint32"
     rows = tuple(Line(comment_safe(f"{s.index}: {s.note}" if s.note else f"{s.index}"),
                       ", ".join(str(t * unit) for t in s.targets) + ",") for s in tables.states)
-    accepting = tuple(line.cells for line in _lines(["1" if s.accepting else "0" for s in tables.states]))
-    return TransitionTable(cell_type, _lines([str(c) for c in tables.byte_class]), rows, accepting)
+    accepting = tuple(line.cells for line in cell_lines(["1" if s.accepting else "0" for s in tables.states]))
+    return TransitionTable(cell_type, cell_lines([str(c) for c in tables.byte_class]), rows, accepting)

@@ -13,6 +13,7 @@ unchanged grammar is not compiled again.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -22,12 +23,32 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ...automata.pushdown import NestingError as ReferenceNestingError
 from ...errors import AbnfError
 from ...i18n import _
 from ..templating import render_template
 
 MODULE = "abnfcrun"
 BATCH = 2000  # inputs per request
+PUSHDOWN_MARK = "func NewValidatorDepth("  # what only a pushdown validator's package defines
+
+
+class NestingError(ReferenceNestingError, ValueError):
+    """A Go pushdown validator's NestingError: the input nests deeper than its depth limit.
+    Caught as the reference's (:class:`abnfc.automata.pushdown.NestingError`) or as the generated
+    Python module's (a ValueError); the message is the Go package's own."""
+
+    def __init__(self, message: str, offset: int, limit: int):
+        Exception.__init__(self, message)
+        self.offset = offset
+        self.limit = limit
+
+
+def _depth(max_depth: float | None) -> dict[str, Any]:
+    """The request field of a depth limit: none for the package's default, null for no limit."""
+    if max_depth is None:
+        return {}
+    return {"max_depth": None if math.isinf(max_depth) else int(max_depth)}
 
 
 def go() -> str:
@@ -55,9 +76,9 @@ def environment() -> dict[str, str]:
     return env
 
 
-def build(file_sets: Sequence[Mapping[str, str]], folder: Path) -> tuple[Path, list[str]]:
+def build(file_sets: Sequence[Mapping[str, str]], folder: Path) -> tuple[Path, list[tuple[str, bool]]]:
     """Write the packages and the driver as one module in ``folder`` and build it; returns the
-    program and the packages' names, in order."""
+    program and the packages' names, in order, each with whether it is a pushdown validator."""
     module = folder / MODULE
     module.mkdir()
     (module / "go.mod").write_text(f"module {MODULE}\n\ngo 1.19\n", encoding="utf-8")
@@ -67,7 +88,7 @@ def build(file_sets: Sequence[Mapping[str, str]], folder: Path) -> tuple[Path, l
         package = name.removesuffix(".go")
         (module / package).mkdir()
         (module / package / name).write_text(text, encoding="utf-8")
-        packages.append(package)
+        packages.append((package, PUSHDOWN_MARK in text))
     (module / "main.go").write_text(render_template("abnfc.backends.go", "driver.go.j2", packages=packages),
                                     encoding="utf-8")
     program = folder / "abnfc-go-driver"
@@ -81,7 +102,7 @@ def build(file_sets: Sequence[Mapping[str, str]], folder: Path) -> tuple[Path, l
 def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list[GoValidator]:
     program, packages = build(file_sets, folder)
     process = GoProcess(program)
-    return [GoValidator(process, index, package) for index, package in enumerate(packages)]
+    return [GoValidator(process, index, package) for index, (package, _) in enumerate(packages)]
 
 
 class GoProcess:
@@ -103,6 +124,8 @@ class GoProcess:
         if not line:
             raise AbnfError.at(None, f"the Go driver exited (status {self.process.poll()})")
         reply = json.loads(line)
+        if "nesting" in reply:
+            raise NestingError(reply["error"], reply["nesting"]["offset"], reply["nesting"]["limit"])
         if "error" in reply:
             raise RuntimeError(f"Go validator: {reply['error']}")
         return reply
@@ -127,29 +150,34 @@ def _offset(found: int) -> int | None:
 class GoValidator:
     """A grammar's generated Go package, run in the driver program."""
 
+    NestingError = NestingError  # what a pushdown validator raises, as the Python module's attribute
+
     def __init__(self, process: GoProcess, index: int, package: str):
         self.process = process
         self.index = index
         self.package = package
 
-    def is_valid(self, data) -> bool:
-        return bool(self.process.ask(op="is_valid", g=self.index, hex=_hex(data))["valid"])
+    # max_depth: a pushdown validator's depth limit (None: the package's MaxDepth); a regular
+    # validator ignores it.
+    def is_valid(self, data, max_depth: float | None = None) -> bool:
+        return bool(self.process.ask(op="is_valid", g=self.index, hex=_hex(data), **_depth(max_depth))["valid"])
 
-    def first_error(self, data) -> int | None:
-        return self.first_errors([data])[0]
+    def first_error(self, data, max_depth: float | None = None) -> int | None:
+        return self.first_errors([data], max_depth)[0]
 
-    def first_errors(self, inputs: Sequence[bytes]) -> list[int | None]:
+    def first_errors(self, inputs: Sequence[bytes], max_depth: float | None = None) -> list[int | None]:
         found: list[int | None] = []
         for start in range(0, len(inputs), BATCH):
             batch = [_hex(data) for data in inputs[start:start + BATCH]]
-            found += map(_offset, self.process.ask(op="first_errors", g=self.index, hex=batch)["result"])
+            reply = self.process.ask(op="first_errors", g=self.index, hex=batch, **_depth(max_depth))
+            found += map(_offset, reply["result"])
         return found
 
     def expected_bytes(self, state: int) -> list[tuple[int, int]]:
         return [(lo, hi) for lo, hi in self.process.ask(op="expected_bytes", g=self.index, state=state)["ranges"]]
 
-    def Validator(self) -> GoStream:
-        return GoStream(self.process, self.process.ask(op="new", g=self.index)["stream"])
+    def Validator(self, max_depth: float | None = None) -> GoStream:
+        return GoStream(self.process, self.process.ask(op="new", g=self.index, **_depth(max_depth))["stream"])
 
 
 class GoStream:
@@ -175,7 +203,12 @@ class GoStream:
         return bool(self._status()["complete"])
 
     def first_error(self) -> int | None:
-        return _offset(self._status()["first_error"])
+        """As the Python module's: past the depth limit there is no verdict, and NestingError."""
+        status = self._status()
+        if "nesting" in status:
+            deep = status["nesting"]
+            raise NestingError(deep["text"], deep["offset"], deep["limit"])
+        return _offset(status["first_error"])
 
     def expected(self) -> list[tuple[int, int]]:
         return [(lo, hi) for lo, hi in self._status()["ranges"]]
@@ -187,3 +220,11 @@ class GoStream:
     @property
     def offset(self) -> int:
         return int(self._status()["offset"])
+
+    @property
+    def depth(self) -> int:
+        """The number of nested parts open (a pushdown validator's only)."""
+        status = self._status()
+        if "depth" not in status:
+            raise AttributeError("depth: the validator of a regular grammar has no stack")
+        return int(status["depth"])
