@@ -1,0 +1,76 @@
+"""Window tests (abnfc.automata.windows): the derived test decides exactly what the DFA decides."""
+from __future__ import annotations
+
+import random
+from itertools import product
+
+import pytest
+from helpers.paths import ROOT
+from test_learn import random_dfa
+
+from abnfc.automata.dfa import Dfa
+from abnfc.automata.windows import NoWindows, Windows, accepts, windows
+from abnfc.frontend.source import load
+from abnfc.pipeline import Compilation
+
+GRAMMARS = {"utf8.abnf": (3, 7), "variants/java-modified-utf8.abnf": (2, 5),
+            "variants/generalized-utf8.abnf": (3, 6), "variants/wtf8.abnf": (4, 7), "variants/cesu8.abnf": (4, 8)}
+
+
+def inputs(dfa: Dfa, rng: random.Random, length: int, count: int) -> list[bytes]:
+    """Every word of up to ``length`` bytes made of each class's lowest and highest byte, and
+    random walks that stay alive, some with one byte changed."""
+    edges = sorted({b for ranges in dfa.classes for lo, hi in ranges for b in (lo, hi)})
+    found = [bytes(w) for n in range(length + 1) for w in product(edges, repeat=n)]
+    for _ in range(count):
+        state, word = dfa.start, bytearray()
+        for _ in range(rng.randint(1, 40)):
+            live = [b for b in range(256) if dfa.transitions[state][dfa.byte_class[b]] != dfa.dead]
+            if not live:
+                break
+            word.append(rng.choice(live))
+            state = dfa.transitions[state][dfa.byte_class[word[-1]]]
+        if word and rng.random() < 0.5:
+            word[rng.randrange(len(word))] = rng.randrange(256)
+        found.append(bytes(word))
+    return found
+
+
+@pytest.mark.parametrize("grammar", sorted(GRAMMARS))
+def test_the_grammars_windows_decide_as_their_dfa(grammar):
+    dfa = Compilation(load(str(ROOT / "grammars" / grammar))).minimal
+    test = windows(dfa)
+    assert isinstance(test, Windows) and (test.k, len(test.boxes)) == GRAMMARS[grammar]
+    rng = random.Random(1)
+    for data in inputs(dfa, rng, 3, 3000):
+        assert accepts(test, dfa, data) == dfa.matches(data), data.hex()
+
+
+@pytest.mark.slow
+def test_utf8_windows_on_every_word_of_five_class_edges():
+    dfa = Compilation(load(str(ROOT / "grammars" / "utf8.abnf"))).minimal
+    test = windows(dfa)
+    assert isinstance(test, Windows)
+    for data in inputs(dfa, random.Random(2), 5, 0):
+        assert accepts(test, dfa, data) == dfa.matches(data), data.hex()
+
+
+def test_random_dfas_windows_decide_as_their_dfa():
+    tested = 0
+    for seed in range(300):
+        rng = random.Random(seed)
+        dfa = random_dfa(rng, rng.randint(2, 8))
+        test = windows(dfa)
+        if isinstance(test, NoWindows):
+            continue
+        tested += 1
+        for data in inputs(dfa, rng, 4, 300):
+            assert accepts(test, dfa, data) == dfa.matches(data), (seed, data.hex())
+    assert tested >= 20
+
+
+def test_languages_without_windows_say_why():
+    uri = Compilation(load(str(ROOT / "grammars" / "uri.abnf"))).minimal
+    assert windows(uri) == NoWindows("not definite")
+    datetime = Compilation(load(str(ROOT / "grammars" / "datetime.abnf"))).minimal
+    assert windows(datetime) == NoWindows("8-definite: windows longer than 7 bytes")
