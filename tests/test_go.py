@@ -11,6 +11,7 @@ need it skip, saying so.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import re
 import subprocess
@@ -27,6 +28,8 @@ from abnfc.pipeline import load_validators
 
 UTF8_TEXT = UTF8_GRAMMAR.read_text(encoding="utf-8")
 URI_TEXT = (GRAMMARS / "uri.abnf").read_text(encoding="utf-8")
+JSON_TEXT = (GRAMMARS / "json.abnf").read_text(encoding="utf-8")
+EMAIL_TEXT = (GRAMMARS / "email.abnf").read_text(encoding="utf-8")
 # A grammar per corner of the plan: a finite language (the plain loop), a start state that is
 # dead, a large automaton that skips ASCII blocks (table strategy), comment text Go must take.
 FINITE = 'r = 3DIGIT "-" 2ALPHA\n'
@@ -83,7 +86,8 @@ def test_generated_code_is_gofmt_and_vet_clean(tmp_path):
     packages = {f"utf8{s}": _utf8(s) for s in STRATEGY_NAMES}
     packages.update(uri=go_files(URI_TEXT, "uri"), finite=go_files(FINITE, "finite"),
                     dead=go_files(DEAD_START, "dead"), ascii=go_files(ASCII_TABLE, "ascii"),
-                    odd=go_files(ODD_COMMENTS, "odd"))
+                    odd=go_files(ODD_COMMENTS, "odd"), json=go_files(JSON_TEXT, "json"),
+                    comment=go_files(EMAIL_TEXT, "comment", start="comment"))
     module = write_module(tmp_path, packages)
     assert GOFMT is not None, "gofmt comes with go"
     listed = subprocess.run([GOFMT, "-l", "."], cwd=module, capture_output=True, text=True)
@@ -93,11 +97,13 @@ def test_generated_code_is_gofmt_and_vet_clean(tmp_path):
 
 @pytest.fixture(scope="module")
 def loaded():
-    """utf8 in every strategy and the corner grammars, built in one go."""
+    """utf8 in every strategy, the corner grammars and a pushdown validator, built in one go."""
     need_go()
-    texts = {**{f"utf8{s}": (UTF8_TEXT, s) for s in STRATEGY_NAMES},
-             "dead": (DEAD_START, "auto"), "finite": (FINITE, "auto"), "ascii": (ASCII_TABLE, "auto")}
-    files = [{f"{name}.go": go_files(text, name, {"strategy": strategy})} for name, (text, strategy) in texts.items()]
+    texts = {**{f"utf8{s}": (UTF8_TEXT, s, None) for s in STRATEGY_NAMES}, "dead": (DEAD_START, "auto", None),
+             "finite": (FINITE, "auto", None), "ascii": (ASCII_TABLE, "auto", None),
+             "comment": (EMAIL_TEXT, "auto", "comment")}
+    files = [{f"{name}.go": go_files(text, name, {"strategy": strategy}, start)}
+             for name, (text, strategy, start) in texts.items()]
     return dict(zip(texts, load_validators(files, "go"), strict=True))
 
 
@@ -164,13 +170,29 @@ def test_corner_grammars(loaded):
     assert ascii_table.first_error(b"a" * 200 + block[:-1] + b"a" * 70) == 230
 
 
-# The test's program: every string of up to 3 bytes through every package, two bytes out per
-# string and package: FirstError + 1, and a bit per disagreement of the other ways in.
+def test_a_pushdown_validator_has_a_depth_limit_and_a_typed_nesting_error(loaded):
+    comment = loaded["comment"]
+    assert comment.first_error(b"((x)(y))") is None and comment.first_error(b"((x)") == 4
+    with pytest.raises(comment.NestingError, match="nests deeper than 3 at byte offset 3") as raised:
+        comment.first_error(b"((((x))))", max_depth=3)
+    assert raised.value.offset == 3 and raised.value.limit == 3
+    assert comment.is_valid(b"(" * 200 + b")" * 200, max_depth=math.inf)
+    stream = comment.Validator(max_depth=2)
+    assert stream.write(b"((")["kind"] == "" and stream.depth == 2
+    failed = stream.write(b"x(")
+    assert (failed["n"], failed["kind"], failed["offset"]) == (1, "nesting", 3)
+    with pytest.raises(ValueError, match="nests deeper than 2 at byte offset 3"):  # and again, with no verdict
+        stream.feed(b")")
+    with pytest.raises(ValueError):
+        stream.first_error()
+
+
+# The test's program: every string of up to 3 bytes through every package, each package in a
+# goroutine of its own; two bytes out per string: FirstError + 1, and a bit per disagreement of
+# the other ways in.  The packages' answers follow each other.
 EXHAUSTIVE = """package main
 
 import (
-	"bufio"
-	"errors"
 	"os"
 {imports}
 )
@@ -185,27 +207,23 @@ var apis = []api{{
 {apis}
 }}
 
-func main() {{
-	out := bufio.NewWriterSize(os.Stdout, 1<<20)
-	defer out.Flush()
+func answers(a api) []byte {{
+	out := make([]byte, 0, 2*(1+256+65536+16777216))
 	var buf [3]byte
 	check := func(data []byte) {{
-		for _, a := range apis {{
-			at := a.firstError(data)
-			flags := byte(0)
-			if a.isValid(data) != (at == -1) {{
-				flags |= 1
-			}}
-			streamed, offset, complete, typed := a.stream(data)
-			if streamed != at || offset != len(data) || complete != (at == -1) {{
-				flags |= 2
-			}}
-			if !typed {{
-				flags |= 4
-			}}
-			out.WriteByte(byte(at + 1))
-			out.WriteByte(flags)
+		at := a.firstError(data)
+		flags := byte(0)
+		if a.isValid(data) != (at == -1) {{
+			flags |= 1
 		}}
+		streamed, offset, complete, typed := a.stream(data)
+		if streamed != at || offset != len(data) || complete != (at == -1) {{
+			flags |= 2
+		}}
+		if !typed {{
+			flags |= 4
+		}}
+		out = append(out, byte(at+1), flags)
 	}}
 	check(buf[:0])
 	for n := 1; n <= 3; n++ {{
@@ -216,6 +234,18 @@ func main() {{
 			check(buf[:n])
 		}}
 	}}
+	return out
+}}
+
+func main() {{
+	done := make([]chan []byte, len(apis))
+	for k, a := range apis {{
+		done[k] = make(chan []byte, 1)
+		go func(k int, a api) {{ done[k] <- answers(a) }}(k, a)
+	}}
+	for k := range apis {{
+		os.Stdout.Write(<-done[k])
+	}}
 }}
 """
 
@@ -224,8 +254,7 @@ STREAM = """func(data []byte) (int, int, bool, bool) {{
 		typed := true
 		for k := range data {{
 			n, err := v.Write(data[k : k+1])
-			var bad *{p}.SyntaxError
-			if err != nil && (!errors.As(err, &bad) || bad.Offset != v.FirstError() || n != 0) {{
+			if bad, ok := err.(*{p}.SyntaxError); err != nil && (!ok || bad.Offset != v.FirstError() || n != 0) {{
 				typed = false
 			}}
 		}}
@@ -267,11 +296,11 @@ def test_utf8_every_string_of_up_to_3_bytes(tmp_path):
         want = _python_answers(python_module(UTF8_TEXT))  # while the program runs
         output, errors = running.communicate(timeout=300)
     assert running.returncode == 0, errors.decode(errors="replace")
-    count = len(packages)
-    assert len(output) == 2 * count * len(want)
+    size = 2 * len(want)
+    assert len(output) == size * len(packages)
     for index, strategy in enumerate(STRATEGY_NAMES):
-        got = output[2 * index::2 * count]
-        flags = output[2 * index + 1::2 * count]
+        got = output[size * index:size * (index + 1):2]
+        flags = output[size * index + 1:size * (index + 1):2]
         assert flags.count(0) == len(flags), (strategy, _where(flags))
         if got != want:
             at = next(k for k in range(len(want)) if got[k] != want[k])

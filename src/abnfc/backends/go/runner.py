@@ -205,8 +205,8 @@ class GoStream:
     def first_error(self) -> int | None:
         """As the Python module's: past the depth limit there is no verdict, and NestingError."""
         status = self._status()
-        if "nesting" in status:
-            deep = status["nesting"]
+        if "too_deep" in status:
+            deep = status["too_deep"]
             raise NestingError(deep["text"], deep["offset"], deep["limit"])
         return _offset(status["first_error"])
 
