@@ -111,7 +111,6 @@ class GoPlan:
     dead: str
     unit: int  # state s is held as s times this
     mask: str  # the state alone, out of what the loop holds: "st & 63" or "st"
-    initial_error: int  # a stream's error before any input: 0 when the start state is dead
     expected: tuple[str, ...]  # per state, its ranges as a Go literal
     max_ranges: int
     block: int
@@ -150,7 +149,6 @@ def lower(tables: Tables, options: Mapping[str, str]) -> GoPlan:
         dead=str(tables.dead * unit),
         unit=unit,
         mask="st & 63" if shifting else "st",
-        initial_error=0 if tables.start == tables.dead else -1,
         expected=tuple("{" + ", ".join(f"{{0x{lo:02X}, 0x{hi:02X}}}" for lo, hi in s.expects) + "}"
                        for s in tables.states),
         max_ranges=max((len(s.expects) for s in tables.states), default=0),

@@ -51,7 +51,6 @@ class GoPushdownPlan:
     accepting: tuple[str, ...]
     accepting_list: str
     parts: tuple[str, ...]  # a line per machine
-    initial_error: int
     expected: tuple[str, ...]
     max_ranges: int
 
@@ -95,7 +94,6 @@ def lower_pushdown(tables: Tables, options: Mapping[str, str]) -> GoPushdownPlan
         parts=tuple(comment_safe(f"{printable(p.name)}: states {p.first}-{p.end - 1}, start {p.start}"
                                  + (f", ends on {format_hex(p.returns)}" if p.returns else ""))
                     for p in found.parts),
-        initial_error=0 if tables.start == tables.dead else -1,
         expected=tuple("{" + ", ".join(f"{{0x{lo:02X}, 0x{hi:02X}}}" for lo, hi in s.expects) + "}"
                        for s in tables.states),
         max_ranges=max((len(s.expects) for s in tables.states), default=0),
