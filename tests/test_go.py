@@ -250,7 +250,7 @@ func main() {{
 """
 
 STREAM = """func(data []byte) (int, int, bool, bool) {{
-		v := {p}.NewValidator()
+		var v {p}.Validator // the zero value is ready
 		typed := true
 		for k := range data {{
 			n, err := v.Write(data[k : k+1])
