@@ -39,6 +39,7 @@ MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a u64 row
 STRATEGIES = ("auto", "pairs", "shift", "table")
 BLOCK = 64  # bytes run with no check per byte, and skipped at once
 MAX_LOOP_SETS = 8  # self-loop sets of the table strategy: one bit each in a byte
+MAX_TABLE_PAIR_STATES = 256  # the table's two-byte steps hold a state in a byte
 BYTES_PER_LINE = 16
 
 __all__ = ["STRATEGIES", "RustPlan", "lower"]
@@ -90,10 +91,21 @@ class Pairs:
 
 
 @dataclass(frozen=True)
+class TablePairs:
+    """table, two bytes a step (at most 256 states): the transition functions of byte pairs, as
+    in :mod:`..analysis` but for any number of states, each a column of states."""
+
+    columns: int
+    lines: tuple[str, ...]  # the 65,536 function numbers as byte-string lines, [second byte][first byte]
+    next_lines: tuple[Line, ...]  # per function: the state after its two bytes from each state, 256 cells
+
+
+@dataclass(frozen=True)
 class Table:
     """table: a byte-class map and a transition table of premultiplied states, for any size."""
 
     cell_type: str  # the narrowest unsigned type holding a state as held
+    unit: int  # state s is held as s * unit: the number of classes, or 1 with pairs
     class_lines: tuple[Line, ...]
     next_lines: tuple[Line, ...]  # one row per state
     accepting: str  # per state: true or false
@@ -102,6 +114,7 @@ class Table:
     loop_lines: tuple[Line, ...]  # per byte: a bit for each self-loop set holding it
     loop_bits: str  # per state: the bit of its self-loop set, or 0
     loops: bool
+    pairs: TablePairs | None
 
 
 @dataclass(frozen=True)
@@ -143,7 +156,9 @@ def lower(tables: Tables, options: Mapping[str, str]) -> RustPlan:
     if plain:
         strategy = "shift" if tables.num_states <= MAX_SHIFT_STATES else "table"
     shifting = strategy != "table"
-    unit = SHIFT_BITS if shifting else tables.num_classes
+    columns = None if shifting or plain else _pair_columns(tables)
+    # The table's two-byte steps hold states as they are, in a byte: NEXT2 is read by column, then state.
+    unit = SHIFT_BITS if shifting else tables.num_classes if columns is None else 1
     ascii_skips = frozenset() if plain else frozenset(s.state for s in speed.skip_sets if s.kind == "high")
     return RustPlan(
         prefix=options["prefix"],
@@ -156,7 +171,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> RustPlan:
         dead_state=tables.dead,
         accepting_list=", ".join(str(s) for s in tables.accepting) or "none",
         docs=docs(tables),
-        held_type="u64" if shifting else "usize",
+        held_type="u64" if shifting else "usize" if columns is None else "u8",
         start=str(tables.start * unit),
         dead=str(tables.dead * unit),
         unit=str(unit),
@@ -165,7 +180,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> RustPlan:
                        for s in tables.states),
         shift=_shift(tables, ascii_skips) if shifting else None,
         pairs=_pairs(tables, speed) if strategy == "pairs" else None,
-        table=None if shifting else _table(tables, speed, ascii_skips, plain),
+        table=None if shifting else _table(tables, speed, ascii_skips, plain, columns),
     )
 
 
@@ -248,29 +263,69 @@ def _pairs(tables: Tables, speed: Speed) -> Pairs:
         raise InvariantError("the pairs strategy was chosen for an automaton without pair functions")
     rows = tuple(RowConst(str(number), _hex64(_packed(targets)), f"pair function {number}")
                  for number, targets in enumerate(pairs.rows))
+    return Pairs(rows, len(rows), _pair_lines(tables, pairs.of_classes))
+
+
+def _pair_lines(tables: Tables, of_classes: tuple[tuple[int, ...], ...]) -> tuple[str, ...]:
+    """The function number of every byte pair b0, b1 at b0 + 256 * b1, as lines of a byte string
+    (a compiler reads one 64 KiB string much faster than 65,536 numbers)."""
+    escapes = [[f"\\x{n:02X}" for n in row] for row in of_classes]
     lines = []
     for second in range(256):
-        numbers = [pairs.of_classes[tables.byte_class[first]][tables.byte_class[second]] for first in range(256)]
-        for start in range(0, 256, 64):
-            lines.append("".join(f"\\x{n:02X}" for n in numbers[start:start + 64]))
-    return Pairs(rows, len(rows), tuple(lines))
+        column = tables.byte_class[second]
+        text = "".join(escapes[tables.byte_class[first]][column] for first in range(256))
+        lines += [text[start:start + 256] for start in range(0, len(text), 256)]
+    return tuple(lines)
 
 
 def _cell_type(largest: int) -> str:
     return "u8" if largest < 1 << 8 else "u16" if largest < 1 << 16 else "u32"
 
 
-def _table(tables: Tables, speed: Speed, ascii_skips: frozenset[int], plain: bool) -> Table:
-    unit = tables.num_classes
+PairFunctions = tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]  # functions, of_classes
+
+
+def _pair_columns(tables: Tables) -> PairFunctions | None:
+    """The transition functions of byte-class pairs, and per pair of classes its function's
+    number (``of_classes``), when there are at most 256 states and 256 functions: then the
+    table strategy steps two bytes with one load on the chain from step to step."""
+    if tables.num_states > MAX_TABLE_PAIR_STATES:
+        return None
+    numbers: dict[tuple[int, ...], int] = {}
+    of_classes = []
+    for first in range(tables.num_classes):
+        row = []
+        for second in range(tables.num_classes):
+            function = tuple(tables.states[s.targets[first]].targets[second] for s in tables.states)
+            row.append(numbers.setdefault(function, len(numbers)))
+        of_classes.append(tuple(row))
+    if len(numbers) > 256:
+        return None
+    return (tuple(numbers), tuple(of_classes))
+
+
+def _table_pairs(tables: Tables, found: PairFunctions) -> TablePairs:
+    functions, of_classes = found
+    width = len(str(tables.num_states - 1))
+    padding = [tables.dead] * (256 - tables.num_states)  # rows of 256 take a state byte as index
+    next_lines = tuple(Line(f"column {c}", " ".join(f"{t:>{width}}," for t in (*function, *padding)))
+                       for c, function in enumerate(functions))
+    return TablePairs(len(functions), _pair_lines(tables, of_classes), next_lines)
+
+
+def _table(tables: Tables, speed: Speed, ascii_skips: frozenset[int], plain: bool,
+           columns: PairFunctions | None) -> Table:
+    unit = tables.num_classes if columns is None else 1
     width = len(str((tables.num_states - 1) * unit))
     next_lines = tuple(Line(f"{s.index}: {_doc_safe(s.note)}" if s.note else str(s.index),
                             " ".join(f"{t * unit:>{width}}," for t in s.targets)) for s in tables.states)
-    loop_sets = () if plain else speed.skip_sets[:MAX_LOOP_SETS]
+    loop_sets = () if plain or columns is not None else speed.skip_sets[:MAX_LOOP_SETS]
     bit_of = {s.state: 1 << k for k, s in enumerate(loop_sets)}
     loop_cells = [str(sum(bit_of[s.state] for s in loop_sets if any(lo <= byte <= hi for lo, hi in s.ranges)))
                   for byte in range(256)]
     return Table(
         cell_type=_cell_type((tables.num_states - 1) * unit),
+        unit=unit,
         class_lines=_byte_lines([str(c) for c in tables.byte_class]),
         next_lines=next_lines,
         accepting=", ".join("true" if s.accepting else "false" for s in tables.states),
@@ -279,4 +334,5 @@ def _table(tables: Tables, speed: Speed, ascii_skips: frozenset[int], plain: boo
         loop_lines=_byte_lines(loop_cells),
         loop_bits=", ".join(str(bit_of.get(s.index, 0)) for s in tables.states),
         loops=bool(loop_sets),
+        pairs=None if columns is None else _table_pairs(tables, columns),
     )

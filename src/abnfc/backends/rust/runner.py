@@ -3,10 +3,12 @@
 per line, byte strings in hex), and each module is wrapped with the interface of the generated
 Python module.
 
-Building is what costs: one program for the whole batch, at ``-C opt-level=1`` (which builds a
-few times faster than ``-O`` and runs the small inputs of tests as fast), so that a test suite
-pays for one compiler run.  ``rustc`` is ``$RUSTC`` if set, else found on ``PATH``, else in
-``~/.cargo/bin``.
+Building is what costs: one program for the whole batch, so that a test suite pays for one
+compiler run, at ``-C opt-level=1`` (which builds a few times faster than ``-O`` and runs the
+small inputs of tests as fast); a batch of more than 4 MB of source (a suite's hundreds of
+grammars, each with its 64 KiB pair table) is built at ``opt-level=0``, three times faster
+again, which also checks every addition for overflow as it runs.  ``rustc`` is ``$RUSTC`` if
+set, else found on ``PATH``, else in ``~/.cargo/bin``.
 """
 from __future__ import annotations
 
@@ -21,7 +23,8 @@ from ...errors import AbnfError
 from ...i18n import _
 from ..templating import render_template
 
-RUSTC_FLAGS = ["--edition", "2021", "-C", "opt-level=1", "-C", "debuginfo=0"]
+RUSTC_FLAGS = ["--edition", "2021", "-C", "debuginfo=0"]
+LARGE_BATCH = 4_000_000  # characters of source: past this a batch is built without optimization
 BATCH = 2000  # inputs per request
 
 
@@ -45,9 +48,12 @@ def find_tool(name: str, chosen: str | None = None) -> str | None:
 
 
 def build(file_sets: Sequence[Mapping[str, str]], folder: Path,
-          flags: Sequence[str] = RUSTC_FLAGS) -> tuple[Path, list[str]]:
-    """Writes the modules and the driver into ``folder`` and builds them: the program and the
-    modules' names, in order."""
+          flags: Sequence[str] | None = None) -> tuple[Path, list[str]]:
+    """Writes the modules and the driver into ``folder`` and builds them (``flags``: rustc's, by
+    default chosen by the batch's size): the program and the modules' names, in order."""
+    if flags is None:
+        size = sum(len(text) for files in file_sets for text in files.values())
+        flags = [*RUSTC_FLAGS, "-C", f"opt-level={0 if size > LARGE_BATCH else 1}"]
     modules = []
     for files in file_sets:
         [(name, text)] = files.items()
