@@ -8,6 +8,9 @@ URI references (grammars/uri.abnf, start rule URI-reference): the generated ``Is
 line of the URI corpus on its own, against Go's ``regexp`` (RE2: linear time) with an expression
 written from the same rules of RFC 3986 (``URI_REGEXP`` below); both must agree on every line.
 
+JSON (grammars/json.abnf, a pushdown validator): the generated ``IsValid`` on bench/bench_json.py's
+16 MiB document against ``encoding/json.Valid``.
+
 The program times each contender on each corpus in turn, each round; a time is the least of a
 few passes (after an untimed one), and the table gives the median over rounds, the throughput
 and the ratio: the standard library's time over the generated code's (above 1: the generated
@@ -31,12 +34,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 import corpora  # noqa: E402  (bench/corpora.py)
+from bench_json import document  # noqa: E402  (bench/bench_json.py)
 
 import abnfc  # noqa: E402
 from abnfc.backends.go.runner import environment  # noqa: E402
 
 UTF8 = ROOT / "grammars" / "utf8.abnf"
 URI = ROOT / "grammars" / "uri.abnf"
+JSON = ROOT / "grammars" / "json.abnf"
 STRATEGIES = ("pairs", "shift", "table")
 
 
@@ -79,6 +84,7 @@ PROGRAM = """package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -116,12 +122,13 @@ func least(passes int, f func() int) (float64, int) {{
 func main() {{
 	rounds, _ := strconv.Atoi(os.Args[1])
 	passes, _ := strconv.Atoi(os.Args[2])
-	names := os.Args[3 : len(os.Args)-1]
+	names := os.Args[3 : len(os.Args)-2]
 	corpora := make([][]byte, len(names))
 	for k, name := range names {{
 		corpora[k], _ = os.ReadFile(name)
 	}}
-	uris, _ := os.ReadFile(os.Args[len(os.Args)-1])
+	uris, _ := os.ReadFile(os.Args[len(os.Args)-2])
+	document, _ := os.ReadFile(os.Args[len(os.Args)-1])
 	lines := bytes.Split(bytes.TrimSuffix(uris, []byte("\\n")), []byte("\\n"))
 	for r := 0; r < rounds; r++ {{
 		for k, data := range corpora {{
@@ -162,6 +169,18 @@ func main() {{
 			}}
 		}}
 		fmt.Printf("agree\\turi\\t0\\t0\\t%d\\n", same)
+		for _, v := range []struct {{
+			name string
+			f    func([]byte) bool
+		}}{{{{"abnfc IsValid (pushdown)", abnfjson.IsValid}}, {{"encoding/json.Valid", json.Valid}}}} {{
+			seconds, answer = least(passes, func() int {{
+				if v.f(document) {{
+					return 1
+				}}
+				return 0
+			}})
+			fmt.Printf("json\\t%s\\t0\\t%g\\t%d\\n", v.name, seconds, answer)
+		}}
 	}}
 }}
 """
@@ -180,6 +199,7 @@ def build(folder: Path) -> Path:
     packages = {f"abnfutf8{s}": abnfc.generate_files(UTF8, "go", prefix=f"abnfutf8{s}", options={"strategy": s})
                 for s in STRATEGIES}
     packages["abnfuri"] = abnfc.generate_files(URI, "go", prefix="abnfuri")
+    packages["abnfjson"] = abnfc.generate_files(JSON, "go", prefix="abnfjson")
     for name, files in packages.items():
         (module / name).mkdir()
         for file, text in files.items():
@@ -218,8 +238,10 @@ def main() -> int:
             paths.append(folder / f"{corpus}.txt")
             paths[-1].write_bytes(blob)
         (folder / "uri.txt").write_bytes(b"\n".join(lines) + b"\n")
+        (folder / "doc.json").write_bytes(document(size))
         ran = subprocess.run([str(binary), str(args.rounds), str(args.passes), *map(str, paths),
-                              str(folder / "uri.txt")], capture_output=True, text=True, check=True)
+                              str(folder / "uri.txt"), str(folder / "doc.json")], capture_output=True, text=True,
+                             check=True)
     return report(ran.stdout, list(data), size, lines, args)
 
 
@@ -253,6 +275,12 @@ def report(output: str, names: list[str], size: int, lines: list[bytes], args: a
           f"({min(answers[('uri', 'abnfc IsValid', '0')])} valid)")
     print(f"| abnfc IsValid (table) | {uri_bytes / ours / 1e6:8.0f} MB/s | {theirs / ours:6.2f}x |")
     print(f"| regexp.Match          | {uri_bytes / theirs / 1e6:8.0f} MB/s | {1:6.2f}x |")
+    ours, theirs = medians[("json", "abnfc IsValid (pushdown)", "0")], medians[("json", "encoding/json.Valid", "0")]
+    verdicts = answers[("json", "abnfc IsValid (pushdown)", "0")] | answers[("json", "encoding/json.Valid", "0")]
+    print(f"\nJSON: a {args.size} MiB document (bench/bench_json.py), valid for both: {verdicts == {1}}")
+    print(f"| abnfc IsValid (pushdown) | {size / ours / 1e6:8.0f} MB/s | {theirs / ours:6.2f}x |")
+    print(f"| encoding/json.Valid      | {size / theirs / 1e6:8.0f} MB/s | {1:6.2f}x |")
+    failed |= verdicts != {1}
     if failed or agree != len(lines):
         print("the validators disagree", file=sys.stderr)
         return 1
