@@ -74,3 +74,5 @@ def test_languages_without_windows_say_why():
     assert windows(uri) == NoWindows("not definite")
     datetime = Compilation(load(str(ROOT / "grammars" / "datetime.abnf"))).minimal
     assert windows(datetime) == NoWindows("8-definite: windows longer than 7 bytes")
+    rfc2279 = Compilation(load(str(ROOT / "grammars" / "variants" / "rfc2279-utf8.abnf"))).minimal
+    assert windows(rfc2279) == NoWindows("more than 40000 windows")

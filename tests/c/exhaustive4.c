@@ -16,7 +16,8 @@
  *
  * The generated code runs through its stream API: the stream after the first three bytes is
  * copied for each of the 256 fourth bytes, so the loop costs about one step a string.  For one
- * (first three bytes) in 16, P_first_error and P_is_valid also run on the whole 4-byte buffer.
+ * (first three bytes) in 16, P_first_error and P_is_valid also run on the whole 4-byte buffer;
+ * with -DEVERY_IS_VALID, P_is_valid runs on every 4-byte string (the window test of is_valid).
  * The generated source is included, not linked, so those calls inline.  Prints the number of
  * strings checked; mismatches go to stderr with exit status 1.
  * Build with -DPFX=utf8 -DSOURCE='"utf8.c"'.
@@ -120,6 +121,11 @@ int main(int argc, char **argv)
                 size_t want3, want, got;
                 stream_t s3;
                 int sample = ((a + b + c) & 15) == 0;
+#ifdef EVERY_IS_VALID
+                int every = 1;
+#else
+                int every = 0;
+#endif
                 s[2] = (uint8_t)c;
                 /* the oracle's first error of abc: where it died, or as after three bytes */
                 want3 = ra.need < 0 ? 0 : rb.need < 0 ? 1 : rfc_verdict(rc, 3);
@@ -143,6 +149,9 @@ int main(int argc, char **argv)
                         got = API(_first_error)(s, 4);
                         if (got != want)
                             report(s, 4, "first_error", got, want);
+                    }
+                    if (sample || every) {
+                        s[3] = byte;
                         if (API(_is_valid)(s, 4) != (want == SIZE_MAX))
                             report(s, 4, "is_valid", (size_t)API(_is_valid)(s, 4), want);
                     }

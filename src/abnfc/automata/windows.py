@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..i18n import _
 from .definite import _live, definiteness
 from .dfa import Dfa
 
@@ -66,30 +67,30 @@ def windows(dfa: Dfa) -> Windows | NoWindows:
     """The window test of ``dfa``'s language, or why it has none."""
     k = definiteness(dfa).k
     if k is None or k == 0:
-        return NoWindows("not definite" if k is None else "one live state: no windows needed")
+        return NoWindows(_("not definite") if k is None else _("one live state: no windows needed"))
     if k > MAX_K:
-        return NoWindows(f"{k}-definite: windows longer than {MAX_K + 1} bytes")
+        return NoWindows(_("{k}-definite: windows longer than {limit} bytes").format(k=k, limit=MAX_K + 1))
     live = _live(dfa)
     contexts = _contexts(dfa, live, k)
     if contexts is None:
-        return NoWindows(f"more than {MAX_CONTEXTS} contexts")
+        return NoWindows(_("more than {limit} contexts of {k} bytes").format(limit=MAX_CONTEXTS, k=k))
     allowed: list[Context] = []
     forbidden: list[Context] = []
     for context, state in contexts.items():
         for cls, target in enumerate(dfa.transitions[state]):
             (allowed if target in live else forbidden).append((*context, cls))
     if len(allowed) + len(forbidden) > MAX_WINDOWS:
-        return NoWindows(f"more than {MAX_WINDOWS} windows")
+        return NoWindows(_("more than {limit} windows").format(limit=MAX_WINDOWS))
     boxes = _cover(allowed, forbidden, k + 1, dfa.num_classes)
     if boxes is None:
-        return NoWindows(f"more than {MAX_BOXES} boxes")
+        return NoWindows(_("its forbidden windows need more than {limit} boxes").format(limit=MAX_BOXES))
     return Windows(k, boxes, _masks(dfa, boxes, k), tuple(sorted(live)))
 
 
 def _contexts(dfa: Dfa, live: set[int], k: int) -> dict[Context, int] | None:
     """Every context reachable past the first k bytes, with the state it decides."""
     frontier: list[tuple[Context, int]] = [((), dfa.start)]
-    for _ in range(k):
+    for _step in range(k):
         frontier = [((*context, cls), target) for context, state in frontier
                     for cls, target in enumerate(dfa.transitions[state]) if target in live]
         if len(frontier) > MAX_CONTEXTS:
@@ -195,3 +196,13 @@ def accepts(test: Windows, dfa: Dfa, data: bytes) -> bool:
         if state in test.live:
             return state in dfa.accepting
     return False
+
+
+def sentence(found: Windows | NoWindows, min_length: int) -> str:
+    """What ``abnfc dfa`` says of the window test (the C backend's, taken from ``min_length`` bytes)."""
+    if isinstance(found, NoWindows):
+        return _("no window test: {reason}").format(reason=found.reason)
+    return _("window test: the forbidden windows of {width} bytes are covered by {boxes} boxes of byte "
+             "classes, which the generated C (--c-strategy auto) checks 64 positions at a time in is_valid, on "
+             "inputs of {length} bytes or more where the CPU has AVX-512 VBMI").format(
+                 width=found.k + 1, boxes=len(found.boxes), length=min_length)

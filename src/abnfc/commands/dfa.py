@@ -32,8 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..automata import dump
+    from ..automata import dump, windows
     from ..automata.definite import definiteness
+    from ..backends.c.windows import MIN_LENGTH
     from ..pictures import dot, graphviz
 
     compilation = options.compilation(args)
@@ -50,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
             fields["definite_k"] = definiteness(automaton).k  # null: not definite, or not analysed
         print("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in fields.items()) + "\n}")
     else:
-        remarks = (definiteness(automaton).sentence(),) if args.minimal else ()
+        remarks = (definiteness(automaton).sentence(), windows.sentence(windows.windows(automaton), MIN_LENGTH)) \
+            if args.minimal else ()
         print(dump.text(automaton, compilation.note_texts("minimal" if args.minimal else "subset"), remarks), end="")
     return 0
 

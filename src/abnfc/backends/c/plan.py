@@ -35,6 +35,7 @@ from ...i18n import _
 from ..analysis import Speed, analyse
 from ..tables import Tables
 from .literals import ByteLine, Row, RowMacro, byte_lines, cells, chunks, comment_safe, hex64, hex_cells, uint_type
+from .windows import WindowsC, plan_windows
 
 SHIFT_BITS = 6
 MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a uint64 row
@@ -181,6 +182,7 @@ class CPlan:
     shift: ShiftRows | None = None
     pairs: PairTables | None = None
     table: TransitionTable | None = None
+    windows: WindowsC | None = None  # auto, a k-definite language: is_valid checks windows with AVX-512
 
 
 def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
@@ -249,6 +251,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
                               _next_rows(tables, unit),
                               chunks(["1" if s.accepting else "0" for s in tables.states], 32))
         if not shifting else None,
+        windows=plan_windows(tables, unit) if wanted == "auto" and not plain else None,
     )
 
 
@@ -289,7 +292,7 @@ def _skips(tables: Tables, skips: tuple[SkipC, ...], shifting: bool) -> SelfLoop
 
 # Macros every source defines (the settings included: undefined at the end like the rest).
 _PRIVATE = ("SEGMENTS", "MIN_SEGMENT", "X86_", "TARGET_", "INLINE_", "BLOCK", "UNIT_", "START", "DEAD",
-            "GUESS_", "NO_SYNC_", "SYNC_WINDOW_", "CHECKS_")
+            "GUESS_", "NO_SYNC_", "SYNC_WINDOW_", "CHECKS_", "WINDOWS_", "WINDOWS_TARGET_", "WINDOWS_MIN")
 _PRIVATE_PLAIN = ("INLINE_", "START", "DEAD")  # a finite language's source has no settings
 
 

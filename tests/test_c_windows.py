@@ -1,0 +1,119 @@
+"""The C window test of is_valid (AVX-512 VBMI; abnfc.automata.windows, backends/c/windows.py):
+built with the shortest window input at its least, so every input past k bytes takes it, and
+checked by the records harness (is_valid against the scalar first_error, also at odd addresses
+under the sanitizers) and against the DFA's own first errors."""
+from __future__ import annotations
+
+import itertools
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers.c_build import CLANG, HARNESS_DIR, SANITIZE, build, generate, needs_gcc, run_records, tool, write_records
+from helpers.paths import ROOT
+from test_c import UTF8_TEXT, utf8_first_error, utf8_inputs
+from test_c_strategies import TARGETS
+
+from abnfc.automata.dfa import Dfa
+
+pytestmark = needs_gcc
+
+
+def _has_vbmi() -> bool:
+    try:
+        flags = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+    return all(f" {flag}" in flags for flag in ("avx512f", "avx512bw", "avx512vbmi"))
+
+
+needs_vbmi = pytest.mark.skipif(not _has_vbmi(), reason="this CPU has no AVX-512 VBMI: the window test is not run")
+VARIANTS = ["java-modified-utf8.abnf", "wtf8.abnf", "cesu8.abnf", "generalized-utf8.abnf"]
+
+
+def dfa_first_error(dfa: Dfa, data: bytes) -> int | None:
+    state = dfa.start
+    for at, byte in enumerate(data):
+        state = dfa.transitions[state][dfa.byte_class[byte]]
+        if state == dfa.dead:
+            return at
+    return None if state in dfa.accepting else len(data)
+
+
+def walks(dfa: Dfa, rng: random.Random, count: int) -> list[bytes]:
+    """Inputs that stay alive, of up to 300 bytes (across 64-byte blocks), half of them with one
+    byte changed and some cut short."""
+    found = []
+    for _ in range(count):
+        state, word = dfa.start, bytearray()
+        for _ in range(rng.randint(1, 300)):
+            live = [b for b in range(256) if dfa.transitions[state][dfa.byte_class[b]] != dfa.dead]
+            if not live:
+                break
+            word.append(rng.choice(live) if rng.random() < 0.7 else rng.randrange(128))
+            state = dfa.transitions[state][dfa.byte_class[word[-1]]]
+            if state == dfa.dead:  # a random ASCII byte that does not fit: the walk ends before it
+                word.pop()
+                break
+        if word and rng.random() < 0.5:
+            word[rng.randrange(len(word))] = rng.randrange(256)
+        if word and rng.random() < 0.2:
+            word = word[:rng.randrange(len(word))]
+        found.append(bytes(word))
+    return found
+
+
+def edge_windows(dfa: Dfa) -> list[bytes]:
+    """Every word of 1 to 3 class-edge bytes (each class's lowest and highest byte) after a few
+    prefixes, so that windows past the first k bytes see every pair and triple of classes; the
+    pairs also followed by 1 to 3 bytes 80, which complete many of them (a wrong window is only
+    seen by is_valid in an input that is complete)."""
+    edges = sorted({b for ranges in dfa.classes for lo, hi in ranges for b in (lo, hi)})
+    pairs = [bytes(w) for n in (1, 2) for w in itertools.product(edges, repeat=n)]
+    words = [bytes(w) for w in itertools.product(edges, repeat=3)]
+    words += [pair + b"\x80" * n for pair in pairs for n in range(4)]
+    prefixes = [b"abcd", "aé".encode(), "a€".encode(), "a😀".encode()]
+    return [prefix + word for prefix in prefixes for word in words]
+
+
+def test_the_plan_has_windows_only_where_they_apply(tmp_path):
+    auto = generate(tmp_path / "auto", UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf")
+    assert auto.plan.windows is not None and (auto.plan.windows.k, auto.plan.windows.boxes) == (3, 7)
+    assert "utf8_windows_valid_" in auto.source.read_text(encoding="utf-8")
+    table = generate(tmp_path / "table", UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf", strategy="table")
+    assert table.plan.windows is None  # a strategy asked for by name runs as it is
+    uri = (ROOT / "grammars" / "uri.abnf").read_text(encoding="utf-8")
+    assert generate(tmp_path / "uri", uri, "uri").plan.windows is None  # not definite
+
+
+@needs_vbmi
+def test_utf8_windows_under_sanitizers(tmp_path):
+    gen = generate(tmp_path, UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf")
+    inputs = utf8_inputs() + walks(gen.minimal, random.Random(8), 1500) + edge_windows(gen.minimal)
+    binary = build(gen, "check_records.c", tmp_path / "check", [*SANITIZE, "-DUTF8_WINDOWS_MIN=1"])
+    assert run_records(binary, write_records(tmp_path / "records", inputs)) == [utf8_first_error(d) for d in inputs]
+
+
+@needs_vbmi
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_variant_windows_agree_with_the_dfa(variant, tmp_path):
+    text = (ROOT / "grammars" / "variants" / variant).read_text(encoding="utf-8")
+    gen = generate(tmp_path, text, "v")
+    assert gen.plan.windows is not None
+    inputs = walks(gen.minimal, random.Random(variant), 1500) + edge_windows(gen.minimal)
+    binary = build(gen, "check_records.c", tmp_path / "check", ["-std=c99", "-O2", "-DV_WINDOWS_MIN=1"])
+    assert run_records(binary, write_records(tmp_path / "records", inputs)) == [
+        dfa_first_error(gen.minimal, d) for d in inputs]
+
+
+@pytest.mark.skipif(CLANG is None, reason="clang not found")
+def test_the_window_code_compiles_everywhere(tmp_path):
+    """clang -Weverything on x86-64 (the AVX-512 code compiled) and on other targets (left out)."""
+    gen = generate(tmp_path, UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf")
+    for target in ["x86_64-linux-gnu", *TARGETS]:
+        freestanding = [] if target.startswith("x86_64") else ["-ffreestanding", f"-I{HARNESS_DIR / 'freestanding'}"]
+        command = [tool(CLANG), f"--target={target}", *freestanding, "-std=c99", "-Weverything", "-Wno-padded",
+                   "-Werror", "-O2", "-c", "-o", str(tmp_path / f"{target}.o"), str(gen.source)]
+        result = subprocess.run(command, capture_output=True, text=True)
+        assert result.returncode == 0, f"{target}:\n{result.stderr}"
