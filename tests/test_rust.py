@@ -12,6 +12,7 @@ A missing toolchain skips these tests with a message; it never fails them.
 """
 from __future__ import annotations
 
+import math
 import os
 import random
 import subprocess
@@ -29,6 +30,7 @@ from abnfc.pipeline import Compilation
 
 UTF8_TEXT = (ROOT / "grammars" / "utf8.abnf").read_text(encoding="utf-8")
 URI_TEXT = (ROOT / "grammars" / "uri.abnf").read_text(encoding="utf-8")
+JSON_TEXT = (ROOT / "grammars" / "json.abnf").read_text(encoding="utf-8")
 FINITE = 'r = "ab" / "cd" 2DIGIT\n'
 EMPTY_ONLY = 'r = 0"a"\n'  # the empty string alone
 # Backticks, a comment closer and a tab: the doc comments' fences and text must survive them.
@@ -42,10 +44,12 @@ def _files(text: str, prefix: str, strategy: str = "auto") -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> dict[str, RustValidator]:
-    """UTF-8 in each strategy, URI, a finite language and the empty string alone, built in one program."""
+    """UTF-8 in each strategy, URI, a finite language, the empty string alone and JSON (a pushdown
+    validator), built in one program."""
     _tool("rustc")
     wanted = {f"utf8_{s}": (UTF8_TEXT, s) for s in STRATEGIES}
-    wanted |= {"uri": (URI_TEXT, "auto"), "finite": (FINITE, "auto"), "empty": (EMPTY_ONLY, "auto")}
+    wanted |= {"uri": (URI_TEXT, "auto"), "finite": (FINITE, "auto"), "empty": (EMPTY_ONLY, "auto"),
+               "json": (JSON_TEXT, "auto")}
     file_sets = [_files(text, name, strategy) for name, (text, strategy) in wanted.items()]
     return dict(zip(wanted, runners(file_sets, tmp_path_factory.mktemp("rust")), strict=True))
 
@@ -144,6 +148,33 @@ def test_other_grammars(built):
     assert empty.first_errors([b"", b"a", b"ab"]) == [None, 0, 0]
     stream = empty.Validator()
     assert stream.feed(b"") and stream.complete and not stream.feed(b"a") and stream.first_error() == 0
+
+
+def test_a_pushdown_validator_matches_the_python_module(built):
+    """JSON (recursive): offsets whole and in pieces, the stack's depth, what is expected, and
+    the depth limit: NestingError at the Python module's offset, none without a limit."""
+    reference = python_module(JSON_TEXT)
+    rust = built["json"]
+    inputs = [b"", b"{}", b'[1,2,{"a":[true,null]}]', b"[1,2", b"[1,]", b' "x" ', b"[[[[]]]]", b'{"a" 1}',
+              b"[" * 40 + b"]" * 40, b"[" * 40 + b"]" * 39, rb'{"\u00e9":"\ud800"}', b"[1e5,-0.5,0]", b"]"]
+    assert rust.first_errors(inputs) == [reference.first_error(data) for data in inputs]
+    for data in inputs:
+        mine, theirs = rust.Validator(), reference.Validator()
+        for at in range(0, len(data), 3):
+            assert mine.feed(data[at:at + 3]) == theirs.feed(data[at:at + 3])
+        assert (mine.first_error(), mine.complete, mine.depth, mine.state, mine.expected()) == (
+            theirs.first_error(), theirs.complete, theirs.depth, theirs.state, theirs.expected()), data
+    deep = b"[" * 10 + b"]" * 10
+    with pytest.raises(rust.NestingError) as caught:
+        rust.first_error(deep, max_depth=3)
+    assert (caught.value.offset, caught.value.limit) == (3, 3)
+    assert isinstance(caught.value, ValueError) and "deeper than 3" in str(caught.value)
+    assert rust.first_error(deep, max_depth=10) is None and rust.is_valid(b"[" * 300_000 + b"]" * 300_000,
+                                                                          max_depth=math.inf)
+    stream = rust.Validator(max_depth=2)
+    assert stream.feed(b"[[")
+    with pytest.raises(rust.NestingError):
+        stream.feed(b"[")
 
 
 @pytest.mark.slow

@@ -9,9 +9,15 @@ small inputs of tests as fast); a batch of more than 4 MB of source (a suite's h
 grammars, each with its 64 KiB pair table) is built at ``opt-level=0``, three times faster
 again, which also checks every addition for overflow as it runs.  ``rustc`` is ``$RUSTC`` if
 set, else found on ``PATH``, else in ``~/.cargo/bin``.
+
+A pushdown validator (a recursive grammar's; its module defines ``NestingError``) is wrapped as
+the generated Python module is: ``max_depth`` where that module takes it (None: the default,
+100,000; ``math.inf``: no limit), :class:`NestingError` past the limit, ``depth`` on the
+incremental validator.
 """
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import subprocess
@@ -19,6 +25,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ...automata.pushdown import NestingError as ReferenceNestingError
 from ...errors import AbnfError
 from ...i18n import _
 from ..templating import render_template
@@ -54,24 +61,44 @@ def build(file_sets: Sequence[Mapping[str, str]], folder: Path,
     if flags is None:
         size = sum(len(text) for files in file_sets for text in files.values())
         flags = [*RUSTC_FLAGS, "-C", f"opt-level={0 if size > LARGE_BATCH else 1}"]
-    modules = []
+    names, pushdown = [], []
     for files in file_sets:
         [(name, text)] = files.items()
         (folder / name).write_text(text, encoding="utf-8")
-        modules.append(name.removesuffix(".rs"))
+        names.append(name.removesuffix(".rs"))
+        pushdown.append("pub struct NestingError" in text)
+    modules = [{"name": name, "pushdown": found} for name, found in zip(names, pushdown, strict=True)]
     main = folder / "abnfc_driver.rs"
     main.write_text(render_template("abnfc.backends.rust", "driver.rs.j2", modules=modules), encoding="utf-8")
     program = folder / "abnfc_driver"
     result = subprocess.run([rustc(), *flags, "-o", str(program), str(main)], capture_output=True, text=True)
     if result.returncode != 0:
         raise AbnfError.at(None, f"rustc failed on the generated code:\n{result.stderr[-4000:]}")
-    return program, modules
+    return program, names
 
 
 def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list[RustValidator]:
     program, modules = build(file_sets, folder)
     process = DriverProcess(program)
     return [RustValidator(process, index) for index in range(len(modules))]
+
+
+class NestingError(ReferenceNestingError, ValueError):
+    """A Rust pushdown validator's NestingError: the input nests deeper than its depth limit.
+    Caught as the reference's (:class:`abnfc.automata.pushdown.NestingError`) or as the generated
+    Python module's (a ValueError); the message is the Rust module's own."""
+
+    def __init__(self, message: str, offset: int, limit: int):
+        Exception.__init__(self, message)
+        self.offset = offset
+        self.limit = limit
+
+
+def _depth(max_depth: float | None) -> str:
+    """A depth limit as the driver reads it: the module's default, none, or a number."""
+    if max_depth is None:
+        return "d"
+    return "u" if math.isinf(max_depth) else str(int(max_depth))
 
 
 class DriverProcess:
@@ -92,6 +119,9 @@ class DriverProcess:
             line = stdout.readline()
         if not line:
             raise AbnfError.at(None, f"the Rust driver exited (status {self.process.poll()})")
+        if line.startswith("!N "):
+            _, offset, limit, message = line.rstrip("\n").split(" ", 3)
+            raise NestingError(message, int(offset), int(limit))
         if line.startswith("!"):
             raise RuntimeError(f"Rust driver: {line[1:].strip()}")
         return line.rstrip("\n")
@@ -120,22 +150,27 @@ def _ranges(words: list[str]) -> list[tuple[int, int]]:
 class RustValidator:
     """A grammar's generated Rust module, run in the driver program."""
 
+    NestingError = NestingError  # what a pushdown validator raises, as the Python module's attribute
+
     def __init__(self, process: DriverProcess, module: int):
         self.process = process
         self.module = module
 
-    def is_valid(self, data) -> bool:
-        return self.process.ask("V", self.module, _hex(data)) == "1"
+    # max_depth: a pushdown validator's depth limit (None: the module's default); a regular
+    # validator ignores it.
+    def is_valid(self, data, max_depth: float | None = None) -> bool:
+        return self.process.ask("V", self.module, _depth(max_depth), _hex(data)) == "1"
 
-    def first_error(self, data) -> int | None:
-        return _offset(self.process.ask("F", self.module, _hex(data)))
+    def first_error(self, data, max_depth: float | None = None) -> int | None:
+        return _offset(self.process.ask("F", self.module, _depth(max_depth), _hex(data)))
 
-    def first_errors(self, inputs: Sequence[bytes]) -> list[int | None]:
+    def first_errors(self, inputs: Sequence[bytes], max_depth: float | None = None) -> list[int | None]:
         found: list[int | None] = []
         for start in range(0, len(inputs), BATCH):
-            batch = inputs[start:start + BATCH]
+            batch = [_hex(data) for data in inputs[start:start + BATCH]]
             if batch:
-                found += [_offset(word) for word in self.process.ask("F", self.module, *map(_hex, batch)).split(" ")]
+                reply = self.process.ask("F", self.module, _depth(max_depth), *batch)
+                found += [_offset(word) for word in reply.split(" ")]
         return found
 
     def expected_bytes(self, state: int) -> list[tuple[int, int]]:
@@ -147,8 +182,8 @@ class RustValidator:
         a time disagrees; the driver runs them all."""
         return self.process.ask("A", self.module, length)
 
-    def Validator(self) -> RustStream:
-        return RustStream(self.process, int(self.process.ask("N", self.module)))
+    def Validator(self, max_depth: float | None = None) -> RustStream:
+        return RustStream(self.process, int(self.process.ask("N", self.module, _depth(max_depth))))
 
 
 class RustStream:
@@ -172,7 +207,7 @@ class RustStream:
         return _offset(self._status()[1])
 
     def expected(self) -> list[tuple[int, int]]:
-        return _ranges(self._status()[4:])
+        return _ranges(self._status()[5:])
 
     @property
     def state(self) -> int:
@@ -181,3 +216,8 @@ class RustStream:
     @property
     def offset(self) -> int:
         return int(self._status()[3])
+
+    @property
+    def depth(self) -> int:
+        """The number of nested parts open (always 0 for a regular grammar's validator)."""
+        return int(self._status()[4])
