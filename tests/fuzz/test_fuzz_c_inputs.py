@@ -1,6 +1,7 @@
 """Fuzzing generated C with inputs: libFuzzer where clang has it, a seeded driver otherwise.
 
-For the grammars in grammars/ and a few random regular ones, with each C strategy that applies,
+For the grammars in grammars/ and a few random regular ones, with each C strategy that applies
+(and for the UTF-8 grammars with a window test, ``auto`` with every input past k bytes taken by it),
 c_input_fuzz.c checks P_first_error, P_is_valid, the stream API cut at pseudo-random points and
 the accessors against a reference table walk of the same DFA, under ASan and UBSan.  With
 libFuzzer (clang -fsanitize=fuzzer, Debian's libclang-rt-14-dev) coverage guides the inputs for
@@ -25,6 +26,7 @@ from grammar_gen import mutations, random_bytes, random_regular_grammar, sample
 from helpers.c_build import generate
 
 from abnfc.automata.dfa import Dfa
+from abnfc.automata.windows import Windows, windows
 
 HERE = Path(__file__).resolve().parent
 SECONDS = int(os.environ.get("ABNFC_FUZZ_SECONDS", "3"))
@@ -48,6 +50,10 @@ def _targets() -> list[tuple[str, str, str]]:
         for strategy in ("shift", "table"):
             if strategy == "table" or states <= 10:
                 targets.append((name, text, strategy))
+    for path in [ROOT / "grammars" / "utf8.abnf", *(ROOT / "grammars" / "variants").glob("*.abnf")]:
+        text = path.read_text()
+        if isinstance(windows(compile_text(text).minimal), Windows):  # auto: is_valid by windows
+            targets.append((f"{path.stem}-windows", text, "auto"))
     return targets
 
 
@@ -90,7 +96,7 @@ def test_generated_c_survives_input_fuzzing(name, text, strategy, tmp_path):
     generated = generate(tmp_path, text, "fz", strategy=strategy)
     (tmp_path / "reference.h").write_text(reference_header(generated.minimal))
     defines = [f"-DPFX={generated.prefix}", f"-DMPFX={generated.plan.macro}", f'-DHEADER="{generated.header.name}"',
-               f"-I{tmp_path}"]
+               f"-I{tmp_path}", *(["-DFZ_WINDOWS_MIN=1"] if strategy == "auto" else [])]
     rng = random.Random(f"{name}/{strategy}")
     corpus = tmp_path / "corpus"
     corpus.mkdir()
