@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, files_for, grammar_from_text, python_module, utf8_vectors
+from helpers.batches import in_pieces
 from helpers.cli import run_cli_text
 
 from abnfc.backends.naming import prefix_problem
@@ -33,6 +34,8 @@ URI_TEXT = (ROOT / "grammars" / "uri.abnf").read_text(encoding="utf-8")
 JSON_TEXT = (ROOT / "grammars" / "json.abnf").read_text(encoding="utf-8")
 FINITE = 'r = "ab" / "cd" 2DIGIT\n'
 EMPTY_ONLY = 'r = 0"a"\n'  # the empty string alone
+# Over 256 states: the one-byte table, with runs of a self-loop skipped and ASCII blocks skipped.
+LARGE = 'r = 300"a" *( %x61-7A / "-" ) [ "!" *%x00-7F ]\n'
 # Backticks, a comment closer and a tab: the doc comments' fences and text must survive them.
 AWKWARD = 'r = "```" / "*/" / %x09 1*( %x80-FF / "a" ) ; a ```` run of backticks,\ta tab\n'
 STRATEGIES = ("pairs", "shift", "table")
@@ -49,7 +52,7 @@ def built(tmp_path_factory) -> dict[str, RustValidator]:
     _tool("rustc")
     wanted = {f"utf8_{s}": (UTF8_TEXT, s) for s in STRATEGIES}
     wanted |= {"uri": (URI_TEXT, "auto"), "finite": (FINITE, "auto"), "empty": (EMPTY_ONLY, "auto"),
-               "json": (JSON_TEXT, "auto")}
+               "json": (JSON_TEXT, "auto"), "large": (LARGE, "auto")}
     file_sets = [_files(text, name, strategy) for name, (text, strategy) in wanted.items()]
     return dict(zip(wanted, runners(file_sets, tmp_path_factory.mktemp("rust")), strict=True))
 
@@ -62,6 +65,10 @@ def test_the_strategies_follow_the_automaton():
     assert chosen(UTF8_TEXT) == ("pairs", False)
     assert chosen(URI_TEXT) == ("table", False)
     assert chosen(FINITE) == ("shift", True)
+    large = rust_plan.lower(Compilation(grammar_from_text(LARGE)).tables(), {"prefix": "g"})
+    assert large.table is not None and large.table.pairs is None and large.table.loops and large.table.any_skip
+    uri = rust_plan.lower(Compilation(grammar_from_text(URI_TEXT)).tables(), {"prefix": "g"})
+    assert uri.table is not None and uri.table.pairs is not None  # 183 states: two bytes a step
 
 
 def test_a_rust_keyword_is_refused_as_prefix():
@@ -148,6 +155,19 @@ def test_other_grammars(built):
     assert empty.first_errors([b"", b"a", b"ab"]) == [None, 0, 0]
     stream = empty.Validator()
     assert stream.feed(b"") and stream.complete and not stream.feed(b"a") and stream.first_error() == 0
+
+
+def test_a_large_table_skips_runs(built):
+    reference = python_module(LARGE)
+    rng = random.Random(11)
+    start = b"a" * 300
+    inputs = [start, start[:-1], start + b"abc-", start + b"x" * 500 + b"!", start + b"q" * 70 + b"A",
+              start + b"!" + bytes(rng.randrange(0x80) for _ in range(700)) + b"\x80",
+              start + b"-" * 64 + b"!" + b"z" * 129, start + b"!" + b"\xff"]
+    inputs += [data[:cut] for data in inputs[3:] for cut in (301, 363, 364, 365, 428, 500)]
+    want = [reference.first_error(data) for data in inputs]
+    assert built["large"].first_errors(inputs) == want
+    assert [in_pieces(built["large"].Validator(), data) for data in inputs] == want
 
 
 def test_a_pushdown_validator_matches_the_python_module(built):

@@ -15,5 +15,5 @@ BACKEND = Backend(
     options=(BackendOption("strategy", STRATEGIES, "auto",
                            N_("pairs: a shift DFA stepping two bytes at a time through a 64 KiB pair "
                               "table (up to 10 states); shift: the same one byte at a time; table: a "
-                              "byte-class map and transition table, for any size; auto (default): "
-                              "the first of these that fits")),))
+                              "transition table for any size, two bytes a step up to 256 states; auto "
+                              "(default): the first of these that fits")),))
