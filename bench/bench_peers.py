@@ -3,7 +3,13 @@
 UTF-8 (grammars/utf8.abnf) on 16 MiB corpora (ASCII, mixed text with about 60% ASCII, Chinese,
 emoji, random valid UTF-8 with every character length alike):
 
-- the generated C, every strategy (``utf8_is_valid``; ``utf8_first_error`` for the default one),
+- the generated C, every strategy (``utf8_is_valid``; ``utf8_first_error`` for the default one);
+  the default, ``auto``, is the pairs strategy plus the window test of ``is_valid`` (AVX-512 VBMI,
+  where the CPU has it),
+- the same for the variant grammars generalized UTF-8, WTF-8 and RFC 2279 (the corpora are valid
+  in each),
+- the ceiling: an OR of every byte with SIMD, four accumulators (a test for "all ASCII"; no
+  validator can read the buffer faster),
 - validators that re2c and Ragel -G2 generate from the same grammar written in their own syntax
   (bench/peers/*.re, *.rl): re2c's default code with a sentinel, re2c -g with padding, Ragel -G2,
 - a plain table DFA (class map and transition table from the same automaton), glibc iconv,
@@ -47,6 +53,16 @@ import abnfc  # noqa: E402
 from abnfc.backends.c.plan import STRATEGIES  # noqa: E402
 
 UTF8 = ROOT / "grammars" / "utf8.abnf"
+VARIANTS = {"generalized": ROOT / "grammars" / "variants" / "generalized-utf8.abnf",
+            "wtf8": ROOT / "grammars" / "variants" / "wtf8.abnf",
+            "rfc2279": ROOT / "grammars" / "variants" / "rfc2279-utf8.abnf"}
+VARIANT_LABELS = {"generalized": "generalized UTF-8", "wtf8": "WTF-8", "rfc2279": "RFC 2279"}
+CEILING = "ceiling: OR of every byte (SIMD)"
+
+
+def variant_grammar(label: str) -> Path | None:
+    """The grammar of a variant's contender (its own language, not RFC 3629's), or None."""
+    return next((VARIANTS[p] for p, name in VARIANT_LABELS.items() if label == f"{name} is_valid (auto)"), None)
 URI = ROOT / "grammars" / "uri.abnf"
 STRICT_LIMIT = 0xF4  # iconv accepts sequences above U+10FFFF: compared only on inputs below F4
 VALIDATOR = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_ubyte), ctypes.c_size_t)
@@ -72,9 +88,10 @@ class Contenders:
     def __init__(self, folder: Path):
         self.folder = folder
         self.notes: list[str] = []
-        self.strategies = [s for s in STRATEGIES if s != "auto"]
+        self.strategies = list(STRATEGIES)  # auto first: the default
         self.default = abnfc.generate_files(UTF8, "c", prefix="x")["x.c"]
         sources = [self._generated(UTF8, f"utf8_{strategy}", strategy) for strategy in self.strategies]
+        sources += [self._generated(path, prefix, "auto") for prefix, path in VARIANTS.items()]
         sources.append(self._generated(URI, "uri_auto", "auto"))
         sources += self._peers()
         (folder / "table_dfa.h").write_text(_table_header(), encoding="utf-8")
@@ -117,7 +134,7 @@ class Contenders:
 
     def _wrappers(self) -> str:
         lines = ["#include <stddef.h>", "#include <stdint.h>"]
-        for prefix in [f"utf8_{s}" for s in self.strategies] + ["uri_auto"]:
+        for prefix in [f"utf8_{s}" for s in self.strategies] + list(VARIANTS) + ["uri_auto"]:
             lines += [f'#include "{prefix}.h"',
                       f"int {prefix}_valid(const unsigned char *p, size_t n);",
                       f"int {prefix}_valid(const unsigned char *p, size_t n) {{ return {prefix}_is_valid(p, n); }}",
@@ -131,11 +148,13 @@ class Contenders:
         labels = {"re2c_utf8_valid": "re2c (sentinel)", "re2c_utf8_valid_goto": "re2c -g",
                   "ragel_utf8_valid": "Ragel -G2"}
         default = self.default_strategy()
-        out = [(f"utf8_is_valid ({default}, default)", f"utf8_{default}_valid"),
-               (f"utf8_first_error ({default})", f"utf8_{default}_first")]
-        out += [(f"utf8_is_valid ({s})", f"utf8_{s}_valid") for s in self.strategies if s != default]
+        out = [(f"utf8_is_valid (auto: {default} + windows)", "utf8_auto_valid"),
+               (f"utf8_first_error (auto: {default})", "utf8_auto_first")]
+        out += [(f"utf8_is_valid ({s})", f"utf8_{s}_valid") for s in self.strategies if s != "auto"]
+        out += [(f"{label} is_valid (auto)", f"{prefix}_valid") for prefix, label in VARIANT_LABELS.items()]
         out += [(labels[symbol], symbol) for symbol in self.utf8_peers]
-        return out + [("table DFA", "table_dfa_valid"), ("glibc iconv", "iconv_valid")]
+        return [*out, ("table DFA", "table_dfa_valid"), ("glibc iconv", "iconv_valid"),
+                (CEILING, "ceiling_or")]
 
     def default_strategy(self) -> str:
         return _strategy_of(self.default)

@@ -893,8 +893,21 @@ UTF8_WINDOWS_TARGET_ static bool utf8_win_scan_(const uint8_t *p, size_t len)
     for (d = 0; d < 3u; d++) /* before the input: no box, so the first positions pass here */
         prev[d] = _mm512_setzero_si512();
     for (i = 0; i + 64 <= len; i += 64) {
-        __m512i x = _mm512_loadu_si512((const void *)(p + i));
-        __mmask64 high = _mm512_movepi8_mask(x);
+        __m512i x;
+        __mmask64 high;
+        while (quiet && i + 256 <= len) { /* four blocks at a time while they hold only bytes 00-7F */
+            __m512i any = _mm512_or_si512(
+                _mm512_or_si512(_mm512_loadu_si512((const void *)(p + i)), _mm512_loadu_si512((const void *)(p + i + 64))),
+                _mm512_or_si512(_mm512_loadu_si512((const void *)(p + i + 128)),
+                                _mm512_loadu_si512((const void *)(p + i + 192))));
+            if (_mm512_movepi8_mask(any) != 0)
+                break;
+            i += 256;
+        }
+        if (i + 64 > len)
+            break;
+        x = _mm512_loadu_si512((const void *)(p + i));
+        high = _mm512_movepi8_mask(x);
         if (high == 0 && quiet)
             continue; /* windows of bytes 00-7F only: all allowed, and prev stays as it is */
         quiet = high == 0;
