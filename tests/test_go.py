@@ -36,6 +36,7 @@ FINITE = 'r = 3DIGIT "-" 2ALPHA\n'
 DEAD_START = 'r = "a" r\n'  # no way out of the recursion: the empty language
 ASCII_TABLE = 'r = *( %x00-7F / %x80-FF 30( %x80-BF ) )\n'
 ODD_COMMENTS = '; */ /* ?? \\ `back` "quote"\t tab\nr = "*/" / %x00-7F ; trailing  \n'
+NOWHERE = 'r = "0" r / "(" r ")"\n'  # recursive, and no way out: a pushdown validator starting dead
 STRATEGY_NAMES = [s for s in STRATEGIES if s != "auto"]
 
 
@@ -101,7 +102,7 @@ def loaded():
     need_go()
     texts = {**{f"utf8{s}": (UTF8_TEXT, s, None) for s in STRATEGY_NAMES}, "dead": (DEAD_START, "auto", None),
              "finite": (FINITE, "auto", None), "ascii": (ASCII_TABLE, "auto", None),
-             "comment": (EMAIL_TEXT, "auto", "comment")}
+             "comment": (EMAIL_TEXT, "auto", "comment"), "nowhere": (NOWHERE, "auto", None)}
     files = [{f"{name}.go": go_files(text, name, {"strategy": strategy}, start)}
              for name, (text, strategy, start) in texts.items()]
     return dict(zip(texts, load_validators(files, "go"), strict=True))
@@ -185,6 +186,9 @@ def test_a_pushdown_validator_has_a_depth_limit_and_a_typed_nesting_error(loaded
         stream.feed(b")")
     with pytest.raises(ValueError):
         stream.first_error()
+    nowhere = loaded["nowhere"]
+    assert [nowhere.first_error(d) for d in (b"", b"(", b"0", b"()")] == [0, 0, 0, 0]
+    assert nowhere.Validator().first_error() == 0
 
 
 # The test's program: every string of up to 3 bytes through every package, each package in a
