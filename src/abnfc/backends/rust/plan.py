@@ -10,8 +10,8 @@ from the automaton as the C backend chooses (see :mod:`abnfc.backends.analysis`)
 - ``shift`` (at most 10 states): the same rows one byte at a time (``rows[byte] >> (st & 63)``).
 - ``table``: a byte-class map and a transition table, for any size.  Up to 256 states and 256
   pair functions, it too steps two bytes at a time: the 64 KiB table of pair functions, and per
-  function a row of 256 states, indexed by the state held in a byte, so the chain from step to
-  step is one load (``NEXT2[PAIRS[b0 + 256 * b1]][st]``).  Beyond that, states are held
+  function a row of states, so the chain from step to step is one load
+  (``NEXT2[PAIRS[b0 + 256 * b1]][st]``).  Beyond that, states are held
   premultiplied (s times the number of classes: a step is one add and one load), and a state
   whose self-loop holds many bytes (Hyperscan's acceleration) skips its runs with a membership
   table, one independent load a byte instead of a chain of dependent ones.
@@ -23,11 +23,14 @@ so a block that ends dead is run again to find the byte), and in a state whose s
 every byte below 0x80 a run of such blocks is skipped in a loop that ORs words and does nothing
 else (compilers turn it into SIMD).
 
-Measured (bench/bench_rust.py, 16 MiB corpora; one machine): the table strategy's two-byte
-steps ran URI references 2.2x as fast as its one-byte steps with run skipping (which were no
-faster than the regex crate); four-byte steps (475 functions for URI, a table of 87 KiB) were no
-faster than two, and class-indexed pairs (no 64 KiB table) 7% slower.  Skipping ASCII blocks in
-a loop of their own took 16 MiB of ASCII from 42 to 54-70 GB/s, which is what the cache delivers.
+Measured (bench/bench_rust.py; one machine): the table strategy's two-byte steps ran URI
+references 2.8x as fast as its one-byte steps with run skipping (which were no faster than the
+regex crate).  Four-byte steps (475 functions for URI, a table of 87 KiB) were no faster than
+two; pairs found from byte classes (no 64 KiB table) were 8% slower; a state held in a byte
+(``u8``) 25% slower than in a ``usize`` (the compiler zero-extends it on the chain); rows of 183
+states 12% slower than rows of 256; four bytes a loop turn with one check, 25% slower.  Skipping
+ASCII blocks in a loop of their own runs 16 MiB of ASCII at 54-70 GB/s, as fast as the cache
+delivers it (``std::str::from_utf8`` 52-55 GB/s in the same runs).
 
 Every index into a table is proven in bounds by its type (a byte into 256 entries, a pair into
 65,536) or read through ``get``, so the module cannot panic on any input and needs no ``unsafe``.
@@ -166,7 +169,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> RustPlan:
         strategy = "shift" if tables.num_states <= MAX_SHIFT_STATES else "table"
     shifting = strategy != "table"
     columns = None if shifting or plain else _pair_columns(tables)
-    # The table's two-byte steps hold states as they are, in a byte: NEXT2 is read by column, then state.
+    # The table's two-byte steps hold states as they are: NEXT2 is read by function, then state.
     unit = SHIFT_BITS if shifting else tables.num_classes if columns is None else 1
     ascii_skips = frozenset() if plain else frozenset(s.state for s in speed.skip_sets if s.kind == "high")
     return RustPlan(
@@ -180,7 +183,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> RustPlan:
         dead_state=tables.dead,
         accepting_list=", ".join(str(s) for s in tables.accepting) or "none",
         docs=docs(tables),
-        held_type="u64" if shifting else "usize" if columns is None else "u8",
+        held_type="u64" if shifting else "usize",
         start=str(tables.start * unit),
         dead=str(tables.dead * unit),
         unit=str(unit),
@@ -316,8 +319,10 @@ def _pair_columns(tables: Tables) -> PairFunctions | None:
 def _table_pairs(tables: Tables, found: PairFunctions) -> TablePairs:
     functions, of_classes = found
     width = len(str(tables.num_states - 1))
-    padding = [tables.dead] * (256 - tables.num_states)  # rows of 256 take a state byte as index
-    next_lines = tuple(Line(f"column {c}", " ".join(f"{t:>{width}}," for t in (*function, *padding)))
+    # Rows of 256: the row of a function starts at function << 8, a shift where S would take a
+    # multiplication (rows of 183 states ran URI 12% slower); the padding is never read.
+    padding = [tables.dead] * (256 - tables.num_states)
+    next_lines = tuple(Line(f"function {c}", " ".join(f"{t:>{width}}," for t in (*function, *padding)))
                        for c, function in enumerate(functions))
     return TablePairs(len(functions), _pair_lines(tables, of_classes), next_lines)
 
