@@ -24,6 +24,7 @@ from helpers.paths import GRAMMARS, UTF8_GRAMMAR
 from abnfc import backends
 from abnfc.backends.go.plan import STRATEGIES
 from abnfc.backends.naming import prefix_problem
+from abnfc.errors import AbnfError
 from abnfc.pipeline import load_validators
 
 UTF8_TEXT = UTF8_GRAMMAR.read_text(encoding="utf-8")
@@ -55,6 +56,12 @@ def test_prefixes_go_cannot_take_are_refused(prefix):
 @pytest.mark.parametrize("prefix", ["utf8", "uri", "Func", "testing", "linux", "x_linuxy"])
 def test_prefixes_go_can_take(prefix):
     assert prefix_problem(prefix, ["go"]) is None
+
+
+def test_without_go_the_runner_says_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setattr("abnfc.backends.go.runner.shutil.which", lambda name: None)
+    with pytest.raises(AbnfError, match="apt-get install golang-go"):
+        load_validators([{"g.go": go_files(FINITE, "g")}], "go")
 
 
 def test_the_file_is_a_generated_package_with_no_imports():

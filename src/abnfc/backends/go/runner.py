@@ -95,7 +95,8 @@ def build(file_sets: Sequence[Mapping[str, str]], folder: Path) -> tuple[Path, l
     result = subprocess.run([go(), "build", "-o", str(program), "."], cwd=module, env=environment(),
                             capture_output=True, text=True)
     if result.returncode != 0:
-        raise AbnfError.at(None, f"go build failed on the generated code:\n{(result.stdout + result.stderr)[-4000:]}")
+        raise AbnfError.at(None, _("go build failed on the generated code:\n{output}").format(
+            output=(result.stdout + result.stderr)[-4000:]))
     return program, packages
 
 
@@ -122,7 +123,8 @@ class GoProcess:
             stdin.flush()
             line = stdout.readline()
         if not line:
-            raise AbnfError.at(None, f"the Go driver exited (status {self.process.poll()})")
+            raise AbnfError.at(None, _("the Go validators' program exited (status {status})").format(
+                status=self.process.poll()))
         reply = json.loads(line)
         if "nesting" in reply:
             raise NestingError(reply["error"], reply["nesting"]["offset"], reply["nesting"]["limit"])
