@@ -63,8 +63,9 @@
  *                      segments side by side (default 1; 1 runs every input in one piece)
  *   UTF8_MIN_SEGMENT  the shortest segment, in bytes (default 4096)
  *   UTF8_NO_SIMD      leave out the x86 SIMD code and the CPU feature check (portable code only)
- *   UTF8_NO_WINDOWS   leave out the window test of is_valid (AVX-512 VBMI, chosen at run time)
+ *   UTF8_NO_WINDOWS   leave out the window test of is_valid (AVX-512 VBMI or AVX2, chosen at run time)
  *   UTF8_WINDOWS_MIN  the shortest input is_valid checks by windows (default 256; at least 4 are)
+ *   UTF8_WINDOWS_AVX2 take the AVX2 instance even where the CPU has AVX-512 VBMI (to test or compare it)
  */
 #ifndef UTF8_SEGMENTS
 #define UTF8_SEGMENTS 1
@@ -924,19 +925,124 @@ UTF8_WINDOWS_TARGET_ static bool utf8_win_scan_(const uint8_t *p, size_t len)
     return _mm512_test_epi8_mask(wrong, wrong) == 0;
 }
 
-static bool utf8_have_windows_(void)
+
+/* The same test, 32 positions at a time with AVX2 (at most 16 classes). */
+#define UTF8_WINDOWS_AVX2_TARGET_ __attribute__((target("avx2")))
+static const uint8_t utf8_win_by_high_[16] = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x03, 0x03, 0x00, 0x05, 0x00, 0x00 };
+static const uint8_t utf8_win_row12_[16] = { 0x04, 0x04, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05 }; /* bytes C0-CF */
+static const uint8_t utf8_win_row14_[16] = { 0x06, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x08, 0x07, 0x07 }; /* bytes E0-EF */
+static const uint8_t utf8_win_row15_[16] = { 0x09, 0x0A, 0x0A, 0x0A, 0x0B, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04 }; /* bytes F0-FF */
+
+/* 16 bytes of table in both lanes (pshufb looks up within each lane). */
+UTF8_WINDOWS_AVX2_TARGET_ static inline __m256i utf8_win_lanes_(const uint8_t *table)
 {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
-        && __builtin_cpu_supports("avx512vbmi");
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)table));
 }
 
-/* is_valid through the windows; len more than 3. */
-static bool utf8_windows_valid_(const uint8_t *p, size_t len)
+UTF8_WINDOWS_AVX2_TARGET_ static inline __m256i utf8_win_classes2_(__m256i x)
+{
+    __m256i nibble = _mm256_set1_epi8(0x0F);
+    __m256i high = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble), low = _mm256_and_si256(x, nibble);
+    __m256i c = _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_by_high_), high);
+    c = _mm256_blendv_epi8(c, _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_row12_), low),
+                           _mm256_cmpeq_epi8(high, _mm256_set1_epi8(12)));
+    c = _mm256_blendv_epi8(c, _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_row14_), low),
+                           _mm256_cmpeq_epi8(high, _mm256_set1_epi8(14)));
+    c = _mm256_blendv_epi8(c, _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_row15_), low),
+                           _mm256_cmpeq_epi8(high, _mm256_set1_epi8(15)));
+    return c;
+}
+
+/* Bits moved d positions on, the first d taken from the end of prev. */
+#define UTF8_WIN_SHIFT2_(prev, bits, d) \
+    _mm256_alignr_epi8((bits), _mm256_permute2x128_si256((prev), (bits), 0x21), 16 - (d))
+
+UTF8_WINDOWS_AVX2_TARGET_ static inline __m256i utf8_win_block2_(__m256i c, __m256i *prev)
+{
+    __m256i wrong = _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_mask0_), c);
+    __m256i bits;
+    bits = _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_mask1_), c);
+    wrong = _mm256_and_si256(wrong, UTF8_WIN_SHIFT2_(prev[0], bits, 1));
+    prev[0] = bits;
+    bits = _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_mask2_), c);
+    wrong = _mm256_and_si256(wrong, UTF8_WIN_SHIFT2_(prev[1], bits, 2));
+    prev[1] = bits;
+    bits = _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_mask3_), c);
+    wrong = _mm256_and_si256(wrong, UTF8_WIN_SHIFT2_(prev[2], bits, 3));
+    prev[2] = bits;
+    return wrong;
+}
+
+UTF8_WINDOWS_AVX2_TARGET_ static bool utf8_win_scan2_(const uint8_t *p, size_t len)
+{
+    __m256i prev[3], wrong = _mm256_setzero_si256();
+    size_t i, d;
+    int quiet = 0;
+    for (d = 0; d < 3u; d++)
+        prev[d] = _mm256_setzero_si256();
+    for (i = 0; i + 32 <= len; i += 32) {
+        __m256i x;
+        int low;
+        while (quiet && i + 128 <= len) { /* four blocks at a time while they hold only bytes 00-7F */
+            __m256i any = _mm256_or_si256(
+                _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(const void *)(p + i)),
+                                _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 32))),
+                _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(const void *)(p + i + 64)),
+                                _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 96))));
+            if (_mm256_movemask_epi8(any) != 0)
+                break;
+            i += 128;
+        }
+        if (i + 32 > len)
+            break;
+        x = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
+        low = _mm256_movemask_epi8(x) == 0;
+        if (low && quiet)
+            continue;
+        quiet = low;
+        wrong = _mm256_or_si256(wrong, utf8_win_block2_(utf8_win_classes2_(x), prev));
+        if ((i & 4095u) == 4064u && !_mm256_testz_si256(wrong, wrong))
+            return false;
+    }
+    if (i < len) {
+        uint8_t tail[32], index[32];
+        size_t k;
+        memset(tail, 0, sizeof tail);
+        memcpy(tail, p + i, len - i);
+        for (k = 0; k < 32; k++)
+            index[k] = (uint8_t)k;
+        {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)tail);
+            __m256i last = utf8_win_block2_(utf8_win_classes2_(x), prev);
+            __m256i inside = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)(len - i)),
+                                               _mm256_loadu_si256((const __m256i *)(const void *)index));
+            wrong = _mm256_or_si256(wrong, _mm256_and_si256(last, inside));
+        }
+    }
+    return _mm256_testz_si256(wrong, wrong) != 0;
+}
+#undef UTF8_WIN_SHIFT2_
+
+/* 2: AVX-512 VBMI; 1: AVX2; 0: neither. */
+static int utf8_have_windows_(void)
+{
+    __builtin_cpu_init();
+#ifndef UTF8_WINDOWS_AVX2
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+        && __builtin_cpu_supports("avx512vbmi"))
+        return 2;
+#endif
+    return __builtin_cpu_supports("avx2") ? 1 : 0;
+}
+
+/* is_valid through the windows (simd: what have_windows_ said, not 0); len more than 3. */
+static bool utf8_windows_valid_(const uint8_t *p, size_t len, int simd)
 {
     size_t stop, s;
     uint32_t last, st;
-    if (utf8_scan_(UTF8_START, p, 3u, &stop, &last) == UTF8_DEAD || !utf8_win_scan_(p, len))
+    if (utf8_scan_(UTF8_START, p, 3u, &stop, &last) == UTF8_DEAD)
+        return false;
+    if (!(simd == 2 ? utf8_win_scan_(p, len) : utf8_win_scan2_(p, len)))
         return false;
     for (s = 0; s < sizeof utf8_win_live_ / sizeof utf8_win_live_[0]; s++) {
         st = utf8_scan_(utf8_win_live_[s], p + len - 3u, 3u, &stop, &last);
@@ -952,8 +1058,11 @@ bool utf8_is_valid(const void *data, size_t len)
     size_t stop;
     uint32_t last;
 #ifdef UTF8_WINDOWS_
-    if (len >= UTF8_WINDOWS_MIN && len > 3u && utf8_have_windows_())
-        return utf8_windows_valid_((const uint8_t *)data, len);
+    if (len >= UTF8_WINDOWS_MIN && len > 3u) {
+        int simd = utf8_have_windows_();
+        if (simd)
+            return utf8_windows_valid_((const uint8_t *)data, len, simd);
+    }
 #endif
     return utf8_accepts_(utf8_scan_(UTF8_START, (const uint8_t *)data, len, &stop, &last));
 }
@@ -1073,5 +1182,6 @@ size_t utf8_stream_expected(const utf8_stream *s, utf8_range *out, size_t cap)
 #undef UTF8_WINDOWS_
 #undef UTF8_WINDOWS_TARGET_
 #undef UTF8_WINDOWS_MIN
+#undef UTF8_WINDOWS_AVX2_TARGET_
 #undef UTF8_ACCEPT
 #undef UTF8_LITTLE_

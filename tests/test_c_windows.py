@@ -28,7 +28,17 @@ def _has_vbmi() -> bool:
     return all(f" {flag}" in flags for flag in ("avx512f", "avx512bw", "avx512vbmi"))
 
 
+def _has_avx2() -> bool:
+    try:
+        return " avx2" in Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+
+
 needs_vbmi = pytest.mark.skipif(not _has_vbmi(), reason="this CPU has no AVX-512 VBMI: the window test is not run")
+INSTANCES = [pytest.param([], marks=needs_vbmi, id="avx512"),
+             pytest.param(["AVX2"], marks=pytest.mark.skipif(not _has_avx2(), reason="this CPU has no AVX2"),
+                          id="avx2")]
 VARIANTS = ["java-modified-utf8.abnf", "wtf8.abnf", "cesu8.abnf", "generalized-utf8.abnf"]
 
 
@@ -87,22 +97,24 @@ def test_the_plan_has_windows_only_where_they_apply(tmp_path):
     assert generate(tmp_path / "uri", uri, "uri").plan.windows is None  # not definite
 
 
-@needs_vbmi
-def test_utf8_windows_under_sanitizers(tmp_path):
+@pytest.mark.parametrize("instance", INSTANCES)
+def test_utf8_windows_under_sanitizers(instance, tmp_path):
     gen = generate(tmp_path, UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf")
     inputs = utf8_inputs() + walks(gen.minimal, random.Random(8), 1500) + edge_windows(gen.minimal)
-    binary = build(gen, "check_records.c", tmp_path / "check", [*SANITIZE, "-DUTF8_WINDOWS_MIN=1"])
+    binary = build(gen, "check_records.c", tmp_path / "check",
+                   [*SANITIZE, "-DUTF8_WINDOWS_MIN=1", *(f"-DUTF8_WINDOWS_{name}" for name in instance)])
     assert run_records(binary, write_records(tmp_path / "records", inputs)) == [utf8_first_error(d) for d in inputs]
 
 
-@needs_vbmi
+@pytest.mark.parametrize("instance", INSTANCES)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_variant_windows_agree_with_the_dfa(variant, tmp_path):
+def test_variant_windows_agree_with_the_dfa(variant, instance, tmp_path):
     text = (ROOT / "grammars" / "variants" / variant).read_text(encoding="utf-8")
     gen = generate(tmp_path, text, "v")
     assert gen.plan.windows is not None
     inputs = walks(gen.minimal, random.Random(variant), 1500) + edge_windows(gen.minimal)
-    binary = build(gen, "check_records.c", tmp_path / "check", ["-std=c99", "-O2", "-DV_WINDOWS_MIN=1"])
+    binary = build(gen, "check_records.c", tmp_path / "check",
+                   ["-std=c99", "-O2", "-DV_WINDOWS_MIN=1", *(f"-DV_WINDOWS_{name}" for name in instance)])
     assert run_records(binary, write_records(tmp_path / "records", inputs)) == [
         dfa_first_error(gen.minimal, d) for d in inputs]
 

@@ -1,7 +1,8 @@
 """Fuzzing generated C with inputs: libFuzzer where clang has it, a seeded driver otherwise.
 
 For the grammars in grammars/ and a few random regular ones, with each C strategy that applies
-(and for the UTF-8 grammars with a window test, ``auto`` with every input past k bytes taken by it),
+(and for the UTF-8 grammars with a window test, ``auto`` with every input past k bytes taken by it;
+for utf8.abnf also by its AVX2 instance),
 c_input_fuzz.c checks P_first_error, P_is_valid, the stream API cut at pseudo-random points and
 the accessors against a reference table walk of the same DFA, under ASan and UBSan.  With
 libFuzzer (clang -fsanitize=fuzzer, Debian's libclang-rt-14-dev) coverage guides the inputs for
@@ -54,6 +55,7 @@ def _targets() -> list[tuple[str, str, str]]:
         text = path.read_text()
         if isinstance(windows(compile_text(text).minimal), Windows):  # auto: is_valid by windows
             targets.append((f"{path.stem}-windows", text, "auto"))
+    targets.append(("utf8-windows-avx2", (ROOT / "grammars" / "utf8.abnf").read_text(), "auto-avx2"))
     return targets
 
 
@@ -93,10 +95,11 @@ def seeds(text: str, rng: random.Random) -> list[bytes]:
 def test_generated_c_survives_input_fuzzing(name, text, strategy, tmp_path):
     if shutil.which("gcc") is None and libfuzzer() is None:
         pytest.skip("no C compiler")
-    generated = generate(tmp_path, text, "fz", strategy=strategy)
+    generated = generate(tmp_path, text, "fz", strategy=strategy.removesuffix("-avx2"))
     (tmp_path / "reference.h").write_text(reference_header(generated.minimal))
     defines = [f"-DPFX={generated.prefix}", f"-DMPFX={generated.plan.macro}", f'-DHEADER="{generated.header.name}"',
-               f"-I{tmp_path}", *(["-DFZ_WINDOWS_MIN=1"] if strategy == "auto" else [])]
+               f"-I{tmp_path}", *(["-DFZ_WINDOWS_MIN=1"] if strategy.startswith("auto") else []),
+               *(["-DFZ_WINDOWS_AVX2"] if strategy == "auto-avx2" else [])]
     rng = random.Random(f"{name}/{strategy}")
     corpus = tmp_path / "corpus"
     corpus.mkdir()
