@@ -261,7 +261,10 @@ def test_every_strategy_agrees_with_the_minimal_dfa(tmp_path):
 
 LINTED = {f"utf8_{s}": (UTF8_TEXT, s) for s in STRATEGIES} | {
     "uri": (URI_TEXT, "auto"), "finite": (FINITE, "auto"), "awkward": (AWKWARD, "auto"),
-    "empty": (EMPTY_ONLY, "auto")}
+    "empty": (EMPTY_ONLY, "auto"), "json": (JSON_TEXT, "auto"), "large": (LARGE, "auto"),
+    # One state, one class: sizes and indexes that would be products with 1 (clippy's identity_op).
+    "nothing": ('r = "a" r\n', "table"), "octets": ("r = *OCTET\n", "table"),
+    "nothing_nested": ('r = "(" r ")" r2\nr2 = "x" r2\n', "auto")}
 
 
 def _write_all(folder: Path) -> list[Path]:
