@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from helpers.c_build import CLANG, HARNESS_DIR, SANITIZE, build, generate, needs_gcc, run_records, tool, write_records
 from helpers.paths import ROOT
+from helpers.walks import class_edges, mutated_walks
 from test_c import UTF8_TEXT, utf8_first_error, utf8_inputs
 from test_c_strategies import TARGETS
 
@@ -42,44 +43,12 @@ INSTANCES = [pytest.param([], marks=needs_vbmi, id="avx512"),
 VARIANTS = ["java-modified-utf8.abnf", "wtf8.abnf", "cesu8.abnf", "generalized-utf8.abnf"]
 
 
-def dfa_first_error(dfa: Dfa, data: bytes) -> int | None:
-    state = dfa.start
-    for at, byte in enumerate(data):
-        state = dfa.transitions[state][dfa.byte_class[byte]]
-        if state == dfa.dead:
-            return at
-    return None if state in dfa.accepting else len(data)
-
-
-def walks(dfa: Dfa, rng: random.Random, count: int) -> list[bytes]:
-    """Inputs that stay alive, of up to 300 bytes (across 64-byte blocks), half of them with one
-    byte changed and some cut short."""
-    found = []
-    for _ in range(count):
-        state, word = dfa.start, bytearray()
-        for _ in range(rng.randint(1, 300)):
-            live = [b for b in range(256) if dfa.transitions[state][dfa.byte_class[b]] != dfa.dead]
-            if not live:
-                break
-            word.append(rng.choice(live) if rng.random() < 0.7 else rng.randrange(128))
-            state = dfa.transitions[state][dfa.byte_class[word[-1]]]
-            if state == dfa.dead:  # a random ASCII byte that does not fit: the walk ends before it
-                word.pop()
-                break
-        if word and rng.random() < 0.5:
-            word[rng.randrange(len(word))] = rng.randrange(256)
-        if word and rng.random() < 0.2:
-            word = word[:rng.randrange(len(word))]
-        found.append(bytes(word))
-    return found
-
-
 def edge_windows(dfa: Dfa) -> list[bytes]:
     """Every word of 1 to 3 class-edge bytes (each class's lowest and highest byte) after a few
     prefixes, so that windows past the first k bytes see every pair and triple of classes; the
     pairs also followed by 1 to 3 bytes 80, which complete many of them (a wrong window is only
     seen by is_valid in an input that is complete)."""
-    edges = sorted({b for ranges in dfa.classes for lo, hi in ranges for b in (lo, hi)})
+    edges = class_edges(dfa)
     pairs = [bytes(w) for n in (1, 2) for w in itertools.product(edges, repeat=n)]
     words = [bytes(w) for w in itertools.product(edges, repeat=3)]
     words += [pair + b"\x80" * n for pair in pairs for n in range(4)]
@@ -100,7 +69,8 @@ def test_the_plan_has_windows_only_where_they_apply(tmp_path):
 @pytest.mark.parametrize("instance", INSTANCES)
 def test_utf8_windows_under_sanitizers(instance, tmp_path):
     gen = generate(tmp_path, UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf")
-    inputs = utf8_inputs() + walks(gen.minimal, random.Random(8), 1500) + edge_windows(gen.minimal)
+    walks = mutated_walks(gen.minimal, random.Random(8), 1500, 300, ascii_share=0.3, cut_share=0.2)
+    inputs = utf8_inputs() + walks + edge_windows(gen.minimal)
     binary = build(gen, "check_records.c", tmp_path / "check",
                    [*SANITIZE, "-DUTF8_WINDOWS_MIN=1", *(f"-DUTF8_WINDOWS_{name}" for name in instance)])
     assert run_records(binary, write_records(tmp_path / "records", inputs)) == [utf8_first_error(d) for d in inputs]
@@ -112,11 +82,12 @@ def test_variant_windows_agree_with_the_dfa(variant, instance, tmp_path):
     text = (ROOT / "grammars" / "variants" / variant).read_text(encoding="utf-8")
     gen = generate(tmp_path, text, "v")
     assert gen.plan.windows is not None
-    inputs = walks(gen.minimal, random.Random(variant), 1500) + edge_windows(gen.minimal)
+    inputs = mutated_walks(gen.minimal, random.Random(variant), 1500, 300, ascii_share=0.3,
+                                                          cut_share=0.2) + edge_windows(gen.minimal)
     binary = build(gen, "check_records.c", tmp_path / "check",
                    ["-std=c99", "-O2", "-DV_WINDOWS_MIN=1", *(f"-DV_WINDOWS_{name}" for name in instance)])
     assert run_records(binary, write_records(tmp_path / "records", inputs)) == [
-        dfa_first_error(gen.minimal, d) for d in inputs]
+        gen.minimal.first_error(d) for d in inputs]
 
 
 @pytest.mark.skipif(CLANG is None, reason="clang not found")

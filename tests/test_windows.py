@@ -6,6 +6,7 @@ from itertools import product
 
 import pytest
 from helpers.paths import ROOT
+from helpers.walks import class_edges, mutated_walks
 from test_learn import random_dfa
 
 from abnfc.automata.dfa import Dfa
@@ -18,22 +19,9 @@ GRAMMARS = {"utf8.abnf": (3, 7), "variants/java-modified-utf8.abnf": (2, 5),
 
 
 def inputs(dfa: Dfa, rng: random.Random, length: int, count: int) -> list[bytes]:
-    """Every word of up to ``length`` bytes made of each class's lowest and highest byte, and
-    random walks that stay alive, some with one byte changed."""
-    edges = sorted({b for ranges in dfa.classes for lo, hi in ranges for b in (lo, hi)})
-    found = [bytes(w) for n in range(length + 1) for w in product(edges, repeat=n)]
-    for _ in range(count):
-        state, word = dfa.start, bytearray()
-        for _ in range(rng.randint(1, 40)):
-            live = [b for b in range(256) if dfa.transitions[state][dfa.byte_class[b]] != dfa.dead]
-            if not live:
-                break
-            word.append(rng.choice(live))
-            state = dfa.transitions[state][dfa.byte_class[word[-1]]]
-        if word and rng.random() < 0.5:
-            word[rng.randrange(len(word))] = rng.randrange(256)
-        found.append(bytes(word))
-    return found
+    """Every word of up to ``length`` class-edge bytes, and mutated walks that stay alive."""
+    found = [bytes(w) for n in range(length + 1) for w in product(class_edges(dfa), repeat=n)]
+    return found + mutated_walks(dfa, rng, count, 40)
 
 
 @pytest.mark.parametrize("grammar", sorted(GRAMMARS))
