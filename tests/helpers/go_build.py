@@ -41,9 +41,11 @@ def write_module(folder: Path, packages: dict[str, str], main: str | None = None
     return module
 
 
-def go(module: Path, *args: str) -> subprocess.CompletedProcess:
-    """Run the go tool in ``module``; the test fails with its output if it fails."""
-    result = subprocess.run([need_go(), *args], cwd=module, env=environment(), capture_output=True, text=True)
+def go(module: Path, *args: str, goarch: str | None = None) -> subprocess.CompletedProcess:
+    """Run the go tool in ``module`` (for another architecture if asked); the test fails with
+    its output if it fails."""
+    env = {**environment(), **({"GOARCH": goarch} if goarch else {})}
+    result = subprocess.run([need_go(), *args], cwd=module, env=env, capture_output=True, text=True)
     assert result.returncode == 0, f"go {' '.join(args)}:\n{result.stdout}{result.stderr}"
     return result
 
