@@ -21,6 +21,7 @@ from conftest import compile_text, python_module
 from helpers.go_build import GOFMT, build_program, go, go_files, need_go, write_module
 from helpers.paths import GRAMMARS, UTF8_GRAMMAR
 
+import abnfc
 from abnfc import backends
 from abnfc.backends.go.plan import STRATEGIES
 from abnfc.backends.naming import prefix_problem
@@ -51,6 +52,13 @@ def _utf8(strategy: str) -> str:
                                     "x_amd64", "x_windows_arm64"])
 def test_prefixes_go_cannot_take_are_refused(prefix):
     assert prefix_problem(prefix, ["go"]) is not None
+
+
+def test_a_default_prefix_go_cannot_take_is_refused_before_writing(tmp_path):
+    grammar = tmp_path / "uri_test.abnf"  # the default prefix, g_uri_test, still names a test file
+    grammar.write_text(FINITE)
+    with pytest.raises(AbnfError, match=r"cannot be named 'g_uri_test': g_uri_test\.go would be a test file"):
+        abnfc.generate_files(grammar, "go")
 
 
 @pytest.mark.parametrize("prefix", ["utf8", "uri", "Func", "testing", "linux", "x_linuxy"])

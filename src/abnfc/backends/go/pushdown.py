@@ -27,6 +27,7 @@ from ...charset import format_hex
 from ...errors import AbnfError, InvariantError, printable
 from ...i18n import _
 from ..tables import Tables
+from .naming import NAMING
 from .plan import Comments, GoPlan, Line, cell_lines, comment_safe, comments, lower
 
 
@@ -58,7 +59,14 @@ class GoPushdownPlan:
 
 
 def lower_any(tables: Tables, options: Mapping[str, str]) -> GoPlan | GoPushdownPlan:
-    """The backend's ``lower``: a pushdown validator's plan, or a DFA's (:func:`.plan.lower`)."""
+    """The backend's ``lower``: a pushdown validator's plan, or a DFA's (:func:`.plan.lower`).
+    A prefix the naming rules refuse is refused here too: a default prefix gets ``g_`` in front
+    of a refused one, which mends a reserved word but not a file name ending in ``_test``."""
+    problem = NAMING.problem(options["prefix"])
+    if problem:
+        raise AbnfError.at(None, _("the Go package cannot be named {prefix!r}: {problem}; choose a name with "
+                                   "--prefix").format(prefix=options["prefix"],
+                                                      problem=_(problem).format(prefix=options["prefix"])))
     return lower(tables, options) if tables.pushdown is None else lower_pushdown(tables, options)
 
 
