@@ -40,7 +40,7 @@ needs_vbmi = pytest.mark.skipif(not _has_vbmi(), reason="this CPU has no AVX-512
 INSTANCES = [pytest.param([], marks=needs_vbmi, id="avx512"),
              pytest.param(["AVX2"], marks=pytest.mark.skipif(not _has_avx2(), reason="this CPU has no AVX2"),
                           id="avx2")]
-VARIANTS = ["java-modified-utf8.abnf", "wtf8.abnf", "cesu8.abnf", "generalized-utf8.abnf"]
+VARIANTS = ["java-modified-utf8.abnf", "wtf8.abnf", "cesu8.abnf", "generalized-utf8.abnf", "rfc2279-utf8.abnf"]
 
 
 def edge_windows(dfa: Dfa) -> list[bytes]:

@@ -15,7 +15,8 @@ from abnfc.frontend.source import load
 from abnfc.pipeline import Compilation
 
 GRAMMARS = {"utf8.abnf": (3, 7), "variants/java-modified-utf8.abnf": (2, 5),
-            "variants/generalized-utf8.abnf": (3, 6), "variants/wtf8.abnf": (4, 7), "variants/cesu8.abnf": (4, 8)}
+            "variants/generalized-utf8.abnf": (3, 6), "variants/wtf8.abnf": (4, 7), "variants/cesu8.abnf": (4, 8),
+            "variants/rfc2279-utf8.abnf": (5, 10)}
 
 
 def inputs(dfa: Dfa, rng: random.Random, length: int, count: int) -> list[bytes]:
@@ -62,5 +63,12 @@ def test_languages_without_windows_say_why():
     assert windows(uri) == NoWindows("not definite")
     datetime = Compilation(load(str(ROOT / "grammars" / "datetime.abnf"))).minimal
     assert windows(datetime) == NoWindows("8-definite: windows longer than 7 bytes")
-    rfc2279 = Compilation(load(str(ROOT / "grammars" / "variants" / "rfc2279-utf8.abnf"))).minimal
-    assert windows(rfc2279) == NoWindows("more than 40000 windows")
+
+
+
+def test_a_cover_past_the_box_limit_gives_up_and_says_so(monkeypatch):
+    import abnfc.automata.windows as module
+
+    monkeypatch.setattr(module, "MAX_BOXES", 4)
+    utf8 = Compilation(load(str(ROOT / "grammars" / "utf8.abnf"))).minimal
+    assert windows(utf8) == NoWindows("its forbidden windows need more than 4 boxes")

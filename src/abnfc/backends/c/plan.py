@@ -251,7 +251,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
                               _next_rows(tables, unit),
                               chunks(["1" if s.accepting else "0" for s in tables.states], 32))
         if not shifting else None,
-        windows=plan_windows(tables, unit) if wanted == "auto" and not plain else None,
+        windows=plan_windows(tables, unit, strategy) if wanted == "auto" and not plain else None,
     )
 
 

@@ -29,6 +29,10 @@ MIN_LENGTH = 256  # shorter inputs: the strategy's loop is as fast
 MAX_CLASSES = 64  # a class is a vpermb index
 AVX2_CLASSES = 16  # a class is a pshufb index
 AVX2_ROWS = 8  # high nibbles whose bytes are not all one class, each a pshufb, a compare and a blend
+# Box-bit lookups a block (groups of 8 boxes times k + 1 distances) beyond which the AVX2 instance
+# was slower than the shift DFA with pairs (UTF-8, 4 lookups: 8.8 GB/s against 4.4-5.5; RFC 2279,
+# 12: 3.6 GB/s, faster only than the table loop, 2.7)
+AVX2_MAX_LOOKUPS = 8
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,8 @@ class WindowsC:
     low_classes: str  # 128 cells: the class of each byte 00-7F ("" when they are all low_class)
     low_class: int
     quiet_low: bool  # blocks of bytes 00-7F after another such block are skipped
-    masks: tuple[str, ...]  # per distance 0..k: 64 cells, the box bits of each class
+    groups: int  # bytes of box bits: 8 boxes each
+    masks: tuple[tuple[str, ...], ...]  # per group, per distance 0..k: 64 cells, the group's box bits of each class
     shifts: tuple[str, ...]  # per distance 1..k: 64 cells, the vpermi2b index moving bits d on
     live: str  # the live states as held, for the run over the last k bytes
     min_length: int
@@ -57,7 +62,7 @@ class WindowsC:
     avx2_rows: tuple[NibbleRow, ...]
 
 
-def plan_windows(tables: Tables, unit: int) -> WindowsC | None:
+def plan_windows(tables: Tables, unit: int, strategy: str) -> WindowsC | None:
     """The window test's C tables, or None when the language has none or it does not fit."""
     if tables.num_classes > MAX_CLASSES or tables.pushdown is not None:
         return None
@@ -68,7 +73,8 @@ def plan_windows(tables: Tables, unit: int) -> WindowsC | None:
         return None  # the loop takes "not dead" for "live": no other state may be hopeless
     classes = tables.byte_class
     uniform = len(set(classes[:128])) == 1
-    masks = tuple(_class_masks(classes, mask, tables.num_classes) for mask in found.masks)
+    groups = (len(found.boxes) + 7) // 8
+    masks = tuple(tuple(_class_masks(classes, mask, group) for mask in found.masks) for group in range(groups))
     low = classes[0]
     all_low_allowed = _and_all(found.masks, 0) == 0
     return WindowsC(
@@ -78,37 +84,39 @@ def plan_windows(tables: Tables, unit: int) -> WindowsC | None:
         low_classes="" if uniform else hex_cells(list(classes[:128])),
         low_class=low,
         quiet_low=uniform and all_low_allowed,
-        masks=tuple(hex_cells(list(m)) for m in masks),
+        groups=groups,
+        masks=tuple(tuple(hex_cells(list(m)) for m in group) for group in masks),
         shifts=tuple(hex_cells([64 + i - d if i >= d else 64 - d + i for i in range(64)])
                      for d in range(1, found.k + 1)),
         live=", ".join(f"{state * unit}u" for state in found.live),
         min_length=MIN_LENGTH,
-        **_avx2(classes, tables.num_classes),
+        **_avx2(classes, tables.num_classes, groups * (found.k + 1) <= AVX2_MAX_LOOKUPS or strategy == "table"),
     )
 
 
-def _avx2(classes: bytes, count: int) -> dict:
+def _avx2(classes: bytes, count: int, pays: bool) -> dict:
     """The AVX2 class lookup: by high nibble, and by low nibble for the rows that need it."""
     rows = [classes[16 * high:16 * high + 16] for high in range(16)]
     mixed = [high for high in range(16) if len(set(rows[high])) > 1]
-    fits = count <= AVX2_CLASSES and len(mixed) <= AVX2_ROWS
+    fits = pays and count <= AVX2_CLASSES and len(mixed) <= AVX2_ROWS
     return {"avx2": fits,
             "avx2_high": hex_cells([0 if high in mixed else rows[high][0] for high in range(16)]),
             "avx2_rows": tuple(NibbleRow(high, hex_cells(list(rows[high]))) for high in mixed) if fits else ()}
 
 
-def _class_masks(classes: bytes, mask: bytes, count: int) -> bytes:
-    """A per-byte mask as a per-class one (64 entries; a class's bytes share their mask)."""
+def _class_masks(classes: bytes, mask: tuple[int, ...], group: int) -> bytes:
+    """A per-byte mask as a per-class one (64 entries; a class's bytes share their mask), the
+    bits of boxes 8 * group to 8 * group + 7."""
     found = [0] * MAX_CLASSES
     for byte in range(256):
-        found[classes[byte]] = mask[byte]
-    return bytes(found[:max(count, MAX_CLASSES)])
+        found[classes[byte]] = (mask[byte] >> (8 * group)) & 0xFF
+    return bytes(found)
 
 
-def _and_all(masks: tuple[bytes, ...], byte: int) -> int:
+def _and_all(masks: tuple[tuple[int, ...], ...], byte: int) -> int:
     """The AND of every distance's mask of ``byte``: not zero when a window of it alone is
     forbidden."""
-    found = 0xFF
+    found = -1
     for mask in masks:
         found &= mask[byte]
     return found
