@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from . import backends
 from .errors import AbnfError
 from .frontend.source import Grammar, from_text, load, with_options
+from .i18n import _
 from .interpret import Verdict
 from .interpret import recognize as _recognize
 from .pipeline import DEFAULT_LIMITS, Compilation, Compiled, Limits, load_validators
@@ -62,7 +63,22 @@ def load_validator(grammar: GrammarLike, lang: str = "python", *, start: str | N
     """Generate a validator in ``lang`` and load it: ``is_valid``, ``first_error``,
     ``expected_bytes`` and the incremental ``Validator()``, as in the generated Python module."""
     files = generate_files(grammar, lang, start=start, prefix="validator", options=options, limits=limits)
+    if lang == "c":
+        _need_compiler()
     return load_validators([files], lang)[0]
+
+
+def _need_compiler() -> None:
+    """An AbnfError naming the Python validator when no C compiler is found."""
+    from .backends.c.runner import compiler
+
+    try:
+        compiler()
+    except AbnfError:
+        raise AbnfError.at(None, _("no C compiler found (looked for $CC, cc, gcc and clang), so the C validator "
+                                   "(and its validate_arrow) cannot be built; abnfc.load_validator(grammar, "
+                                   "lang='python') needs none, and its first_error checks one value at a "
+                                   "time")) from None
 
 
 def recognize(grammar: GrammarLike, data, start: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Verdict:

@@ -54,8 +54,8 @@ def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list[CValid
     objects = _compile_in_parallel(cc, folder, sources)
     _run([cc, "-shared", "-o", str(library), *map(str, objects)])
     lib = ctypes.CDLL(str(library))
-    return [CPushdownValidator(lib, prefix) if hasattr(lib, f"{prefix}_validate") else CValidator(lib, prefix)
-            for prefix in prefixes]
+    return [CPushdownValidator(lib, prefix) if hasattr(lib, f"{prefix}_validate") else CValidator(lib, prefix, files)
+            for prefix, files in zip(prefixes, file_sets, strict=True)]
 
 
 def _compile_in_parallel(cc: str, folder: Path, sources: list[str]) -> list[Path]:
@@ -97,8 +97,10 @@ class _Range(ctypes.Structure):
 class CValidator:
     """A grammar's generated C, called in process."""
 
-    def __init__(self, lib: ctypes.CDLL, prefix: str):
+    def __init__(self, lib: ctypes.CDLL, prefix: str, files: Mapping[str, str] | None = None):
         self.prefix = prefix
+        self._files = files  # the generated source, for the batch kernel (validate_arrow)
+        self._kernel = None
         self._fn = {}
         signatures = {
             "is_valid": (ctypes.c_bool, [ctypes.c_char_p, ctypes.c_size_t]),
@@ -131,6 +133,24 @@ class CValidator:
 
     def expected_bytes(self, state: int) -> list[tuple[int, int]]:
         return _ranges(lambda out, cap: self._fn["expected"](state, out, cap))
+
+    def validate_arrow(self, values):
+        """Whether each element of a pyarrow string, large_string, binary or large_binary array
+        (or chunked array) matches, as a BooleanArray (nulls stay null), checked by the batch
+        kernel over the array's own buffers; the kernel is compiled once and cached."""
+        from . import batch
+
+        if self._kernel is None:
+            if self._files is None:
+                raise AbnfError.at(None, _("this validator was loaded without its source; load it with "
+                                           "abnfc.load_validator to validate Arrow arrays"))
+            cc = compiler()
+            self._kernel = batch.build(cc, batch.cache_key(cc, *sorted(self._files.values())), self._files)
+        if hasattr(values, "chunks"):  # a ChunkedArray: each chunk in place
+            import pyarrow as pa
+
+            return pa.chunked_array([self._kernel.valid_bits(chunk) for chunk in values.chunks], type=pa.bool_())
+        return self._kernel.valid_bits(values)
 
     def Validator(self) -> CStream:
         return CStream(self._fn)
