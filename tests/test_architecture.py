@@ -25,7 +25,7 @@ MAX_MODULES = 12
 STAGE_CALLS = {r"\bresolve\(": {"pipeline.py", "frontend/resolve.py"},
                r"\bdeterminize\(": {"pipeline.py", "automata/dfa.py", "automata/pushdown.py"},
                r"\bminimize\(": {"pipeline.py", "automata/minimize.py", "crosscheck/bounded.py",
-                                 "automata/pushdown.py", "learn/learner.py"},
+                                 "automata/pushdown.py", "learn/learner.py", "learn/rules.py"},
                r"\bbuild_nfa\(|\bnfa\.build\(": {"pipeline.py", "automata/pushdown.py"},
                r"\bbuild_pushdown\(": {"pipeline.py"},
                r"\bmake_tables\(": {"pipeline.py", "backends/tables.py"},

@@ -363,5 +363,6 @@ def test_peer_benchmark_smoke():
                             text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert result.stdout.rstrip().endswith("0 disagreements")
-    for name in ("utf8_is_valid (auto: pairs + windows)", "utf8_is_valid (shift)", "utf8_is_valid (table)", "table DFA"):
+    for name in ("utf8_is_valid (auto: pairs + windows)", "utf8_is_valid (shift)", "utf8_is_valid (table)",
+                 "table DFA"):
         assert name in result.stdout

@@ -1,4 +1,4 @@
-"""Definiteness (abnfc.automata.definite) against brute force, on the grammars and on random DFAs."""
+"""Definiteness (abnfc.automata.windows.definite) against brute force, on the grammars and on random DFAs."""
 from __future__ import annotations
 
 import random
@@ -9,8 +9,8 @@ from helpers.cli import run_cli
 from helpers.paths import ROOT
 from test_learn import random_dfa
 
-from abnfc.automata.definite import _live, definiteness
 from abnfc.automata.dfa import Dfa
+from abnfc.automata.windows.definite import _live, definiteness
 from abnfc.frontend.source import load
 from abnfc.pipeline import Compilation
 

@@ -67,7 +67,7 @@ def test_languages_without_windows_say_why():
 
 
 def test_a_cover_past_the_box_limit_gives_up_and_says_so(monkeypatch):
-    import abnfc.automata.windows as module
+    import abnfc.automata.windows.cover as module
 
     monkeypatch.setattr(module, "MAX_BOXES", 4)
     utf8 = Compilation(load(str(ROOT / "grammars" / "utf8.abnf"))).minimal

@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..automata import dump, windows
-    from ..automata.definite import definiteness
+    from ..automata.windows import definiteness
     from ..backends.c.windows import MIN_LENGTH
     from ..pictures import dot, graphviz
 

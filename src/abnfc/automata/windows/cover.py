@@ -39,9 +39,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..i18n import _
+from ...i18n import _
+from ..dfa import Dfa
 from .definite import _live, definiteness
-from .dfa import Dfa
 
 MAX_K = 6
 MAX_CONTEXTS = 50_000

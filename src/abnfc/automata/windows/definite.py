@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..i18n import _, ngettext
-from .dfa import Dfa
+from ...i18n import _, ngettext
+from ..dfa import Dfa
 
 MAX_LIVE_STATES = 300  # pairs grow with the square of the states
 
