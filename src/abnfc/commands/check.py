@@ -12,7 +12,8 @@ NAME = "check"
 HELP = N_("validate input files against a grammar")
 EXAMPLE = ("examples:\n  abnfc check grammars/utf8.abnf README.md\n"
            "  printf 'caf\\xc3\\xa9' | abnfc check grammars/utf8.abnf -\n"
-           "  abnfc check grammars/email.abnf --engine interpreter addresses.txt")
+           "  abnfc check grammars/email.abnf --engine interpreter addresses.txt\n"
+           "  abnfc check grammars/datetime.abnf --records csv:created_at events.csv")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +26,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                 "when it is self-embedding and has one, else the interpreter; dfa: the "
                                 "compiled validator only"))
     parser.add_argument("-q", "--quiet", action="store_true", help=N_("print only invalid inputs"))
+    parser.add_argument("--records", type=_record_format, metavar="lines|csv:COLUMN|jsonl:FIELD|parquet:COLUMN",
+                        help=N_("check each record of the files on its own: each line (without its line "
+                                "ending), a CSV column (by header name or number from 1), a string field "
+                                "of JSON Lines, or a Parquet column (needs pyarrow); prints the invalid "
+                                "records and a summary"))
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help=N_("with --records: text (default), or one JSON object per invalid record and a "
+                                "last one with the totals"))
     options.add_limits(parser)
 
 
@@ -35,11 +44,24 @@ def run(args: argparse.Namespace) -> int:
         print(_("abnfc check: no input files, and standard input is a terminal; give files, or "
                 "'-' to read standard input (run 'abnfc check --help')"), file=sys.stderr)
         return 2
+    if args.records is not None:
+        from .. import records
+
+        return records.run(args, lambda: options.compilation(args))
+    if args.format != "text":
+        print(_("abnfc check: --format json needs --records"), file=sys.stderr)
+        return 2
     engine = choose_engine(options.compilation(args), args.engine)
     status = 0
     for name in args.inputs or ["-"]:
         status = max(status, _check_one(engine, name, args.quiet))
     return status
+
+
+def _record_format(text: str):
+    from ..records import record_format
+
+    return record_format(text)
 
 
 def _check_one(engine, name: str, quiet: bool) -> int:

@@ -148,7 +148,7 @@ class BatchKernel:
         """The number of lines in ``data`` and the invalid ones (see ``P_line_errors``)."""
         bad = array(SIZE_CODE, bytes(ctypes.sizeof(ctypes.c_size_t) * 4 * MAX_BAD))
         lines, consumed = ctypes.c_size_t(), ctypes.c_size_t()
-        base, start, total, found = _address(data), 0, 0, []
+        base, start, total, found = _address(data), 0, 0, list[BadLine]()
         while start < len(data):
             n = self._fn["line_errors"](base + start, len(data) - start, _address(bad), MAX_BAD,
                                         ctypes.byref(lines), ctypes.byref(consumed))

@@ -23,6 +23,7 @@ import subprocess
 import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ...automata.pushdown import DEFAULT_MAX_DEPTH
 from ...automata.pushdown import NestingError as ReferenceNestingError
@@ -100,7 +101,7 @@ class CValidator:
     def __init__(self, lib: ctypes.CDLL, prefix: str, files: Mapping[str, str] | None = None):
         self.prefix = prefix
         self._files = files  # the generated source, for the batch kernel (validate_arrow)
-        self._kernel = None
+        self._kernel: Any = None  # the batch kernel (abnfc.backends.c.batch), built on first use
         self._fn = {}
         signatures = {
             "is_valid": (ctypes.c_bool, [ctypes.c_char_p, ctypes.c_size_t]),

@@ -1,0 +1,108 @@
+"""``abnfc check --records``: validate each record of a file on its own, at data scale.
+
+Files are read as blocks of records (:mod:`.formats`: lines, a CSV column, a JSON Lines field,
+a Parquet column), each block checked with one call of the C batch kernel where the grammar has a
+DFA (:mod:`.verify`; the Python validator or the interpreter otherwise), and the invalid records
+reported with the bytes expected at their first error (:mod:`.report`).
+
+Exit status: 0 when every record matches, 1 when one does not (null and missing values count as
+invalid), 2 when a file cannot be read as records of its format (the message names the file and,
+where it is one record's fault, the record); the other files are still checked.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import BinaryIO
+
+from ..i18n import _
+from .formats import Block, RecordError, RecordFormat, parse_format, read_blocks
+from .report import Invalid, Progress, Totals, file_line, json_line, summary, text_line
+from .verify import Choice, Verifier, choose, say_once
+
+
+def run(args: argparse.Namespace, compilation: Callable[[], object]) -> int:
+    """``abnfc check --records``: every file's records, then the summary; the exit status."""
+    started = time.monotonic()
+    choice = Choice(args.grammar, tuple(args.imports or ()), args.encoding, args.start, args.engine,
+                    repr((args.max_nfa_states, args.max_dfa_states, args.max_work)))
+    verifier = choose(choice, compilation, say_once())  # type: ignore[arg-type]
+    json_output = args.format == "json"
+    progress = Progress()
+    status, records, invalid = 0, 0, 0
+    for name in args.inputs or ["-"]:
+        try:
+            counted, bad = _check_file(verifier, name, args.records, json_output, args.quiet, progress,
+                                       records, invalid)
+        except RecordError as error:
+            progress.done()
+            print(error.diagnostics[0].message, file=sys.stderr)
+            status = 2
+            continue
+        except OSError as error:
+            progress.done()
+            print(_("abnfc: cannot read {name}: {reason}").format(name=name, reason=error.strerror or error),
+                  file=sys.stderr)
+            status = 2
+            continue
+        records, invalid = records + counted, invalid + bad
+        status = max(status, 1 if bad else 0)
+    progress.done()
+    print(summary(Totals(records, invalid, time.monotonic() - started), json_output))
+    return status
+
+
+def _check_file(verifier: Verifier, name: str, form: RecordFormat, json_output: bool, quiet: bool,
+                progress: Progress, records_before: int, invalid_before: int) -> tuple[int, int]:
+    """Check one file; its number of records and of invalid ones."""
+    shown = "<stdin>" if name == "-" else name
+    records, invalid = 0, 0
+    with _opened(name, form) as stream:
+        for block in read_blocks(stream, form, shown):
+            found = _block_invalid(verifier, block, shown)
+            for bad in found:
+                progress.done()
+                print(json_line(bad) if json_output else text_line(bad))
+            records, invalid = records + block.count, invalid + len(found)
+            progress.update(records_before + records, invalid_before + invalid)
+    if not (quiet or json_output):
+        progress.done()
+        print(file_line(shown, records, invalid))
+    return records, invalid
+
+
+def _block_invalid(verifier: Verifier, block: Block, name: str) -> list[Invalid]:
+    """The invalid records of a block, missing ones included, in order."""
+    found = [Invalid(name, block.number(bad.index), bad.offset, () if bad.offset is None else
+                     verifier.expected(bad.record), bad.record, bad.reason)
+             for bad in verifier.errors(block)]
+    found += [Invalid(name, block.number(index), None, (), b"", reason) for index, reason in block.missing]
+    return sorted(found, key=lambda bad: bad.record)
+
+
+@contextmanager
+def _opened(name: str, form: RecordFormat) -> Iterator[BinaryIO]:
+    if name != "-":
+        with open(name, "rb") as stream:
+            yield stream
+        return
+    if form.kind == "parquet":
+        raise RecordError.at(None, _("Parquet cannot be read from standard input; give a file"))
+    if sys.stdin is None:
+        raise RecordError.at(None, _("cannot read <stdin>: it is closed"))
+    yield sys.stdin.buffer
+
+
+def record_format(text: str) -> RecordFormat:
+    """The argparse type of ``--records``."""
+    try:
+        return parse_format(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("{text!r} is not lines, csv:COLUMN, jsonl:FIELD or parquet:COLUMN").format(
+            text=text)) from None
+
+
+__all__ = ["record_format", "run"]

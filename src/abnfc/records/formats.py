@@ -1,0 +1,239 @@
+"""Reading records: a file as blocks of records, each checked on its own.
+
+``lines`` reads 8 MiB at a time and cuts each piece after its last newline, so a block holds
+whole lines and is split by the checker (the C kernel splits with ``memchr``; Python never sees a
+valid line).  ``csv`` (Python's csv module, a header row, the column named or numbered from 1)
+and ``jsonl`` (a top-level string field of one JSON object a line) join a block's values into one
+buffer with offsets, Arrow's layout.  ``parquet`` hands pyarrow's arrays over as they are, to be
+read in place.
+
+Null and missing values (a null or absent field, a short CSV row, a null in Parquet) are
+records that cannot match: they count as invalid, with the reason instead of an offset.  A value
+that is neither a string nor null (a number in a JSON field, a non-string Parquet column) is the
+user's to fix: an error naming the record.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from itertools import accumulate
+from typing import Any, BinaryIO
+
+from ..errors import AbnfError
+from ..i18n import _
+
+FORMATS = ("lines", "csv", "jsonl", "parquet")
+LINES_PIECE = 8 << 20  # bytes read at a time for lines
+BLOCK_RECORDS = 65536  # records a block for csv, jsonl and parquet
+ARROW_TYPES = ("string", "large_string", "binary", "large_binary")
+
+
+class RecordError(AbnfError):
+    """A file that cannot be read as records of its format: the user's to fix."""
+
+
+@dataclass(frozen=True)
+class RecordFormat:
+    """``--records``: the format, and the CSV column or JSON field (None for lines)."""
+
+    kind: str
+    key: str | None = None
+
+
+def parse_format(text: str) -> RecordFormat:
+    """``lines``, ``csv:COLUMN``, ``jsonl:FIELD`` or ``parquet:COLUMN``; ValueError otherwise."""
+    kind, colon, key = text.partition(":")
+    if kind not in FORMATS or (kind == "lines") == bool(colon) or (colon and not key):
+        raise ValueError(text)
+    return RecordFormat(kind, key or None)
+
+
+@dataclass(frozen=True)
+class Block:
+    """Records ``first`` .. ``first + count - 1`` of a file (numbered from 0).  Lines: ``data``
+    holds them with their line endings.  Joined: ``data[offsets[i]:offsets[i + 1]]`` is record i.
+    Arrow: ``values`` is a pyarrow string or binary array.  ``missing``: (index, reason) of the
+    null or missing records, which hold nothing."""
+
+    first: int
+    count: int
+    data: bytes = b""
+    offsets: array | None = None
+    values: Any = None
+    missing: tuple[tuple[int, str], ...] = field(default=())
+    numbers: array | None = None  # each record's own number (JSON Lines: its line's), if not first + i + 1
+
+    def number(self, index: int) -> int:
+        """The number of record ``index`` of the block, as reported (from 1)."""
+        return self.numbers[index] if self.numbers is not None else self.first + index + 1
+
+    def records(self) -> list[bytes]:
+        """Every record as bytes (missing ones empty)."""
+        if self.values is not None:
+            return [b"" if value is None else value if isinstance(value, bytes) else value.encode("utf-8")
+                    for value in self.values.to_pylist()]
+        if self.offsets is None:
+            lines = self.data.split(b"\n")
+            if not self.data or self.data.endswith(b"\n"):
+                lines.pop()
+            return [line.removesuffix(b"\r") for line in lines]
+        offsets = self.offsets
+        return [self.data[offsets[i]: offsets[i + 1]] for i in range(self.count)]
+
+
+def read_blocks(stream: BinaryIO, form: RecordFormat, name: str) -> Iterator[Block]:
+    """The blocks of records of one open file (``name`` for messages)."""
+    if form.kind == "lines":
+        return _lines(stream)
+    if form.kind == "csv":
+        return _csv(stream, form.key or "", name)
+    if form.kind == "jsonl":
+        return _jsonl(stream, form.key or "", name)
+    return _parquet(stream, form.key or "", name)
+
+
+def _lines(stream: BinaryIO) -> Iterator[Block]:
+    first, carry = 0, b""
+    while True:
+        piece = stream.read(LINES_PIECE)
+        data = carry + piece
+        if not piece:
+            if data:
+                yield Block(first, 1, data)  # the last line, without a newline
+            return
+        cut = data.rfind(b"\n") + 1
+        data, carry = data[:cut], data[cut:]
+        if data:
+            count = data.count(b"\n")
+            yield Block(first, count, data)
+            first += count
+
+
+def _joined(first: int, values: list[bytes | None], reasons: list[str]) -> Block:
+    """A block from values (None: missing, with its reason in ``reasons``, in order)."""
+    present = [b"" if value is None else value for value in values]
+    offsets = array("Q", [0])
+    offsets.extend(accumulate(map(len, present)))
+    missing = tuple(zip((i for i, value in enumerate(values) if value is None), reasons, strict=True))
+    return Block(first, len(values), b"".join(present), offsets, missing=missing)
+
+
+def _csv(stream: BinaryIO, column: str, name: str) -> Iterator[Block]:
+    # surrogateescape: bytes that are not UTF-8 come back unchanged when the value is encoded
+    text = io.TextIOWrapper(stream, encoding="utf-8", errors="surrogateescape", newline="")
+    reader = csv.reader(text)
+    try:
+        header = next(reader, None)
+        if header is None:
+            return
+        index = _column(header, column, name)
+        first, values, reasons = 0, list[bytes | None](), list[str]()
+        for row in reader:
+            if index < len(row):
+                values.append(row[index].encode("utf-8", "surrogateescape"))
+            else:
+                values.append(None)
+                reasons.append(_("the row has no column {column}").format(column=column))
+            if len(values) == BLOCK_RECORDS:
+                yield _joined(first, values, reasons)
+                first, values, reasons = first + len(values), [], []
+        if values:
+            yield _joined(first, values, reasons)
+    except csv.Error as error:
+        raise RecordError.at(None, _("{name}: line {line}: not CSV: {reason}").format(
+            name=name, line=reader.line_num, reason=error)) from None
+    finally:
+        text.detach()  # the caller closes the file
+
+
+def _column(header: list[str], column: str, name: str) -> int:
+    """The index of ``column`` in the header: by name, else as a number from 1."""
+    if column in header:
+        return header.index(column)
+    if column.isdigit() and 1 <= int(column) <= len(header):
+        return int(column) - 1
+    raise RecordError.at(None, _("{name}: no column {column}; the header has {columns}").format(
+        name=name, column=column, columns=", ".join(header) or "nothing"))
+
+
+def _jsonl(stream: BinaryIO, key: str, name: str) -> Iterator[Block]:
+    """One JSON object a line; a record's number is its line's (blank lines are no records)."""
+    first, values, reasons, numbers = 0, list[bytes | None](), list[str](), array("Q")
+    for number, line in enumerate(stream, 1):
+        if not line.strip():
+            continue
+        value = _field(line, key, name, number)
+        values.append(value if isinstance(value, bytes) else None)
+        if not isinstance(value, bytes):
+            reasons.append(value)
+        numbers.append(number)
+        if len(values) == BLOCK_RECORDS:
+            yield _numbered(_joined(first, values, reasons), numbers)
+            first, values, reasons, numbers = first + len(values), [], [], array("Q")
+    if values:
+        yield _numbered(_joined(first, values, reasons), numbers)
+
+
+def _numbered(block: Block, numbers: array) -> Block:
+    return replace(block, numbers=numbers)
+
+
+def _field(line: bytes, key: str, name: str, number: int) -> bytes | str:
+    """The field's value as bytes, or the reason it is missing."""
+    try:
+        document = json.loads(line)
+    except ValueError as error:
+        raise RecordError.at(None, _("{name}: record {record}: not JSON: {reason}").format(
+            name=name, record=number, reason=error)) from None
+    if not isinstance(document, dict):
+        raise RecordError.at(None, _("{name}: record {record}: not a JSON object").format(name=name, record=number))
+    if key not in document:
+        return _("missing field {field}").format(field=key)
+    value = document[key]
+    if value is None:
+        return _("null value")
+    if not isinstance(value, str):
+        raise RecordError.at(None, _("{name}: record {record}: field {field} is {type}, not a string").format(
+            name=name, record=number, field=key, type=type(value).__name__))
+    return value.encode("utf-8", "surrogatepass")  # a lone surrogate stays, as bytes no UTF-8 grammar takes
+
+
+def _parquet(stream: BinaryIO, column: str, name: str) -> Iterator[Block]:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise RecordError.at(None, _("reading Parquet needs pyarrow: pip install 'abnfc[arrow]'")) from None
+    try:
+        parquet = pq.ParquetFile(stream)
+    except (pa.ArrowException, OSError) as error:
+        raise RecordError.at(None, _("{name}: not a Parquet file: {reason}").format(name=name, reason=error)) from None
+    names = parquet.schema_arrow.names
+    chosen = names[_column(names, column, name)]
+    kind = parquet.schema_arrow.field(chosen).type
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    if str(kind) not in ARROW_TYPES:
+        raise RecordError.at(None, _("{name}: column {column} holds {type}, not strings or binary").format(
+            name=name, column=chosen, type=kind))
+    first = 0
+    for batch in parquet.iter_batches(batch_size=BLOCK_RECORDS, columns=[chosen]):
+        values = batch.column(0).cast(kind)  # a dictionary column as its values
+        yield Block(first, len(values), values=values, missing=_nulls(values))
+        first += len(values)
+
+
+def _nulls(values: Any) -> tuple[tuple[int, str], ...]:
+    if not values.null_count:
+        return ()
+    import pyarrow.compute as pc
+
+    null = _("null value")
+    return tuple((int(i), null) for i in pc.indices_nonzero(values.is_null()).to_pylist())
+
+
+__all__ = ["FORMATS", "Block", "RecordError", "RecordFormat", "parse_format", "read_blocks"]

@@ -1,0 +1,120 @@
+"""What ``abnfc check --records`` prints: the invalid records as text or JSON Lines, a summary,
+and a progress line on a terminal.
+
+Text: ``FILE:RECORD: invalid at offset K: unexpected byte ...; expected RANGES`` (the sentences
+and range format of ``abnfc check``) and an escaped excerpt with the byte at the error in
+brackets.  JSON: one object per invalid record, ``{"file", "record", "offset", "expected"}``
+(``offset`` null and a ``reason`` for a null or missing value), and a last object with the
+totals.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass
+from typing import TextIO
+
+from ..charset import Ranges, byte_text, format_readable
+from ..i18n import _
+
+EXCERPT = 16  # bytes shown on each side of the error
+PROGRESS_AFTER = 1.0  # seconds before the progress line appears
+PROGRESS_EVERY = 0.2  # seconds between its updates
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """An invalid record as reported: ``offset`` None with a ``reason`` when it is missing."""
+
+    file: str
+    record: int
+    offset: int | None
+    expected: Ranges
+    record_bytes: bytes
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Totals:
+    records: int
+    invalid: int
+    seconds: float
+
+
+def text_line(bad: Invalid) -> str:
+    name = f"{bad.file}:{bad.record}"
+    if bad.offset is None:
+        return f"{name}: {bad.reason}"
+    data = bad.record_bytes
+    what = _("unexpected end of input") if bad.offset >= len(data) else _("unexpected byte {byte}").format(
+        byte=byte_text(data[bad.offset]))
+    expected = _("; expected {ranges}").format(ranges=format_readable(bad.expected)) if bad.expected else ""
+    head = _("{name}: invalid at offset {offset}: {what}").format(name=name, offset=bad.offset, what=what)
+    return f"{head}{expected}\n  {excerpt(data, bad.offset)}"
+
+
+def excerpt(data: bytes, offset: int) -> str:
+    """``...01T00[:]00Z``: the bytes around ``offset`` with Python's escapes, the byte at the
+    error in brackets (``[end]`` past the last byte)."""
+    start, stop = max(0, offset - EXCERPT), offset + 1 + EXCERPT
+    before, at, after = data[start:offset], data[offset: offset + 1], data[offset + 1: stop]
+    return "".join(["..." if start else "", _escape(before), f"[{_escape(at)}]" if at else "[end]",
+                    _escape(after), "..." if stop < len(data) else ""])
+
+
+def _escape(data: bytes) -> str:
+    return repr(data)[2:-1]
+
+
+def json_line(bad: Invalid) -> str:
+    fields: dict[str, object] = {"file": bad.file, "record": bad.record, "offset": bad.offset,
+                                 "expected": [[lo, hi] for lo, hi in bad.expected]}
+    if bad.reason is not None:
+        fields["reason"] = bad.reason
+    return json.dumps(fields, ensure_ascii=False)
+
+
+def file_line(name: str, records: int, invalid: int) -> str:
+    return _("{name}: {records} records, {invalid} invalid").format(name=name, records=f"{records:,}",
+                                                                   invalid=f"{invalid:,}")
+
+
+def summary(totals: Totals, json_output: bool) -> str:
+    if json_output:
+        return json.dumps({"records": totals.records, "invalid": totals.invalid,
+                           "seconds": round(totals.seconds, 3)})
+    return _("{records} records, {invalid} invalid, {seconds} s").format(
+        records=f"{totals.records:,}", invalid=f"{totals.invalid:,}", seconds=f"{totals.seconds:.2f}")
+
+
+class Progress:
+    """``\\r1,234,567 records, 12 invalid`` on standard error when it is a terminal, once a run
+    takes more than a second; erased at the end."""
+
+    def __init__(self, stream: TextIO | None = None):
+        self.stream = stream or sys.stderr
+        self.on = self.stream is not None and self.stream.isatty()
+        self.started = time.monotonic()
+        self.shown = 0.0
+        self.width = 0
+
+    def update(self, records: int, invalid: int) -> None:
+        now = time.monotonic()
+        if not self.on or now - self.started < PROGRESS_AFTER or now - self.shown < PROGRESS_EVERY:
+            return
+        self.shown = now
+        line = _("checking: {records} records, {invalid} invalid").format(records=f"{records:,}",
+                                                                         invalid=f"{invalid:,}")
+        self.width = max(self.width, len(line))
+        self.stream.write("\r" + line.ljust(self.width))
+        self.stream.flush()
+
+    def done(self) -> None:
+        if self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+            self.width = 0
+
+
+__all__ = ["Invalid", "Progress", "Totals", "excerpt", "file_line", "json_line", "summary", "text_line"]

@@ -1,0 +1,203 @@
+"""Checking blocks of records: the C batch kernel where there is a DFA and a C compiler, the
+generated Python validator where there is a DFA and no compiler, and otherwise the engine
+``abnfc check`` would choose (the pushdown validator or the interpreter), one record at a time.
+
+Each verifier returns only the invalid records, with their first error; the bytes expected
+there are asked for afterwards, for those records alone.  The C library is looked up in the
+cache (:mod:`abnfc.backends.c.batch`) by a key made of the grammar files' bytes and the options
+before anything is parsed, so a run with a cached kernel loads neither the parser nor the
+automata.
+"""
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..backends.c import batch
+from ..backends.c.runner import CValidator, compiler
+from ..charset import Ranges, normalize
+from ..engines import Engine, check_bytes, choose_engine
+from ..errors import AbnfError, LimitError
+from ..i18n import _
+from ..pipeline import Compilation, load_validators
+from .formats import Block
+
+
+@dataclass(frozen=True)
+class Bad:
+    """An invalid record: its index in its block, its first error (None when it is missing)
+    and its bytes."""
+
+    index: int
+    offset: int | None
+    record: bytes
+    reason: str | None = None
+
+
+class Verifier(Protocol):
+    name: str
+
+    def errors(self, block: Block) -> list[Bad]: ...
+    def expected(self, record: bytes) -> Ranges: ...
+
+
+class CVerifier:
+    """The batch kernel: one call a block."""
+
+    name = "c"
+
+    def __init__(self, kernel: batch.BatchKernel):
+        self.kernel = kernel
+        self.validator = CValidator(kernel.lib, kernel.prefix)
+
+    def errors(self, block: Block) -> list[Bad]:
+        if block.values is not None:
+            missing = {index for index, _reason in block.missing}
+            found = self.kernel.arrow_first_errors(block.values)
+            return [Bad(i, at, _arrow_bytes(block.values[i].as_py())) for i, at in _invalid(found) if i not in missing]
+        if block.offsets is None:
+            _count, lines = self.kernel.line_errors(block.data)
+            return [Bad(line.index, line.offset, block.data[line.start: line.end]) for line in lines]
+        missing = {index for index, _reason in block.missing}
+        offsets = block.offsets
+        return [Bad(i, at, block.data[offsets[i]: offsets[i + 1]])
+                for i, at in _invalid(self.kernel.first_errors(block.data, offsets)) if i not in missing]
+
+    def expected(self, record: bytes) -> Ranges:
+        stream = self.validator.Validator()
+        stream.feed(record)
+        return normalize(stream.expected())
+
+
+def _invalid(errors) -> list[tuple[int, int]]:
+    return [(i, at) for i, at in enumerate(errors) if at != batch.SIZE_MAX]
+
+
+def _arrow_bytes(value: str | bytes | None) -> bytes:
+    return b"" if value is None else value if isinstance(value, bytes) else value.encode("utf-8")
+
+
+class PythonVerifier:
+    """The generated Python validator of the minimal DFA, a record at a time."""
+
+    name = "python"
+
+    def __init__(self, module):
+        self.module = module
+
+    def errors(self, block: Block) -> list[Bad]:
+        missing = {index for index, _reason in block.missing}
+        first_error = self.module.first_error
+        return [Bad(i, at, record) for i, record in enumerate(block.records())
+                if i not in missing for at in [first_error(record)] if at is not None]
+
+    def expected(self, record: bytes) -> Ranges:
+        validator = self.module.Validator()
+        validator.feed(record)
+        return normalize(validator.expected())
+
+
+class EngineVerifier:
+    """An engine of ``abnfc check`` (pushdown validator or interpreter), a record at a time;
+    a record beyond its limits is invalid, with the limit as the reason."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.name = engine.name
+        self._expected: dict[bytes, Ranges] = {}
+
+    def errors(self, block: Block) -> list[Bad]:
+        missing = {index for index, _reason in block.missing}
+        found = []
+        for i, record in enumerate(block.records()):
+            if i in missing:
+                continue
+            try:
+                outcome = check_bytes(self.engine, record)
+            except LimitError as error:
+                found.append(Bad(i, None, record, error.diagnostics[0].message))
+                continue
+            if not outcome.matched:
+                self._expected[record] = outcome.expected_bytes
+                found.append(Bad(i, outcome.offset, record))
+        return found
+
+    def expected(self, record: bytes) -> Ranges:
+        return self._expected.pop(record, ())
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What ``--records`` was asked to use: the grammar files, the options that change the code."""
+
+    grammar: str
+    imports: tuple[str, ...]
+    encoding: str | None
+    start: str | None
+    engine: str
+    limits: str
+
+
+def choose(choice: Choice, compilation: Callable[[], Compilation], warn: Callable[[str], None]) -> Verifier:
+    """The cached C kernel if there is one, else what the grammar and the machine allow."""
+    cc = _compiler()
+    key = _key(choice, cc) if cc and choice.engine != "interpreter" else None
+    if key is not None:
+        kernel = batch.cached(key)
+        if kernel is not None:
+            return CVerifier(kernel)
+    compiled = compilation()
+    if choice.engine != "interpreter" and compiled.resolved.is_regular:
+        try:
+            if cc is None:
+                warn(_("abnfc check: no C compiler found; checking records with the Python validator, "
+                       "which is slower"))
+                files = compiled.files(["python"], "validator", "abnfc check")
+                return PythonVerifier(load_validators([files], "python")[0])
+            return CVerifier(batch.build(cc, key or "", compiled.files(["c"], "validator", "abnfc check")))
+        except LimitError:
+            if choice.engine == "dfa":
+                raise
+    return EngineVerifier(choose_engine(compiled, choice.engine))
+
+
+def _compiler() -> str | None:
+    try:
+        return compiler()
+    except AbnfError:
+        return None
+
+
+def _key(choice: Choice, cc: str) -> str | None:
+    """The cache key of a grammar read from files: their bytes and every option; None for a
+    grammar on standard input or a file that cannot be read (the compilation says why)."""
+    paths: Sequence[str] = (choice.grammar, *choice.imports)
+    if "-" in paths:
+        return None
+    try:
+        texts = [_read(path) for path in paths]
+    except OSError:
+        return None
+    options = repr((choice.encoding, choice.start, choice.engine, choice.limits, len(texts)))
+    return batch.cache_key(cc, "records", options, *texts)
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def say_once(stream=None) -> Callable[[str], None]:
+    """A warning printer that prints each message once (on standard error)."""
+    said: set[str] = set()
+
+    def warn(message: str) -> None:
+        if message not in said:
+            said.add(message)
+            print(message, file=stream or sys.stderr)
+    return warn
+
+
+__all__ = ["Bad", "CVerifier", "Choice", "EngineVerifier", "PythonVerifier", "Verifier", "choose", "say_once"]
