@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT / "src"))
 import corpora  # noqa: E402  (bench/corpora.py)
 
 import abnfc  # noqa: E402
-from abnfc.backends.c.plan import STRATEGIES  # noqa: E402
+from abnfc.backends.analysis import STRATEGIES  # noqa: E402
 
 UTF8 = ROOT / "grammars" / "utf8.abnf"
 VARIANTS = {"generalized": ROOT / "grammars" / "variants" / "generalized-utf8.abnf",

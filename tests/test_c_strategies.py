@@ -35,8 +35,8 @@ from helpers.c_build import (
 from test_c import GRAMMARS, UTF8_TEXT, load_vectors, utf8_first_error
 
 from abnfc.backends import Header, analysis, make_tables
+from abnfc.backends.analysis import STRATEGIES
 from abnfc.backends.c import runner
-from abnfc.backends.c.plan import STRATEGIES
 from abnfc.pipeline import load_validators
 
 pytestmark = needs_gcc

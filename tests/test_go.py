@@ -23,7 +23,7 @@ from helpers.paths import GRAMMARS, UTF8_GRAMMAR
 
 import abnfc
 from abnfc import backends
-from abnfc.backends.go.plan import STRATEGIES
+from abnfc.backends.analysis import STRATEGIES
 from abnfc.backends.naming import prefix_problem
 from abnfc.errors import AbnfError
 from abnfc.pipeline import load_validators

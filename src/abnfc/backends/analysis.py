@@ -25,9 +25,12 @@ from dataclasses import dataclass
 
 from .. import graph
 from ..charset import Ranges, normalize
+from ..errors import AbnfError, InvariantError
+from ..i18n import _
 from .tables import Tables
 
 MAX_PAIR_STATES = 10  # the pair rows are shift-DFA rows: 6 bits per state in 64 bits
+STRATEGIES = ("auto", "pairs", "shift", "table")  # what the C, Rust and Go backends choose from
 MAX_PAIR_FUNCTIONS = 256  # pair numbers are bytes
 MIN_SKIP_BYTES = 16  # a smaller self-loop rarely covers a whole block
 MAX_SKIP_SETS = 8
@@ -171,3 +174,47 @@ def _truffle(members: set[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     low = tuple(sum(1 << h for h in range(8) if (h << 4 | n) in members) for n in range(16))
     high = tuple(sum(1 << (h - 8) for h in range(8, 16) if (h << 4 | n) in members) for n in range(16))
     return low, high
+
+
+def choose_strategy(tables: Tables, speed: Speed, wanted: str, language: str, option: str) -> str:
+    """The strategy ``wanted`` (``auto``: pairs, else shift, else table, the first that fits), or
+    an AbnfError that names the backend's ``language`` and its ``option`` (``--c-strategy``)."""
+    if wanted not in STRATEGIES:
+        raise AbnfError.at(None, _("unknown {language} strategy {wanted!r}; choose from {names}").format(
+            language=language, wanted=wanted, names=", ".join(STRATEGIES)))
+    fits = tables.num_states <= MAX_PAIR_STATES
+    if wanted in ("shift", "pairs") and not fits:
+        raise AbnfError.at(None, _("the {strategy} strategy holds at most {limit} states, and this DFA has "
+                                   "{count}; use {option} table or auto").format(
+                                       strategy=wanted, limit=MAX_PAIR_STATES, count=tables.num_states,
+                                       option=option))
+    if wanted == "pairs" and speed.pairs is None:
+        raise AbnfError.at(None, _("the pairs strategy needs at most 256 distinct transition functions "
+                                   "of byte pairs; use {option} shift, table or auto").format(option=option))
+    if wanted == "auto":
+        return "pairs" if speed.pairs is not None else "shift" if fits else "table"
+    return wanted
+
+
+def check_pushdown_strategy(wanted: str, language: str, option: str) -> None:
+    """A pushdown validator has one loop: ``auto`` or ``table``, else an AbnfError."""
+    if wanted not in ("auto", "table"):
+        raise AbnfError.at(None, _("the grammar is recursive: its {language} validator is a pushdown validator, "
+                                   "with one strategy; use {option} auto or table, not {wanted!r}").format(
+                                       language=language, option=option, wanted=wanted))
+
+
+def check_pushdown_layout(tables: Tables) -> None:
+    """What the generated pushdown loops rely on to index their tables in bounds: call states are
+    the highest states and return on no byte (so popping one never reads RETURN), every entry is
+    a plain state, and the dead state is 0 (so ``t - 1`` wraps it to the top)."""
+    found = tables.pushdown
+    check = InvariantError.check
+    check(found is not None, "the pushdown plan was asked for the tables of a DFA")
+    assert found is not None
+    check(tables.dead == 0, "a pushdown validator's dead state is not 0")
+    check(0 < found.first_call <= tables.num_states, "call states are out of range")
+    check(len(found.entries) == tables.num_states - found.first_call, "a call state has no entry")
+    check(all(0 < e < found.first_call for e in found.entries), "a nested part starts in a call state")
+    check(all(not found.returns[k] for k in range(found.first_call, tables.num_states)), "a call state returns")
+    check(found.return_code >= tables.num_states, "RETURN is a state")

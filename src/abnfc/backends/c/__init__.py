@@ -2,8 +2,8 @@
 stack of a pushdown validator (a recursive grammar's), which grows on the heap past 64 entries."""
 from ...i18n import N_
 from .. import Backend, BackendOption
+from ..analysis import STRATEGIES
 from .naming import NAMING
-from .plan import STRATEGIES
 from .pushdown import lower_any
 from .render import render
 from .runner import runners

@@ -30,16 +30,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ...charset import format_hex
-from ...errors import AbnfError, InvariantError, printable
-from ...i18n import _
-from ..analysis import Speed, analyse
+from ...errors import InvariantError, printable
+from ..analysis import Speed, analyse, choose_strategy
 from ..tables import Tables
 from .literals import ByteLine, Row, RowMacro, byte_lines, cells, chunks, comment_safe, hex64, hex_cells, uint_type
 from .windows import WindowsC, plan_windows
 
 SHIFT_BITS = 6
 MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a uint64 row
-STRATEGIES = ("auto", "pairs", "shift", "table")
 SEGMENTS = {"pairs": 1, "shift": 1, "table": 4}  # default number of segments, measured
 MAX_SEGMENTS = 8
 MIN_SEGMENT = 4096  # bytes; shorter inputs run in one piece
@@ -47,7 +45,7 @@ SYNC_WINDOW = 16  # bytes searched for a synchronizing byte at each segment boun
 CHECKPOINTS = 16  # states kept per segment to find where a re-run meets the first run
 BLOCK = 64  # bytes run with no check per byte, and skipped at once
 
-__all__ = ["STRATEGIES", "CPlan", "comment_safe", "comments", "expected_tables", "lower"]
+__all__ = ["CPlan", "comment_safe", "comments", "expected_tables", "lower"]
 
 
 @dataclass(frozen=True)
@@ -192,7 +190,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
     macro = prefix.upper()
     speed = analyse(tables)
     wanted = options.get("strategy", "auto")
-    strategy = _strategy(tables, speed, wanted)
+    strategy = choose_strategy(tables, speed, wanted, "C", "--c-strategy")
     plain = wanted == "auto" and speed.life is not None
     if plain:  # a finite language: a byte loop, no pair table
         strategy = "shift" if tables.num_states <= MAX_SHIFT_STATES else "table"
@@ -295,23 +293,6 @@ _PRIVATE = ("SEGMENTS", "MIN_SEGMENT", "X86_", "TARGET_", "INLINE_", "BLOCK", "U
             "GUESS_", "NO_SYNC_", "SYNC_WINDOW_", "CHECKS_", "WINDOWS_", "WINDOWS_TARGET_", "WINDOWS_MIN",
             "WINDOWS_AVX2_TARGET_")
 _PRIVATE_PLAIN = ("INLINE_", "START", "DEAD")  # a finite language's source has no settings
-
-
-def _strategy(tables: Tables, speed: Speed, wanted: str) -> str:
-    if wanted not in STRATEGIES:
-        raise AbnfError.at(None, _("unknown C strategy {wanted!r}; choose from {names}").format(
-            wanted=wanted, names=", ".join(STRATEGIES)))
-    fits = tables.num_states <= MAX_SHIFT_STATES
-    if wanted in ("shift", "pairs") and not fits:
-        raise AbnfError.at(None, _("the {strategy} strategy holds at most {limit} states, and this DFA has "
-                                   "{count}; use --c-strategy table or auto").format(
-                                       strategy=wanted, limit=MAX_SHIFT_STATES, count=tables.num_states))
-    if wanted == "pairs" and speed.pairs is None:
-        raise AbnfError.at(None, _("the pairs strategy needs at most 256 distinct transition functions "
-                                   "of byte pairs; use --c-strategy shift, table or auto"))
-    if wanted == "auto":
-        return "pairs" if speed.pairs is not None else "shift" if fits else "table"
-    return wanted
 
 
 def _row_macros(tables: Tables, macro: str) -> tuple[RowMacro, ...]:

@@ -35,8 +35,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ...charset import format_hex, members
-from ...errors import AbnfError, InvariantError, printable
-from ...i18n import _
+from ...errors import printable
+from ..analysis import check_pushdown_layout, check_pushdown_strategy
 from ..tables import Tables
 from .literals import chunks, comment_safe, uint_type
 from .plan import Comments, CPlan, comments, expected_tables, lower
@@ -107,15 +107,10 @@ def lower_any(tables: Tables, options: Mapping[str, str]) -> CPlan | CPushdownPl
 
 
 def lower_pushdown(tables: Tables, options: Mapping[str, str]) -> CPushdownPlan:
+    check_pushdown_layout(tables)
     found = tables.pushdown
-    if found is None:
-        raise InvariantError("the pushdown plan was asked for the tables of a DFA")
-    wanted = options.get("strategy", "auto")
-    if wanted not in ("auto", "table"):
-        raise AbnfError.at(None, _("the grammar is recursive: its C validator is a pushdown validator, with "
-                                   "one strategy; use --c-strategy auto or table, not {wanted!r}").format(
-                                       wanted=wanted))
-    _check(tables)
+    assert found is not None
+    check_pushdown_strategy(options.get("strategy", "auto"), "C", "--c-strategy")
     prefix, macro = options["prefix"], options["prefix"].upper()
     lo, hi, first = expected_tables(tables)
     return CPushdownPlan(
@@ -168,17 +163,3 @@ def _columns(tables: Tables) -> tuple[ByteRow, ...]:
                                                                      CELLS_PER_LINE)))
     return tuple(rows)
 
-
-def _check(tables: Tables) -> None:
-    """What the generated loop relies on to index its tables in bounds: call states are the
-    highest states and return on no byte (so popping one never reads RETURN), every entry is a
-    plain state, and the dead state is 0 (so ``t - 1`` wraps it to the top)."""
-    found = tables.pushdown
-    assert found is not None
-    check = InvariantError.check
-    check(tables.dead == 0, "a pushdown validator's dead state is not 0")
-    check(0 < found.first_call <= tables.num_states, "call states are out of range")
-    check(len(found.entries) == tables.num_states - found.first_call, "a call state has no entry")
-    check(all(0 < e < found.first_call for e in found.entries), "a nested part starts in a call state")
-    check(all(not found.returns[k] for k in range(found.first_call, tables.num_states)), "a call state returns")
-    check(found.return_code >= tables.num_states, "RETURN is a state")

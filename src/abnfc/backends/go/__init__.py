@@ -4,8 +4,8 @@ vet-clean.  For a self-embedding grammar, a pushdown validator with the same int
 limit and ``Check``."""
 from ...i18n import N_
 from .. import Backend, BackendOption
+from ..analysis import STRATEGIES
 from .naming import NAMING
-from .plan import STRATEGIES
 from .pushdown import lower_any
 from .render import render
 from .runner import runners

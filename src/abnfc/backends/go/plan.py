@@ -35,14 +35,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ...charset import format_hex
-from ...errors import AbnfError, InvariantError, printable
-from ...i18n import _
-from ..analysis import Speed, analyse
+from ...errors import InvariantError, printable
+from ..analysis import Speed, analyse, choose_strategy
 from ..tables import Tables
 
 SHIFT_BITS = 6
 MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a uint64 row
-STRATEGIES = ("auto", "pairs", "shift", "table")
 BLOCK = 64  # bytes run with no check per byte, and skipped at once
 CELLS_PER_LINE = 16
 
@@ -133,7 +131,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> GoPlan:
         raise InvariantError("the Go plan of a DFA was asked for the tables of a pushdown validator")
     speed = analyse(tables)
     wanted = options.get("strategy", "auto")
-    strategy = _strategy(tables, speed, wanted)
+    strategy = choose_strategy(tables, speed, wanted, "Go", "--go-strategy")
     plain = wanted == "auto" and speed.life is not None
     if plain:  # a finite language: a byte loop, no pair table
         strategy = "shift" if tables.num_states <= MAX_SHIFT_STATES else "table"
@@ -182,23 +180,6 @@ def comment_safe(text: str) -> str:
     """``text`` for a // comment: printable text is one line already; trailing blanks go, as
     gofmt would take them."""
     return text.rstrip()
-
-
-def _strategy(tables: Tables, speed: Speed, wanted: str) -> str:
-    if wanted not in STRATEGIES:
-        raise AbnfError.at(None, _("unknown Go strategy {wanted!r}; choose from {names}").format(
-            wanted=wanted, names=", ".join(STRATEGIES)))
-    fits = tables.num_states <= MAX_SHIFT_STATES
-    if wanted in ("shift", "pairs") and not fits:
-        raise AbnfError.at(None, _("the {strategy} strategy holds at most {limit} states, and this DFA has "
-                                   "{count}; use --go-strategy table or auto").format(
-                                       strategy=wanted, limit=MAX_SHIFT_STATES, count=tables.num_states))
-    if wanted == "pairs" and speed.pairs is None:
-        raise AbnfError.at(None, _("the pairs strategy needs at most 256 distinct transition functions "
-                                   "of byte pairs; use --go-strategy shift, table or auto"))
-    if wanted == "auto":
-        return "pairs" if speed.pairs is not None else "shift" if fits else "table"
-    return wanted
 
 
 def cell_lines(cells: list[str], labels: list[str] | None = None) -> tuple[Line, ...]:

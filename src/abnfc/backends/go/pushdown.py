@@ -24,8 +24,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ...charset import format_hex
-from ...errors import AbnfError, InvariantError, printable
+from ...errors import AbnfError, printable
 from ...i18n import _
+from ..analysis import check_pushdown_layout, check_pushdown_strategy
 from ..tables import Tables
 from .naming import NAMING
 from .plan import Comments, GoPlan, Line, cell_lines, comment_safe, comments, lower
@@ -71,15 +72,10 @@ def lower_any(tables: Tables, options: Mapping[str, str]) -> GoPlan | GoPushdown
 
 
 def lower_pushdown(tables: Tables, options: Mapping[str, str]) -> GoPushdownPlan:
+    check_pushdown_layout(tables)
     found = tables.pushdown
-    if found is None:
-        raise InvariantError("the pushdown plan was asked for the tables of a DFA")
-    wanted = options.get("strategy", "auto")
-    if wanted not in ("auto", "table"):
-        raise AbnfError.at(None, _("the grammar is recursive: its Go validator is a pushdown validator, with "
-                                   "one strategy; use --go-strategy auto or table, not {wanted!r}").format(
-                                       wanted=wanted))
-    _check(tables)
+    assert found is not None
+    check_pushdown_strategy(options.get("strategy", "auto"), "Go", "--go-strategy")
     return GoPushdownPlan(
         package=options["prefix"],
         comments=comments(tables),
@@ -113,17 +109,3 @@ def lower_pushdown(tables: Tables, options: Mapping[str, str]) -> GoPushdownPlan
 def _uint(largest: int) -> str:
     return "uint8" if largest < 1 << 8 else "uint16" if largest < 1 << 16 else "uint32"
 
-
-def _check(tables: Tables) -> None:
-    """What the generated loop relies on: call states are the highest states and return on no
-    byte (so popping one never reads RETURN), every entry is a plain state, and the dead state
-    is 0 (so ``t - 1`` wraps it to the top)."""
-    found = tables.pushdown
-    assert found is not None
-    check = InvariantError.check
-    check(tables.dead == 0, "a pushdown validator's dead state is not 0")
-    check(0 < found.first_call <= tables.num_states, "call states are out of range")
-    check(len(found.entries) == tables.num_states - found.first_call, "a call state has no entry")
-    check(all(0 < e < found.first_call for e in found.entries), "a nested part starts in a call state")
-    check(all(not found.returns[k] for k in range(found.first_call, tables.num_states)), "a call state returns")
-    check(found.return_code >= tables.num_states, "RETURN is a state")

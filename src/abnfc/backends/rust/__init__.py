@@ -4,8 +4,8 @@
 pushdown validator with the same interface and a depth limit, whose stack needs ``alloc``."""
 from ...i18n import N_
 from .. import Backend, BackendOption
+from ..analysis import STRATEGIES
 from .naming import NAMING
-from .plan import STRATEGIES
 from .pushdown import lower_any
 from .render import render
 from .runner import runners

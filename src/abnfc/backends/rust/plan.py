@@ -41,20 +41,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ...charset import format_hex
-from ...errors import AbnfError, InvariantError, printable
-from ...i18n import _
-from ..analysis import Speed, analyse
+from ...errors import InvariantError, printable
+from ..analysis import Speed, analyse, choose_strategy
 from ..tables import Tables
 
 SHIFT_BITS = 6
 MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a u64 row
-STRATEGIES = ("auto", "pairs", "shift", "table")
 BLOCK = 64  # bytes run with no check per byte, and skipped at once
 MAX_LOOP_SETS = 8  # self-loop sets of the table strategy: one bit each in a byte
 MAX_TABLE_PAIR_STATES = 256  # the table's two-byte steps hold a state in a byte
 BYTES_PER_LINE = 16
 
-__all__ = ["STRATEGIES", "RustPlan", "lower"]
+__all__ = ["RustPlan", "lower"]
 
 
 @dataclass(frozen=True)
@@ -163,7 +161,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> RustPlan:
         raise InvariantError("the Rust backend was given the tables of a pushdown validator")
     speed = analyse(tables)
     wanted = options.get("strategy", "auto")
-    strategy = _strategy(tables, speed, wanted)
+    strategy = choose_strategy(tables, speed, wanted, "Rust", "--rust-strategy")
     plain = wanted == "auto" and speed.life is not None
     if plain:
         strategy = "shift" if tables.num_states <= MAX_SHIFT_STATES else "table"
@@ -220,23 +218,6 @@ def _fence(lines: tuple[str, ...]) -> str:
             run = run + 1 if ch == "`" else 0
             longest = max(longest, run)
     return "`" * max(3, longest + 1)
-
-
-def _strategy(tables: Tables, speed: Speed, wanted: str) -> str:
-    if wanted not in STRATEGIES:
-        raise AbnfError.at(None, _("unknown Rust strategy {wanted!r}; choose from {names}").format(
-            wanted=wanted, names=", ".join(STRATEGIES)))
-    fits = tables.num_states <= MAX_SHIFT_STATES
-    if wanted in ("shift", "pairs") and not fits:
-        raise AbnfError.at(None, _("the {strategy} strategy holds at most {limit} states, and this DFA has "
-                                   "{count}; use --rust-strategy table or auto").format(
-                                       strategy=wanted, limit=MAX_SHIFT_STATES, count=tables.num_states))
-    if wanted == "pairs" and speed.pairs is None:
-        raise AbnfError.at(None, _("the pairs strategy needs at most 256 distinct transition functions "
-                                   "of byte pairs; use --rust-strategy shift, table or auto"))
-    if wanted == "auto":
-        return "pairs" if speed.pairs is not None else "shift" if fits else "table"
-    return wanted
 
 
 def _packed(targets) -> int:

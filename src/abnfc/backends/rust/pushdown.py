@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ...charset import format_hex, members
-from ...errors import AbnfError, InvariantError, printable
-from ...i18n import _
+from ...errors import printable
+from ..analysis import check_pushdown_layout, check_pushdown_strategy
 from ..tables import Tables
 from .plan import Docs, Expected, RustPlan, docs, lower
 
@@ -70,18 +70,10 @@ def lower_any(tables: Tables, options: Mapping[str, str]) -> RustPlan | RustPush
 
 
 def lower_pushdown(tables: Tables, options: Mapping[str, str]) -> RustPushdownPlan:
+    check_pushdown_layout(tables)
     found = tables.pushdown
-    if found is None:
-        raise InvariantError("the pushdown plan was asked for the tables of a DFA")
-    wanted = options.get("strategy", "auto")
-    if wanted not in ("auto", "table"):
-        raise AbnfError.at(None, _("the grammar is recursive: its Rust validator is a pushdown validator, with "
-                                   "one strategy; use --rust-strategy auto or table, not {wanted!r}").format(
-                                       wanted=wanted))
-    check = InvariantError.check
-    check(all(0 <= e < found.first_call for e in found.entries), "a nested part starts in a call state")
-    check(all(not found.returns[k] for k in range(found.first_call, tables.num_states)), "a call state returns")
-    check(found.return_code >= tables.num_states, "RETURN is a state")
+    assert found is not None
+    check_pushdown_strategy(options.get("strategy", "auto"), "Rust", "--rust-strategy")
     return RustPushdownPlan(
         prefix=options["prefix"],
         docs=docs(tables),
