@@ -36,7 +36,7 @@ def abnfc(env: dict[str, str], *arguments: str, cwd: Path = ROOT) -> subprocess.
 def test_a_backend_registered_by_an_entry_point_is_a_language(tmp_path):
     env = distribution(tmp_path / "site", "toy = abnfc_toy:BACKEND")
     help_text = " ".join(abnfc(env, "compile", "--help").stdout.split())
-    assert "comma-separated languages, from python, c, js, html, toy" in help_text
+    assert "comma-separated languages, from python, c, js, rust, go, html, toy" in help_text
     result = abnfc(env, "compile", "grammars/utf8.abnf", "--lang", "toy", "--out", str(tmp_path / "out"))
     assert result.returncode == 0, result.stderr
     written = (tmp_path / "out" / "utf8.toy.json").read_text()
