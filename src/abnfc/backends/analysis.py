@@ -196,6 +196,17 @@ def choose_strategy(tables: Tables, speed: Speed, wanted: str, language: str, op
     return wanted
 
 
+def plan_strategy(tables: Tables, speed: Speed, wanted: str, language: str, option: str) -> tuple[str, bool]:
+    """(the strategy, whether the loop is plain): as :func:`choose_strategy`, except that under
+    ``auto`` a finite language gets the plain byte loop of ``shift`` (or ``table`` past 10 states),
+    since every input stops within a few bytes and nothing would pay off."""
+    strategy = choose_strategy(tables, speed, wanted, language, option)
+    plain = wanted == "auto" and speed.life is not None
+    if plain:
+        strategy = "shift" if tables.num_states <= MAX_PAIR_STATES else "table"
+    return strategy, plain
+
+
 def check_pushdown_strategy(wanted: str, language: str, option: str) -> None:
     """A pushdown validator has one loop: ``auto`` or ``table``, else an AbnfError."""
     if wanted not in ("auto", "table"):

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from ...charset import format_hex
 from ...errors import InvariantError, printable
-from ..analysis import Speed, analyse, choose_strategy
+from ..analysis import Speed, analyse, plan_strategy
 from ..tables import Tables
 from .literals import ByteLine, Row, RowMacro, byte_lines, cells, chunks, comment_safe, hex64, hex_cells, uint_type
 from .windows import WindowsC, plan_windows
@@ -190,10 +190,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
     macro = prefix.upper()
     speed = analyse(tables)
     wanted = options.get("strategy", "auto")
-    strategy = choose_strategy(tables, speed, wanted, "C", "--c-strategy")
-    plain = wanted == "auto" and speed.life is not None
-    if plain:  # a finite language: a byte loop, no pair table
-        strategy = "shift" if tables.num_states <= MAX_SHIFT_STATES else "table"
+    strategy, plain = plan_strategy(tables, speed, wanted, "C", "--c-strategy")
     shifting = strategy != "table"
     unit = SHIFT_BITS if shifting else tables.num_classes
     width = max(len(str(tables.num_classes - 1)), len(str(tables.num_states - 1)))

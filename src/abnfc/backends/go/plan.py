@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from ...charset import format_hex
 from ...errors import InvariantError, printable
-from ..analysis import Speed, analyse, choose_strategy
+from ..analysis import Speed, analyse, plan_strategy
 from ..tables import Tables
 
 SHIFT_BITS = 6
@@ -131,10 +131,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> GoPlan:
         raise InvariantError("the Go plan of a DFA was asked for the tables of a pushdown validator")
     speed = analyse(tables)
     wanted = options.get("strategy", "auto")
-    strategy = choose_strategy(tables, speed, wanted, "Go", "--go-strategy")
-    plain = wanted == "auto" and speed.life is not None
-    if plain:  # a finite language: a byte loop, no pair table
-        strategy = "shift" if tables.num_states <= MAX_SHIFT_STATES else "table"
+    strategy, plain = plan_strategy(tables, speed, wanted, "Go", "--go-strategy")
     shifting = strategy != "table"
     unit = SHIFT_BITS if shifting else tables.num_classes
     skips = () if plain else tuple(s.state for s in speed.skip_sets if s.kind == "high")

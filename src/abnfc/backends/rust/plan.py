@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from ...charset import format_hex
 from ...errors import InvariantError, printable
-from ..analysis import Speed, analyse, choose_strategy
+from ..analysis import Speed, analyse, plan_strategy
 from ..tables import Tables
 
 SHIFT_BITS = 6
@@ -161,10 +161,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> RustPlan:
         raise InvariantError("the Rust backend was given the tables of a pushdown validator")
     speed = analyse(tables)
     wanted = options.get("strategy", "auto")
-    strategy = choose_strategy(tables, speed, wanted, "Rust", "--rust-strategy")
-    plain = wanted == "auto" and speed.life is not None
-    if plain:
-        strategy = "shift" if tables.num_states <= MAX_SHIFT_STATES else "table"
+    strategy, plain = plan_strategy(tables, speed, wanted, "Rust", "--rust-strategy")
     shifting = strategy != "table"
     columns = None if shifting or plain else _pair_columns(tables)
     # The table's two-byte steps hold states as they are: NEXT2 is read by function, then state.
