@@ -38,8 +38,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..engines import choose_engine
-
     if not args.inputs and sys.stdin is not None and sys.stdin.isatty():
         print(_("abnfc check: no input files, and standard input is a terminal; give files, or "
                 "'-' to read standard input (run 'abnfc check --help')"), file=sys.stderr)
@@ -51,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format != "text":
         print(_("abnfc check: --format json needs --records"), file=sys.stderr)
         return 2
+    from ..engines import choose_engine
+
     engine = choose_engine(options.compilation(args), args.engine)
     status = 0
     for name in args.inputs or ["-"]:

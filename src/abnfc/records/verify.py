@@ -13,16 +13,17 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from ..backends.c import batch
-from ..backends.c.runner import CValidator, compiler
+from .. import native
 from ..charset import Ranges, normalize
-from ..engines import Engine, check_bytes, choose_engine
-from ..errors import AbnfError, LimitError
+from ..errors import LimitError
 from ..i18n import _
-from ..pipeline import Compilation, load_validators
 from .formats import Block
+
+if TYPE_CHECKING:
+    from ..engines import Engine
+    from ..pipeline import Compilation
 
 
 @dataclass(frozen=True)
@@ -48,9 +49,8 @@ class CVerifier:
 
     name = "c"
 
-    def __init__(self, kernel: batch.BatchKernel):
+    def __init__(self, kernel: native.BatchKernel):
         self.kernel = kernel
-        self.validator = CValidator(kernel.lib, kernel.prefix)
 
     def errors(self, block: Block) -> list[Bad]:
         if block.values is not None:
@@ -66,13 +66,11 @@ class CVerifier:
                 for i, at in _invalid(self.kernel.first_errors(block.data, offsets)) if i not in missing]
 
     def expected(self, record: bytes) -> Ranges:
-        stream = self.validator.Validator()
-        stream.feed(record)
-        return normalize(stream.expected())
+        return normalize(self.kernel.expected(record))
 
 
 def _invalid(errors) -> list[tuple[int, int]]:
-    return [(i, at) for i, at in enumerate(errors) if at != batch.SIZE_MAX]
+    return [(i, at) for i, at in enumerate(errors) if at != native.SIZE_MAX]
 
 
 def _arrow_bytes(value: str | bytes | None) -> bytes:
@@ -109,6 +107,8 @@ class EngineVerifier:
         self._expected: dict[bytes, Ranges] = {}
 
     def errors(self, block: Block) -> list[Bad]:
+        from ..engines import check_bytes
+
         missing = {index for index, _reason in block.missing}
         found = []
         for i, record in enumerate(block.records()):
@@ -142,12 +142,17 @@ class Choice:
 
 def choose(choice: Choice, compilation: Callable[[], Compilation], warn: Callable[[str], None]) -> Verifier:
     """The cached C kernel if there is one, else what the grammar and the machine allow."""
-    cc = _compiler()
+    cc = native.find_compiler()
     key = _key(choice, cc) if cc and choice.engine != "interpreter" else None
     if key is not None:
-        kernel = batch.cached(key)
+        kernel = native.cached(key)
         if kernel is not None:
             return CVerifier(kernel)
+    # Only now the heavy modules: a cached kernel needs none of them
+    from ..backends.c import batch
+    from ..engines import choose_engine
+    from ..pipeline import load_validators
+
     compiled = compilation()
     if choice.engine != "interpreter" and compiled.resolved.is_regular:
         try:
@@ -163,13 +168,6 @@ def choose(choice: Choice, compilation: Callable[[], Compilation], warn: Callabl
     return EngineVerifier(choose_engine(compiled, choice.engine))
 
 
-def _compiler() -> str | None:
-    try:
-        return compiler()
-    except AbnfError:
-        return None
-
-
 def _key(choice: Choice, cc: str) -> str | None:
     """The cache key of a grammar read from files: their bytes and every option; None for a
     grammar on standard input or a file that cannot be read (the compilation says why)."""
@@ -181,7 +179,7 @@ def _key(choice: Choice, cc: str) -> str | None:
     except OSError:
         return None
     options = repr((choice.encoding, choice.start, choice.engine, choice.limits, len(texts)))
-    return batch.cache_key(cc, "records", options, *texts)
+    return native.cache_key(cc, "records", options, *texts)
 
 
 def _read(path: str) -> bytes:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import ctypes
 import math
 import os
-import shutil
 import subprocess
 import weakref
 from collections.abc import Mapping, Sequence
@@ -29,15 +28,16 @@ from ...automata.pushdown import DEFAULT_MAX_DEPTH
 from ...automata.pushdown import NestingError as ReferenceNestingError
 from ...errors import AbnfError
 from ...i18n import _
+from ...native import find_compiler
 
 SIZE_MAX = ctypes.c_size_t(-1).value
 CFLAGS = ["-std=c99", "-O2", "-fPIC", "-Wall", "-Werror"]
 
 
 def compiler() -> str:
-    for candidate in (os.environ.get("CC"), "cc", "gcc", "clang"):
-        if candidate and shutil.which(candidate):
-            return candidate
+    found = find_compiler()
+    if found is not None:
+        return found
     raise AbnfError.at(None, _("no C compiler found (looked for $CC, cc, gcc and clang); install "
                                "one, for example with 'apt-get install gcc'"))
 
@@ -139,6 +139,7 @@ class CValidator:
         """Whether each element of a pyarrow string, large_string, binary or large_binary array
         (or chunked array) matches, as a BooleanArray (nulls stay null), checked by the batch
         kernel over the array's own buffers; the kernel is compiled once and cached."""
+        from ... import native
         from . import batch
 
         if self._kernel is None:
@@ -146,7 +147,7 @@ class CValidator:
                 raise AbnfError.at(None, _("this validator was loaded without its source; load it with "
                                            "abnfc.load_validator to validate Arrow arrays"))
             cc = compiler()
-            self._kernel = batch.build(cc, batch.cache_key(cc, *sorted(self._files.values())), self._files)
+            self._kernel = batch.build(cc, native.cache_key(cc, *sorted(self._files.values())), self._files)
         if hasattr(values, "chunks"):  # a ChunkedArray: each chunk in place
             import pyarrow as pa
 

@@ -1,0 +1,165 @@
+"""Validators at data scale: ``abnfc check --records lines`` against ``grep -Evc`` and
+``validate_arrow`` against pyarrow's RE2 (``pyarrow.compute.match_substring_regex``), with
+regular expressions equivalent to the grammars.
+
+Two columns: 2 million RFC 3339 timestamps (grammars/datetime.abnf, start rule date-time), 2,000
+of them broken (one character replaced by ``x``, which no position takes), and 1 million URI
+references (bench/corpora.py's uri_lines, one in twenty spoiled; grammars/uri.abnf, start rule
+URI-reference).  The regular expressions are written from the grammars rule by rule (below) and
+are checked here: every tool must count exactly the same invalid records, or the run fails.
+
+``abnfc check`` runs as a whole process (wall time, its batch kernel already in the cache, as on
+every run after the first); grep runs with LC_ALL=C.  Medians of REPEATS runs.
+
+    python bench/bench_records.py [--timestamps N] [--uris N] [--repeats N]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+sys.path.insert(0, str(Path(__file__).parent))
+import corpora  # noqa: E402
+
+import abnfc  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+ABNFC = [sys.executable, "-m", "abnfc"]
+
+# RFC 3339 date-time as in grammars/datetime.abnf: "T" and "Z" are case-insensitive there too.
+D = "[0-9]"
+DATETIME = (f"^{D}{{4}}-{D}{{2}}-{D}{{2}}[Tt]{D}{{2}}:{D}{{2}}:{D}{{2}}(\\.{D}+)?"
+            f"([Zz]|[+-]{D}{{2}}:{D}{{2}})$")
+
+
+def uri_reference() -> str:
+    """RFC 3986's URI-reference, rule by rule from grammars/uri.abnf, in the syntax POSIX ERE and
+    RE2 share (plain groups, bracket expressions with '-' last, no empty alternative)."""
+    hexdig = "[0-9A-Fa-f]"
+    unreserved, sub_delims = "A-Za-z0-9._~", "!$&'()*+,;="
+    pct = f"%{hexdig}{{2}}"
+    pchar = f"([{unreserved}{sub_delims}:@-]|{pct})"
+    query = f"([{unreserved}{sub_delims}:@/?-]|{pct})*"
+    segment, segment_nz = f"{pchar}*", f"{pchar}+"
+    segment_nz_nc = f"([{unreserved}{sub_delims}@-]|{pct})+"
+    scheme = "[A-Za-z][A-Za-z0-9+.-]*"
+    userinfo = f"([{unreserved}{sub_delims}:-]|{pct})*"
+    h16 = f"{hexdig}{{1,4}}"
+    dec_octet = "(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9][0-9]|[0-9])"
+    ipv4 = f"{dec_octet}\\.{dec_octet}\\.{dec_octet}\\.{dec_octet}"
+    ls32 = f"({h16}:{h16}|{ipv4})"
+
+    def before(n: int) -> str:  # [ *n( h16 ":" ) h16 ]
+        return f"(({h16}:){{0,{n}}}{h16})?" if n else f"({h16})?"
+
+    ipv6 = "|".join([f"({h16}:){{6}}{ls32}", f"::({h16}:){{5}}{ls32}", f"{before(0)}::({h16}:){{4}}{ls32}",
+                     f"{before(1)}::({h16}:){{3}}{ls32}", f"{before(2)}::({h16}:){{2}}{ls32}",
+                     f"{before(3)}::{h16}:{ls32}", f"{before(4)}::{ls32}", f"{before(5)}::{h16}",
+                     f"{before(6)}::"])
+    ipvfuture = f"[vV]{hexdig}+\\.[{unreserved}{sub_delims}:-]+"
+    host = f"(\\[({ipv6}|{ipvfuture})\\]|{ipv4}|([{unreserved}{sub_delims}-]|{pct})*)"
+    authority = f"({userinfo}@)?{host}(:[0-9]*)?"
+    abempty = f"(/{segment})*"
+    absolute = f"/({segment_nz}(/{segment})*)?"
+    hier = f"(//{authority}{abempty}|{absolute}|{segment_nz}(/{segment})*)?"  # ? : path-empty
+    relative = f"(//{authority}{abempty}|{absolute}|{segment_nz_nc}(/{segment})*)?"
+    tail = f"(\\?{query})?(#{query})?"
+    return f"^({scheme}:{hier}{tail}|{relative}{tail})$"
+
+
+def timestamps(count: int, broken: int, seed: int = 3339) -> tuple[list[bytes], int]:
+    """``count`` RFC 3339 timestamps, ``broken`` of them with one character replaced by 'x'."""
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(count):
+        frac = f".{rng.randrange(10 ** 6):06d}"[: rng.choice([0, 2, 4, 7])]
+        zone = rng.choice(["Z", "z", f"+{rng.randrange(24):02d}:{rng.randrange(60):02d}",
+                           f"-{rng.randrange(24):02d}:30"])
+        lines.append(f"{rng.randrange(1970, 2100)}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}"
+                     f"{rng.choice('Tt')}{rng.randrange(24):02d}:{rng.randrange(60):02d}:{rng.randrange(60):02d}"
+                     f"{frac}{zone}".encode())
+    for index in rng.sample(range(count), broken):
+        at = rng.randrange(len(lines[index]))
+        lines[index] = lines[index][:at] + b"x" + lines[index][at + 1:]
+    return lines, broken
+
+
+def median_seconds(run, repeats: int) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(repeats):
+        started = time.perf_counter()
+        result = run()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), result
+
+
+def check_invalid(grammar: Path, path: Path) -> int:
+    done = subprocess.run([*ABNFC, "check", str(grammar), "--records", "lines", "--format", "json", str(path)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode in (0, 1), done.stderr
+    return int(done.stdout.strip().splitlines()[-1].split('"invalid": ')[1].split(",")[0])
+
+
+def grep_invalid(pattern: str, path: Path) -> int:
+    done = subprocess.run(["grep", "-Evc", pattern, str(path)], capture_output=True, text=True,
+                          env={**os.environ, "LC_ALL": "C"})
+    assert done.returncode in (0, 1), done.stderr
+    return int(done.stdout)
+
+
+def row(label: str, abnfc_time: float, other_time: float, counts: tuple[int, int]) -> str:
+    return (f"| {label} | {abnfc_time:.3f} s | {other_time:.3f} s | {other_time / abnfc_time:.2f}x "
+            f"| {counts[0]:,} = {counts[1]:,} |")
+
+
+def bench(name: str, grammar: Path, lines: list[bytes], pattern: str, repeats: int, folder: Path) -> list[str]:
+    path = folder / f"{name}.txt"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    check_invalid(grammar, path)  # builds the kernel into the cache
+    abnfc_time, ours = median_seconds(lambda: check_invalid(grammar, path), repeats)
+    grep_time, theirs = median_seconds(lambda: grep_invalid(pattern, path), repeats)
+    assert ours == theirs, (name, "check --records", ours, "grep", theirs)
+    rows = [row(f"{name}: check --records lines vs grep -Evc", abnfc_time, grep_time, (ours, theirs))]
+    validator = abnfc.load_validator(grammar, lang="c")
+    array = pa.array([line.decode("ascii") for line in lines])
+    validator.validate_arrow(array[:10])  # the kernel is built and loaded
+    arrow_time, verdicts = median_seconds(lambda: validator.validate_arrow(array), repeats)
+    re2_time, matches = median_seconds(lambda: pc.match_substring_regex(array, pattern), repeats)
+    ours, theirs = len(array) - pc.sum(verdicts).as_py(), len(array) - pc.sum(matches).as_py()
+    assert ours == theirs and pc.all(pc.equal(verdicts, matches)).as_py(), (name, "arrow", ours, theirs)
+    rows.append(row(f"{name}: validate_arrow vs RE2", arrow_time, re2_time, (ours, theirs)))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--timestamps", type=int, default=2_000_000)
+    parser.add_argument("--uris", type=int, default=1_000_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="abnfc-bench-") as work:
+        os.environ["ABNFC_CACHE"] = os.environ.get("ABNFC_CACHE") or os.path.join(work, "cache")
+        stamps, broken = timestamps(args.timestamps, args.timestamps // 1000)
+        print(f"{args.timestamps:,} timestamps ({broken:,} broken), {args.uris:,} URI references; "
+              f"medians of {args.repeats}")
+        print("| run | abnfc | other | other / abnfc | invalid (abnfc = other) |")
+        print("|---|---|---|---|---|")
+        for line in bench("RFC 3339", ROOT / "grammars/datetime.abnf", stamps, DATETIME, args.repeats, Path(work)):
+            print(line, flush=True)
+        uris = corpora.uri_lines(args.uris)
+        for line in bench("URI", ROOT / "grammars/uri.abnf", uris, uri_reference(), args.repeats, Path(work)):
+            print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
