@@ -1,0 +1,289 @@
+"""``abnfc check --records``: every record format, bad inputs, the text and JSON reports, exit
+statuses, the cache of the batch kernel, the fallbacks (no C compiler, grammars without a DFA),
+and the batch kernel against the generated Python module's first_error on random records."""
+from __future__ import annotations
+
+import json
+import os
+import random
+from array import array
+from pathlib import Path
+
+import pytest
+from helpers.cli import run_cli
+from helpers.paths import GRAMMARS
+
+import abnfc
+from abnfc import native
+from abnfc.backends.c import batch
+from abnfc.records import report
+
+DATETIME = str(GRAMMARS / "datetime.abnf")
+GOOD = "2020-01-01T00:00:00Z"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache(tmp_path_factory: pytest.TempPathFactory):
+    """Kernels are cached in a folder of the test run, shared by this module's tests."""
+    folder = tmp_path_factory.mktemp("cache")
+    before = os.environ.get("ABNFC_CACHE")
+    os.environ["ABNFC_CACHE"] = str(folder)
+    yield folder
+    if before is None:
+        del os.environ["ABNFC_CACHE"]
+    else:
+        os.environ["ABNFC_CACHE"] = before
+
+
+def write(folder: Path, name: str, data: bytes | str) -> str:
+    path = folder / name
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    return str(path)
+
+
+def check(capsys, *args: str) -> tuple[int, str, str]:
+    return run_cli(capsys, "check", *args)
+
+
+def check_json(capsys, *args: str) -> tuple[int, list[dict], str]:
+    status, out, err = check(capsys, *args, "--format", "json")
+    return status, [json.loads(line) for line in out.splitlines()], err
+
+
+def test_lines_crlf_last_line_and_nul(capsys, tmp_path: Path) -> None:
+    data = f"{GOOD}\r\nbad\n{GOOD[:18]}\x00Z\n\n{GOOD}".encode()
+    status, objects, _err = check_json(capsys, DATETIME, "--records", "lines", write(tmp_path, "t.txt", data))
+    assert status == 1
+    assert objects == [
+        {"file": str(tmp_path / "t.txt"), "record": 2, "offset": 0, "expected": [[48, 57]]},
+        {"file": str(tmp_path / "t.txt"), "record": 3, "offset": 18, "expected": [[48, 57]]},
+        {"file": str(tmp_path / "t.txt"), "record": 4, "offset": 0, "expected": [[48, 57]]},
+        {"records": 5, "invalid": 3, "seconds": objects[-1]["seconds"]},
+    ]
+
+
+def test_text_report(capsys, tmp_path: Path) -> None:
+    path = write(tmp_path, "t.txt", f"{GOOD}\n2020-01-01T00:00:0x0Z\n2020-01\n")
+    status, out, _err = check(capsys, DATETIME, "--records", "lines", path)
+    assert status == 1
+    lines = out.splitlines()
+    assert lines[0] == (f"{path}:2: invalid at offset 18: unexpected byte 0x78 'x'; expected %x30-39 ('0'-'9')")
+    assert lines[1] == "  ...20-01-01T00:00:0[x]0Z"
+    assert lines[2].startswith(f"{path}:3: invalid at offset 7: unexpected end of input; expected %x2D ('-')")
+    assert lines[3] == "  2020-01[end]"
+    assert lines[4] == f"{path}: 3 records, 2 invalid"
+    assert lines[5].startswith("3 records, 2 invalid, ")
+    status, quiet, _err = check(capsys, DATETIME, "--records", "lines", "-q", path)
+    assert quiet.splitlines() == lines[:4] + [quiet.splitlines()[-1]]
+
+
+def test_excerpt_escapes_and_cuts() -> None:
+    assert report.excerpt(b"\x00\xff" + b"a" * 40, 20) == "...aaaaaaaaaaaaaaaa[a]aaaaaaaaaaaaaaaa..."
+    assert report.excerpt(b"\x00\xff\n'", 1) == "\\x00[\\xff]\\n'"
+
+
+def test_valid_empty_and_several_files(capsys, tmp_path: Path) -> None:
+    good = write(tmp_path, "good.txt", f"{GOOD}\n{GOOD}\n")
+    empty = write(tmp_path, "empty.txt", b"")
+    status, objects, _err = check_json(capsys, DATETIME, "--records", "lines", good, empty)
+    assert status == 0
+    assert objects[-1]["records"] == 2 and objects[-1]["invalid"] == 0
+
+
+def test_missing_file_and_bad_options(capsys, tmp_path: Path) -> None:
+    status, out, err = check(capsys, DATETIME, "--records", "lines", str(tmp_path / "nothing.txt"))
+    assert status == 2 and "cannot read" in err and "nothing.txt" in err and "Traceback" not in err
+    assert "0 records, 0 invalid" in out
+    with pytest.raises(SystemExit) as exit_:
+        check(capsys, DATETIME, "--records", "csv", str(tmp_path / "x.csv"))
+    assert exit_.value.code == 2 and "csv:COLUMN" in capsys.readouterr().err
+    status, _out, err = check(capsys, DATETIME, "--format", "json", write(tmp_path, "t.txt", GOOD))
+    assert status == 2 and "--records" in err
+
+
+def test_csv_by_name_and_number(capsys, tmp_path: Path) -> None:
+    path = write(tmp_path, "t.csv", f'id,ts\n1,{GOOD}\n2,"2020-01-01T00:00:00\nZ"\n3\n4,\n')
+    for column in ("ts", "2"):
+        status, objects, _err = check_json(capsys, DATETIME, "--records", f"csv:{column}", path)
+        assert status == 1
+        assert [(o.get("record"), o.get("offset"), o.get("reason")) for o in objects[:-1]] == [
+            (2, 19, None), (3, None, f"the row has no column {column}"), (4, 0, None)]
+        assert objects[-1]["records"] == 4 and objects[-1]["invalid"] == 3
+
+
+def test_csv_missing_column(capsys, tmp_path: Path) -> None:
+    path = write(tmp_path, "t.csv", f"id,ts\n1,{GOOD}\n")
+    status, _out, err = check(capsys, DATETIME, "--records", "csv:when", path)
+    assert status == 2 and "no column when" in err and "id, ts" in err
+    status, _out, err = check(capsys, DATETIME, "--records", "csv:3", path)
+    assert status == 2 and "no column 3" in err
+
+
+def test_jsonl(capsys, tmp_path: Path) -> None:
+    path = write(tmp_path, "t.jsonl", f'{{"ts": "{GOOD}"}}\n{{"ts": null}}\n\n{{"other": 1}}\n{{"ts": "x\\u0000"}}\n')
+    status, objects, _err = check_json(capsys, DATETIME, "--records", "jsonl:ts", path)
+    assert status == 1
+    assert [(o.get("record"), o.get("offset"), o.get("reason")) for o in objects[:-1]] == [
+        (2, None, "null value"), (4, None, "missing field ts"), (5, 0, None)]
+    assert objects[-1]["records"] == 4
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"ts": "ok"}\n{"ts": 5}\n', "record 2: field ts is int, not a string"),
+    ('{"ts": "ok"}\n[1]\n', "record 2: not a JSON object"),
+    ('{"ts": "ok"}\n{"ts": \n', "record 2: not JSON"),
+])
+def test_jsonl_errors(capsys, tmp_path: Path, text: str, message: str) -> None:
+    status, _out, err = check(capsys, DATETIME, "--records", "jsonl:ts", write(tmp_path, "t.jsonl", text))
+    assert status == 2 and message in err and "Traceback" not in err
+
+
+def test_parquet(capsys, tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = str(tmp_path / "t.parquet")
+    pq.write_table(pa.table({"n": [1, 2, 3, 4], "ts": [GOOD, None, "bad", GOOD],
+                             "b": pa.array([GOOD.encode(), b"\x00", None, b""], pa.large_binary())}), path)
+    status, objects, _err = check_json(capsys, DATETIME, "--records", "parquet:ts", path)
+    assert status == 1
+    assert [(o.get("record"), o.get("offset"), o.get("reason")) for o in objects[:-1]] == [
+        (2, None, "null value"), (3, 0, None)]
+    status, objects, _err = check_json(capsys, DATETIME, "--records", "parquet:3", path)
+    assert [(o.get("record"), o.get("offset")) for o in objects[:-1]] == [(2, 0), (3, None), (4, 0)]
+    status, _out, err = check(capsys, DATETIME, "--records", "parquet:n", path)
+    assert status == 2 and "column n holds int64" in err
+    status, _out, err = check(capsys, DATETIME, "--records", "parquet:ts", write(tmp_path, "no.parquet", "text"))
+    assert status == 2 and "not a Parquet file" in err
+
+
+def test_parquet_without_pyarrow(capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "pyarrow", None)
+    status, _out, err = check(capsys, DATETIME, "--records", "parquet:ts", write(tmp_path, "t.parquet", b"PAR1"))
+    assert status == 2 and "pip install 'abnfc[arrow]'" in err
+
+
+def test_kernel_is_cached(capsys, tmp_path: Path, cache: Path) -> None:
+    grammar = write(tmp_path, "g.abnf", 'r = 1*"a"\n')
+    path = write(tmp_path, "t.txt", "aa\nab\n")
+    before = set(cache.glob("*.so"))
+    assert check(capsys, grammar, "--records", "lines", path)[0] == 1
+    built = set(cache.glob("*.so")) - before
+    assert len(built) == 1
+    assert check(capsys, grammar, "--records", "lines", path)[0] == 1
+    assert set(cache.glob("*.so")) - before == built  # found again
+    write(tmp_path, "g.abnf", 'r = 1*"b"\n')
+    assert check(capsys, grammar, "--records", "lines", path)[0] == 1
+    assert len(set(cache.glob("*.so")) - before) == 2  # another grammar text, another key
+
+
+def test_no_compiler_falls_back_to_python(capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write(tmp_path, "t.txt", f"{GOOD}\nbad\n{GOOD}x\n")
+    expected = check_json(capsys, DATETIME, "--records", "lines", path)[1][:-1]
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    status, objects, err = check_json(capsys, DATETIME, "--records", "lines", path, path)
+    assert status == 1 and objects[:-1] == expected * 2
+    assert err.count("no C compiler found") == 1
+
+
+def test_grammars_without_a_dfa(capsys, tmp_path: Path) -> None:
+    path = write(tmp_path, "t.txt", '{"a": [1, 2]}\n[1,\n"x"\n')
+    for engine in ("auto", "interpreter"):
+        status, objects, _err = check_json(capsys, str(GRAMMARS / "json.abnf"), "--engine", engine,
+                                           "--records", "lines", path)
+        assert status == 1
+        assert [(o["record"], o["offset"]) for o in objects[:-1]] == [(2, 3)]
+        assert objects[0]["expected"]
+
+
+def test_progress_line() -> None:
+    class Terminal:
+        def __init__(self) -> None:
+            self.text = ""
+
+        def isatty(self) -> bool:
+            return True
+
+        def write(self, text: str) -> None:
+            self.text += text
+
+        def flush(self) -> None:
+            pass
+
+    terminal = Terminal()
+    progress = report.Progress(terminal)  # type: ignore[arg-type]
+    progress.update(10, 1)
+    assert terminal.text == ""  # not within the first second
+    progress.started -= 2
+    progress.update(1_234_567, 12)
+    assert terminal.text == "\rchecking: 1,234,567 records, 12 invalid"
+    progress.done()
+    assert terminal.text.endswith("\r")
+
+
+# The batch kernel against the generated Python module, on random records.
+
+def mutations(rng: random.Random, samples: list[bytes], count: int) -> list[bytes]:
+    records = []
+    for _ in range(count):
+        record = bytearray(rng.choice(samples))
+        for _edit in range(rng.randrange(3)):
+            at = rng.randrange(len(record) + 1)
+            choice = rng.randrange(3)
+            if choice == 0:
+                record[at:at] = bytes([rng.randrange(256)])
+            elif choice == 1:
+                del record[at: at + 1]
+            else:
+                record[at: at + 1] = bytes([rng.choice(b"09:-.TZ/%[]@\x00\xc3\xa9\x80")])
+        records.append(bytes(record))
+    return records
+
+
+SAMPLES = {
+    "datetime.abnf": [GOOD.encode(), b"1999-12-31t23:59:60.123+05:30", b"2000-02-29T00:00:00z"],
+    "uri.abnf": [b"http://user@[::1]:80/a/b?q=1#f", b"mailto:a@b.c", b"../x/%20y", b"//h/", b"",
+                 b"urn:isbn:0-4", b"http://[v1.x]/", b"ftp://192.168.0.255/p"],
+    "utf8.abnf": ["Grüße, 日本, 😀".encode(), b"abc", b"\xed\x9f\xbf\xf4\x8f\xbf\xbf"],
+}
+
+
+@pytest.mark.parametrize("grammar", sorted(SAMPLES))
+def test_batch_agrees_with_python(grammar: str) -> None:
+    python = abnfc.load_validator(GRAMMARS / grammar, lang="python")
+    files = abnfc.generate_files(GRAMMARS / grammar, "c", prefix="validator")
+    cc = native.find_compiler()
+    assert cc is not None
+    kernel = batch.build(cc, native.cache_key(cc, *sorted(files.values())), files)
+    rng = random.Random(grammar)
+    records = mutations(rng, SAMPLES[grammar], 3000) + [b"", b"\n", b"\r"]
+    wanted = [python.first_error(record) for record in records]
+    offsets = array("Q", [0])
+    for record in records:
+        offsets.append(offsets[-1] + len(record))
+    found = kernel.first_errors(b"".join(records), offsets)
+    assert [None if at == native.SIZE_MAX else at for at in found] == wanted
+    lines = [record for record in records if b"\n" not in record and not record.endswith(b"\r")]
+    count, bad = kernel.line_errors(b"\r\n".join(lines) + b"\n")
+    assert count == len(lines)
+    assert [(line.index, line.offset) for line in bad] == [
+        (i, at) for i, record in enumerate(lines) for at in [python.first_error(record)] if at is not None]
+    for record in records[:200]:
+        at = python.first_error(record)
+        if at is not None:
+            state = python.Validator()
+            state.feed(record)
+            assert kernel.expected(record) == tuple(state.expected())
+
+
+def test_many_invalid_lines_in_one_block() -> None:
+    """More invalid lines than one call of P_line_errors reports (MAX_BAD): the calls go on."""
+    files = abnfc.generate_files(GRAMMARS / "datetime.abnf", "c", prefix="validator")
+    cc = native.find_compiler()
+    assert cc is not None
+    kernel = batch.build(cc, native.cache_key(cc, *sorted(files.values())), files)
+    data = b"".join(b"bad\n" if i % 2 else GOOD.encode() + b"\n" for i in range(3 * native.MAX_BAD))
+    count, bad = kernel.line_errors(data)
+    assert count == 3 * native.MAX_BAD
+    assert [line.index for line in bad] == list(range(1, 3 * native.MAX_BAD, 2))
+    assert all(data[line.start: line.end] == b"bad" for line in bad)
