@@ -12,36 +12,23 @@ unchanged grammar is not compiled again.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import shutil
 import subprocess
 import tempfile
-import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...automata.pushdown import NestingError as ReferenceNestingError
 from ...errors import AbnfError
 from ...i18n import _
+from ..driver import JsonDriver, NestingError, hex_of
 from ..templating import render_template
 
 MODULE = "abnfcrun"
 BATCH = 2000  # inputs per request
 PUSHDOWN_MARK = "func NewValidatorDepth("  # what only a pushdown validator's package defines
-
-
-class NestingError(ReferenceNestingError, ValueError):
-    """A Go pushdown validator's NestingError: the input nests deeper than its depth limit.
-    Caught as the reference's (:class:`abnfc.automata.pushdown.NestingError`) or as the generated
-    Python module's (a ValueError); the message is the Go package's own."""
-
-    def __init__(self, message: str, offset: int, limit: int):
-        Exception.__init__(self, message)
-        self.offset = offset
-        self.limit = limit
 
 
 def _depth(max_depth: float | None) -> dict[str, Any]:
@@ -102,47 +89,8 @@ def build(file_sets: Sequence[Mapping[str, str]], folder: Path) -> tuple[Path, l
 
 def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list[GoValidator]:
     program, packages = build(file_sets, folder)
-    process = GoProcess(program)
+    process = JsonDriver([str(program)], "Go")
     return [GoValidator(process, index, package) for index, (package, _) in enumerate(packages)]
-
-
-class GoProcess:
-    """The driver program; requests are answered in order."""
-
-    def __init__(self, program: Path):
-        self.process = subprocess.Popen([str(program)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True, encoding="utf-8")
-        self.lock = threading.Lock()
-
-    def ask(self, **request: Any) -> dict:
-        stdin, stdout = self.process.stdin, self.process.stdout
-        if stdin is None or stdout is None:
-            raise AbnfError.at(None, "the Go driver has no pipes")
-        with self.lock:
-            stdin.write(json.dumps(request) + "\n")
-            stdin.flush()
-            line = stdout.readline()
-        if not line:
-            raise AbnfError.at(None, _("the Go validators' program exited (status {status})").format(
-                status=self.process.poll()))
-        reply = json.loads(line)
-        if "nesting" in reply:
-            raise NestingError(reply["error"], reply["nesting"]["offset"], reply["nesting"]["limit"])
-        if "error" in reply:
-            raise RuntimeError(f"Go validator: {reply['error']}")
-        return reply
-
-    def __del__(self):
-        process = getattr(self, "process", None)
-        if process is not None and process.poll() is None:
-            process.kill()
-            process.wait()
-
-
-def _hex(data) -> str:
-    if isinstance(data, str):
-        raise TypeError("expected bytes, got str: pass bytes (for example text.encode('utf-8'))")
-    return bytes(data).hex()
 
 
 def _offset(found: int) -> int | None:
@@ -154,7 +102,7 @@ class GoValidator:
 
     NestingError = NestingError  # what a pushdown validator raises, as the Python module's attribute
 
-    def __init__(self, process: GoProcess, index: int, package: str):
+    def __init__(self, process: JsonDriver, index: int, package: str):
         self.process = process
         self.index = index
         self.package = package
@@ -162,7 +110,7 @@ class GoValidator:
     # max_depth: a pushdown validator's depth limit (None: the package's MaxDepth); a regular
     # validator ignores it.
     def is_valid(self, data, max_depth: float | None = None) -> bool:
-        return bool(self.process.ask(op="is_valid", g=self.index, hex=_hex(data), **_depth(max_depth))["valid"])
+        return bool(self.process.ask(op="is_valid", g=self.index, hex=hex_of(data), **_depth(max_depth))["valid"])
 
     def first_error(self, data, max_depth: float | None = None) -> int | None:
         return self.first_errors([data], max_depth)[0]
@@ -170,7 +118,7 @@ class GoValidator:
     def first_errors(self, inputs: Sequence[bytes], max_depth: float | None = None) -> list[int | None]:
         found: list[int | None] = []
         for start in range(0, len(inputs), BATCH):
-            batch = [_hex(data) for data in inputs[start:start + BATCH]]
+            batch = [hex_of(data) for data in inputs[start:start + BATCH]]
             reply = self.process.ask(op="first_errors", g=self.index, hex=batch, **_depth(max_depth))
             found += map(_offset, reply["result"])
         return found
@@ -185,17 +133,17 @@ class GoValidator:
 class GoStream:
     """The package's ``Validator``, with the generated Python module's interface."""
 
-    def __init__(self, process: GoProcess, stream: int):
+    def __init__(self, process: JsonDriver, stream: int):
         self.process = process
         self.stream = stream
 
     def feed(self, chunk) -> bool:
-        return bool(self.process.ask(op="feed", s=self.stream, hex=_hex(chunk))["valid"])
+        return bool(self.process.ask(op="feed", s=self.stream, hex=hex_of(chunk))["valid"])
 
     def write(self, chunk) -> dict:
         """What Write returns: ``n``, and ``kind`` ("syntax" for a *SyntaxError, "other", or ""
         for none) with its ``offset`` and ``text``."""
-        return self.process.ask(op="error", s=self.stream, hex=_hex(chunk))
+        return self.process.ask(op="error", s=self.stream, hex=hex_of(chunk))
 
     def _status(self) -> dict:
         return self.process.ask(op="status", s=self.stream)

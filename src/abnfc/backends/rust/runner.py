@@ -21,13 +21,12 @@ import math
 import os
 import shutil
 import subprocess
-import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ...automata.pushdown import NestingError as ReferenceNestingError
 from ...errors import AbnfError
 from ...i18n import _
+from ..driver import DriverProcess, NestingError, hex_of
 from ..templating import render_template
 
 RUSTC_FLAGS = ["--edition", "2021", "-C", "debuginfo=0"]
@@ -79,19 +78,8 @@ def build(file_sets: Sequence[Mapping[str, str]], folder: Path,
 
 def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list[RustValidator]:
     program, modules = build(file_sets, folder)
-    process = DriverProcess(program)
+    process = WordDriver([str(program)], "Rust", encoding="ascii")
     return [RustValidator(process, index) for index in range(len(modules))]
-
-
-class NestingError(ReferenceNestingError, ValueError):
-    """A Rust pushdown validator's NestingError: the input nests deeper than its depth limit.
-    Caught as the reference's (:class:`abnfc.automata.pushdown.NestingError`) or as the generated
-    Python module's (a ValueError); the message is the Rust module's own."""
-
-    def __init__(self, message: str, offset: int, limit: int):
-        Exception.__init__(self, message)
-        self.offset = offset
-        self.limit = limit
 
 
 def _depth(max_depth: float | None) -> str:
@@ -101,42 +89,23 @@ def _depth(max_depth: float | None) -> str:
     return "u" if math.isinf(max_depth) else str(int(max_depth))
 
 
-class DriverProcess:
-    """The driver program; requests are answered in order."""
-
-    def __init__(self, program: Path):
-        self.process = subprocess.Popen([str(program)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True, encoding="ascii")
-        self.lock = threading.Lock()
+class WordDriver(DriverProcess):
+    """The Rust driver's protocol: words separated by spaces; an answer starting with ``!`` is an
+    error (``!N offset limit message``: past the depth limit)."""
 
     def ask(self, *words: object) -> str:
-        stdin, stdout = self.process.stdin, self.process.stdout
-        if stdin is None or stdout is None:
-            raise AbnfError.at(None, "the Rust driver has no pipes")
-        with self.lock:
-            stdin.write(" ".join(map(str, words)) + "\n")
-            stdin.flush()
-            line = stdout.readline()
-        if not line:
-            raise AbnfError.at(None, f"the Rust driver exited (status {self.process.poll()})")
+        line = self.exchange(" ".join(map(str, words)))
         if line.startswith("!N "):
-            _, offset, limit, message = line.rstrip("\n").split(" ", 3)
+            _, offset, limit, message = line.split(" ", 3)
             raise NestingError(message, int(offset), int(limit))
         if line.startswith("!"):
             raise RuntimeError(f"Rust driver: {line[1:].strip()}")
-        return line.rstrip("\n")
-
-    def __del__(self):
-        process = getattr(self, "process", None)
-        if process is not None and process.poll() is None:
-            process.kill()
-            process.wait()
+        return line
 
 
 def _hex(data) -> str:
-    if isinstance(data, str):
-        raise TypeError("expected bytes, got str: pass bytes (for example text.encode('utf-8'))")
-    return bytes(data).hex() or "-"
+    """An input as the driver reads it: hexadecimal, ``-`` for the empty input (a word)."""
+    return hex_of(data) or "-"
 
 
 def _offset(word: str) -> int | None:
@@ -152,7 +121,7 @@ class RustValidator:
 
     NestingError = NestingError  # what a pushdown validator raises, as the Python module's attribute
 
-    def __init__(self, process: DriverProcess, module: int):
+    def __init__(self, process: WordDriver, module: int):
         self.process = process
         self.module = module
 
@@ -189,7 +158,7 @@ class RustValidator:
 class RustStream:
     """The module's incremental ``Validator``, with the generated Python module's interface."""
 
-    def __init__(self, process: DriverProcess, stream: int):
+    def __init__(self, process: WordDriver, stream: int):
         self.process = process
         self.stream = stream
 
