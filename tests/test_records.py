@@ -74,7 +74,7 @@ def test_text_report(capsys, tmp_path: Path) -> None:
     assert lines[4] == f"{path}: 3 records, 2 invalid"
     assert lines[5].startswith("3 records, 2 invalid, ")
     status, quiet, _err = check(capsys, DATETIME, "--records", "lines", "-q", path)
-    assert quiet.splitlines() == lines[:4] + [quiet.splitlines()[-1]]
+    assert quiet.splitlines() == [*lines[:4], quiet.splitlines()[-1]]
 
 
 def test_excerpt_escapes_and_cuts() -> None:
@@ -256,7 +256,7 @@ def test_batch_agrees_with_python(grammar: str) -> None:
     assert cc is not None
     kernel = batch.build(cc, native.cache_key(cc, *sorted(files.values())), files)
     rng = random.Random(grammar)
-    records = mutations(rng, SAMPLES[grammar], 3000) + [b"", b"\n", b"\r"]
+    records = [*mutations(rng, SAMPLES[grammar], 3000), b"", b"\n", b"\r"]
     wanted = [python.first_error(record) for record in records]
     offsets = array("Q", [0])
     for record in records:
