@@ -266,7 +266,7 @@ def test_batch_agrees_with_python(grammar: str) -> None:
     lines = [record for record in records if b"\n" not in record and not record.endswith(b"\r")]
     count, bad = kernel.line_errors(b"\r\n".join(lines) + b"\n")
     assert count == len(lines)
-    assert [(line.index, line.offset) for line in bad] == [
+    assert [(index, at) for index, at, _start, _end in bad] == [
         (i, at) for i, record in enumerate(lines) for at in [python.first_error(record)] if at is not None]
     for record in records[:200]:
         at = python.first_error(record)
@@ -285,5 +285,5 @@ def test_many_invalid_lines_in_one_block() -> None:
     data = b"".join(b"bad\n" if i % 2 else GOOD.encode() + b"\n" for i in range(3 * native.MAX_BAD))
     count, bad = kernel.line_errors(data)
     assert count == 3 * native.MAX_BAD
-    assert [line.index for line in bad] == list(range(1, 3 * native.MAX_BAD, 2))
-    assert all(data[line.start: line.end] == b"bad" for line in bad)
+    assert [index for index, _at, _start, _end in bad] == list(range(1, 3 * native.MAX_BAD, 2))
+    assert all(data[start:end] == b"bad" for _index, _at, start, end in bad)

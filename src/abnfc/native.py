@@ -17,7 +17,6 @@ import hashlib
 import os
 import shutil
 from array import array
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -69,16 +68,6 @@ def cached(key: str, prefix: str = "validator") -> BatchKernel | None:
     return BatchKernel(ctypes.CDLL(str(library)), prefix) if library.exists() else None
 
 
-@dataclass(frozen=True)
-class BadLine:
-    """An invalid line of a block: its index in the block, first error, start and end in the block."""
-
-    index: int
-    offset: int
-    start: int
-    end: int
-
-
 def _address(data: bytes | bytearray | array) -> int:
     """The address of a buffer's first byte (kept alive by the caller during the call)."""
     if isinstance(data, array):
@@ -95,11 +84,11 @@ class BatchKernel:
         self.lib, self.prefix = lib, prefix
         pointer, size = ctypes.c_void_p, ctypes.c_size_t
         self._fn: dict[str, Any] = {}
-        # every function returns a size_t but for stream_init (void) and stream_feed (bool): their
-        # results are not read
-        for name, args in {"stream_init": [pointer], "stream_feed": [pointer, pointer, size],
-                           "stream_expected": [pointer, pointer, size],
-                           "first_errors": [pointer, pointer, size, pointer],
+        self._expected: dict[int, tuple[tuple[int, int], ...]] = {}  # by automaton state
+        # every function returns a size_t but error_state (a uint32_t, set below)
+        text = ctypes.c_char_p  # bytes passed as they are (ctypes hands over their buffer)
+        for name, args in {"error_state": [text, size], "expected": [ctypes.c_uint32, pointer, size],
+                           "first_errors": [text, pointer, size, pointer],
                            "first_errors_i32": [pointer, pointer, size, pointer],
                            "first_errors_i64": [pointer, pointer, size, pointer],
                            "valid_bits_i32": [pointer, pointer, size, pointer, size],
@@ -108,35 +97,40 @@ class BatchKernel:
             function = getattr(lib, f"{prefix}_{name}")
             function.restype, function.argtypes = size, args
             self._fn[name] = function
+        self._fn["error_state"].restype = ctypes.c_uint32
 
     def expected(self, record: bytes) -> tuple[tuple[int, int], ...]:
-        """The byte ranges that could continue ``record`` at its first error (the generated
-        stream functions: P_stream_feed, then P_stream_expected)."""
-        stream = (ctypes.c_uint64 * 32)()  # more than the generated stream struct needs, aligned
-        self._fn["stream_init"](stream)
-        self._fn["stream_feed"](stream, _address(record), len(record))
-        ranges = (ctypes.c_uint8 * 512)()  # 256 ranges of (lo, hi) at most
-        count = self._fn["stream_expected"](stream, ranges, 256)
-        return tuple((ranges[2 * k], ranges[2 * k + 1]) for k in range(count))
+        """The byte ranges that could continue ``record`` at its first error: those of the
+        automaton state there (P_error_state, then P_expected), asked once per state."""
+        state = self._fn["error_state"](record, len(record))
+        ranges = self._expected.get(state)
+        if ranges is None:
+            out = (ctypes.c_uint8 * 512)()  # 256 ranges of (lo, hi) at most
+            count = self._fn["expected"](state, out, 256)
+            ranges = self._expected[state] = tuple((out[2 * k], out[2 * k + 1]) for k in range(count))
+        return ranges
 
     def first_errors(self, data: bytes, offsets: array) -> array:
         """Each record's first error (SIZE_MAX: valid); ``offsets`` has one more entry than records."""
         count = max(len(offsets) - 1, 0)
         out = array(SIZE_CODE, bytes(ctypes.sizeof(ctypes.c_size_t) * count))
         if count:
-            self._fn["first_errors"](_address(data), _address(offsets), count, _address(out))
+            self._fn["first_errors"](data, _address(offsets), count, _address(out))
         return out
 
-    def line_errors(self, data: bytes) -> tuple[int, list[BadLine]]:
-        """The number of lines in ``data`` and the invalid ones (see ``P_line_errors``)."""
+    def line_errors(self, data: bytes) -> tuple[int, list[tuple[int, int, int, int]]]:
+        """The number of lines in ``data`` and the invalid ones, each as (index, first error,
+        start, end) in ``data`` (see ``P_line_errors``; tuples, not objects: there may be many)."""
         bad = array(SIZE_CODE, bytes(ctypes.sizeof(ctypes.c_size_t) * 4 * MAX_BAD))
         lines, consumed = ctypes.c_size_t(), ctypes.c_size_t()
-        base, start, total, found = _address(data), 0, 0, list[BadLine]()
+        base, start, total = _address(data), 0, 0
+        found: list[tuple[int, int, int, int]] = []
         while start < len(data):
             n = self._fn["line_errors"](base + start, len(data) - start, _address(bad), MAX_BAD,
                                         ctypes.byref(lines), ctypes.byref(consumed))
-            found.extend(BadLine(total + bad[4 * k], bad[4 * k + 1], start + bad[4 * k + 2], start + bad[4 * k + 3])
-                         for k in range(n))
+            numbers = iter(bad[: 4 * n])
+            found.extend((total + index, at, start + begin, start + end)
+                         for index, at, begin, end in zip(numbers, numbers, numbers, numbers, strict=True))
             total += lines.value
             start += consumed.value
         return total, found
@@ -187,4 +181,4 @@ def arrow_width(kind: Any) -> int:
     return width
 
 
-__all__ = ["MAX_BAD", "SIZE_MAX", "BadLine", "BatchKernel", "cache_folder", "cache_key", "cached", "find_compiler"]
+__all__ = ["MAX_BAD", "SIZE_MAX", "BatchKernel", "cache_folder", "cache_key", "cached", "find_compiler"]

@@ -62,11 +62,12 @@ def _check_file(verifier: Verifier, name: str, form: RecordFormat, json_output: 
     records, invalid = 0, 0
     with _opened(name, form) as stream:
         for block in read_blocks(stream, form, shown):
-            found = _block_invalid(verifier, block, shown)
-            for bad in found:
+            count, found = _block_invalid(verifier, block, shown, records)
+            if found:
                 progress.done()
-                print(json_line(bad) if json_output else text_line(bad))
-            records, invalid = records + block.count, invalid + len(found)
+                show = json_line if json_output else text_line
+                sys.stdout.write("".join(f"{show(bad)}\n" for bad in found))  # one write a block
+            records, invalid = records + count, invalid + len(found)
             progress.update(records_before + records, invalid_before + invalid)
     if not (quiet or json_output):
         progress.done()
@@ -74,13 +75,16 @@ def _check_file(verifier: Verifier, name: str, form: RecordFormat, json_output: 
     return records, invalid
 
 
-def _block_invalid(verifier: Verifier, block: Block, name: str) -> list[Invalid]:
-    """The invalid records of a block, missing ones included, in order."""
-    found = [Invalid(name, block.number(bad.index), bad.offset, () if bad.offset is None else
-                     verifier.expected(bad.record), bad.record, bad.reason)
-             for bad in verifier.errors(block)]
-    found += [Invalid(name, block.number(index), None, (), b"", reason) for index, reason in block.missing]
-    return sorted(found, key=lambda bad: bad.record)
+def _block_invalid(verifier: Verifier, block: Block, name: str, before: int) -> tuple[int, list[Invalid]]:
+    """The number of records of a block and its invalid ones, missing ones included, in order
+    (``before``: the records of the file before the block)."""
+    count, bad = verifier.errors(block)
+    found = [Invalid(name, block.number(one.index, before), one.offset, () if one.offset is None else
+                     verifier.expected(one.record), one.record, one.reason) for one in bad]
+    if block.missing:
+        found += [Invalid(name, block.number(index, before), None, (), b"", reason) for index, reason in block.missing]
+        found.sort(key=lambda one: one.record)
+    return count, found
 
 
 @contextmanager

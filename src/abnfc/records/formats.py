@@ -1,7 +1,7 @@
 """Reading records: a file as blocks of records, each checked on its own.
 
-``lines`` reads 8 MiB at a time and cuts each piece after its last newline, so a block holds
-whole lines and is split by the checker (the C kernel splits with ``memchr``; Python never sees a
+``lines`` reads 8 MiB at a time and completes each piece to the end of its line, so a block
+holds whole lines and is split by the checker (the C kernel splits with ``memchr``; Python never sees a
 valid line).  ``csv`` (Python's csv module, a header row, the column named or numbered from 1)
 and ``jsonl`` (a top-level string field of one JSON object a line) join a block's values into one
 buffer with offsets, Arrow's layout.  ``parquet`` hands pyarrow's arrays over as they are, to be
@@ -54,22 +54,23 @@ def parse_format(text: str) -> RecordFormat:
 
 @dataclass(frozen=True)
 class Block:
-    """Records ``first`` .. ``first + count - 1`` of a file (numbered from 0).  Lines: ``data``
-    holds them with their line endings.  Joined: ``data[offsets[i]:offsets[i + 1]]`` is record i.
+    """The next ``count`` records of a file (None for lines: the checker counts them as it splits
+    them, so that the lines are read once).  Lines: ``data`` holds them with their line endings.
+    Joined: ``data[offsets[i]:offsets[i + 1]]`` is record i.
     Arrow: ``values`` is a pyarrow string or binary array.  ``missing``: (index, reason) of the
     null or missing records, which hold nothing."""
 
-    first: int
-    count: int
+    count: int | None
     data: bytes = b""
     offsets: array | None = None
     values: Any = None
     missing: tuple[tuple[int, str], ...] = field(default=())
-    numbers: array | None = None  # each record's own number (JSON Lines: its line's), if not first + i + 1
+    numbers: array | None = None  # each record's own number (JSON Lines: its line's), if not counted
 
-    def number(self, index: int) -> int:
-        """The number of record ``index`` of the block, as reported (from 1)."""
-        return self.numbers[index] if self.numbers is not None else self.first + index + 1
+    def number(self, index: int, before: int) -> int:
+        """The number of record ``index`` of the block, as reported (from 1), ``before`` records
+        of the file having come before the block."""
+        return self.numbers[index] if self.numbers is not None else before + index + 1
 
     def records(self) -> list[bytes]:
         """Every record as bytes (missing ones empty)."""
@@ -82,7 +83,7 @@ class Block:
                 lines.pop()
             return [line.removesuffix(b"\r") for line in lines]
         offsets = self.offsets
-        return [self.data[offsets[i]: offsets[i + 1]] for i in range(self.count)]
+        return [self.data[offsets[i]: offsets[i + 1]] for i in range(len(offsets) - 1)]
 
 
 def read_blocks(stream: BinaryIO, form: RecordFormat, name: str) -> Iterator[Block]:
@@ -97,29 +98,23 @@ def read_blocks(stream: BinaryIO, form: RecordFormat, name: str) -> Iterator[Blo
 
 
 def _lines(stream: BinaryIO) -> Iterator[Block]:
-    first, carry = 0, b""
+    """Pieces of about LINES_PIECE bytes, each completed to the end of its last line."""
     while True:
         piece = stream.read(LINES_PIECE)
-        data = carry + piece
         if not piece:
-            if data:
-                yield Block(first, 1, data)  # the last line, without a newline
             return
-        cut = data.rfind(b"\n") + 1
-        data, carry = data[:cut], data[cut:]
-        if data:
-            count = data.count(b"\n")
-            yield Block(first, count, data)
-            first += count
+        if not piece.endswith(b"\n"):
+            piece += stream.readline()  # the rest of the line (or nothing: the last line has no newline)
+        yield Block(None, piece)
 
 
-def _joined(first: int, values: list[bytes | None], reasons: list[str]) -> Block:
+def _joined(values: list[bytes | None], reasons: list[str]) -> Block:
     """A block from values (None: missing, with its reason in ``reasons``, in order)."""
     present = [b"" if value is None else value for value in values]
     offsets = array("Q", [0])
     offsets.extend(accumulate(map(len, present)))
     missing = tuple(zip((i for i, value in enumerate(values) if value is None), reasons, strict=True))
-    return Block(first, len(values), b"".join(present), offsets, missing=missing)
+    return Block(len(values), b"".join(present), offsets, missing=missing)
 
 
 def _csv(stream: BinaryIO, column: str, name: str) -> Iterator[Block]:
@@ -131,7 +126,7 @@ def _csv(stream: BinaryIO, column: str, name: str) -> Iterator[Block]:
         if header is None:
             return
         index = _column(header, column, name)
-        first, values, reasons = 0, list[bytes | None](), list[str]()
+        values, reasons = list[bytes | None](), list[str]()
         for row in reader:
             if index < len(row):
                 values.append(row[index].encode("utf-8", "surrogateescape"))
@@ -139,10 +134,10 @@ def _csv(stream: BinaryIO, column: str, name: str) -> Iterator[Block]:
                 values.append(None)
                 reasons.append(_("the row has no column {column}").format(column=column))
             if len(values) == BLOCK_RECORDS:
-                yield _joined(first, values, reasons)
-                first, values, reasons = first + len(values), [], []
+                yield _joined(values, reasons)
+                values, reasons = [], []
         if values:
-            yield _joined(first, values, reasons)
+            yield _joined(values, reasons)
     except csv.Error as error:
         raise RecordError.at(None, _("{name}: line {line}: not CSV: {reason}").format(
             name=name, line=reader.line_num, reason=error)) from None
@@ -162,7 +157,7 @@ def _column(header: list[str], column: str, name: str) -> int:
 
 def _jsonl(stream: BinaryIO, key: str, name: str) -> Iterator[Block]:
     """One JSON object a line; a record's number is its line's (blank lines are no records)."""
-    first, values, reasons, numbers = 0, list[bytes | None](), list[str](), array("Q")
+    values, reasons, numbers = list[bytes | None](), list[str](), array("Q")
     for number, line in enumerate(stream, 1):
         if not line.strip():
             continue
@@ -172,10 +167,10 @@ def _jsonl(stream: BinaryIO, key: str, name: str) -> Iterator[Block]:
             reasons.append(value)
         numbers.append(number)
         if len(values) == BLOCK_RECORDS:
-            yield _numbered(_joined(first, values, reasons), numbers)
-            first, values, reasons, numbers = first + len(values), [], [], array("Q")
+            yield _numbered(_joined(values, reasons), numbers)
+            values, reasons, numbers = [], [], array("Q")
     if values:
-        yield _numbered(_joined(first, values, reasons), numbers)
+        yield _numbered(_joined(values, reasons), numbers)
 
 
 def _numbered(block: Block, numbers: array) -> Block:
@@ -220,11 +215,9 @@ def _parquet(stream: BinaryIO, column: str, name: str) -> Iterator[Block]:
     if str(kind) not in ARROW_TYPES:
         raise RecordError.at(None, _("{name}: column {column} holds {type}, not strings or binary").format(
             name=name, column=chosen, type=kind))
-    first = 0
     for batch in parquet.iter_batches(batch_size=BLOCK_RECORDS, columns=[chosen]):
         values = batch.column(0).cast(kind)  # a dictionary column as its values
-        yield Block(first, len(values), values=values, missing=_nulls(values))
-        first += len(values)
+        yield Block(len(values), values=values, missing=_nulls(values))
 
 
 def _nulls(values: Any) -> tuple[tuple[int, str], ...]:

@@ -11,6 +11,7 @@ automata.
 from __future__ import annotations
 
 import sys
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -40,7 +41,8 @@ class Bad:
 class Verifier(Protocol):
     name: str
 
-    def errors(self, block: Block) -> list[Bad]: ...
+    def errors(self, block: Block) -> tuple[int, list[Bad]]:
+        """The number of records in the block and the invalid ones (missing ones left out)."""
     def expected(self, record: bytes) -> Ranges: ...
 
 
@@ -52,21 +54,21 @@ class CVerifier:
     def __init__(self, kernel: native.BatchKernel):
         self.kernel = kernel
 
-    def errors(self, block: Block) -> list[Bad]:
-        if block.values is not None:
-            missing = {index for index, _reason in block.missing}
-            found = self.kernel.arrow_first_errors(block.values)
-            return [Bad(i, at, _arrow_bytes(block.values[i].as_py())) for i, at in _invalid(found) if i not in missing]
-        if block.offsets is None:
-            _count, lines = self.kernel.line_errors(block.data)
-            return [Bad(line.index, line.offset, block.data[line.start: line.end]) for line in lines]
+    def errors(self, block: Block) -> tuple[int, list[Bad]]:
+        if block.count is None:
+            count, lines = self.kernel.line_errors(block.data)
+            return count, [Bad(index, at, block.data[start:end]) for index, at, start, end in lines]
         missing = {index for index, _reason in block.missing}
-        offsets = block.offsets
-        return [Bad(i, at, block.data[offsets[i]: offsets[i + 1]])
-                for i, at in _invalid(self.kernel.first_errors(block.data, offsets)) if i not in missing]
+        if block.values is not None:
+            found = self.kernel.arrow_first_errors(block.values)
+            return block.count, [Bad(i, at, _arrow_bytes(block.values[i].as_py()))
+                                 for i, at in _invalid(found) if i not in missing]
+        offsets = block.offsets or array("Q", [0])
+        return block.count, [Bad(i, at, block.data[offsets[i]: offsets[i + 1]])
+                             for i, at in _invalid(self.kernel.first_errors(block.data, offsets)) if i not in missing]
 
     def expected(self, record: bytes) -> Ranges:
-        return normalize(self.kernel.expected(record))
+        return self.kernel.expected(record)  # sorted and merged already (P_expected)
 
 
 def _invalid(errors) -> list[tuple[int, int]]:
@@ -85,11 +87,12 @@ class PythonVerifier:
     def __init__(self, module):
         self.module = module
 
-    def errors(self, block: Block) -> list[Bad]:
+    def errors(self, block: Block) -> tuple[int, list[Bad]]:
         missing = {index for index, _reason in block.missing}
         first_error = self.module.first_error
-        return [Bad(i, at, record) for i, record in enumerate(block.records())
-                if i not in missing for at in [first_error(record)] if at is not None]
+        records = block.records()
+        return len(records), [Bad(i, at, record) for i, record in enumerate(records)
+                              if i not in missing for at in [first_error(record)] if at is not None]
 
     def expected(self, record: bytes) -> Ranges:
         validator = self.module.Validator()
@@ -106,12 +109,13 @@ class EngineVerifier:
         self.name = engine.name
         self._expected: dict[bytes, Ranges] = {}
 
-    def errors(self, block: Block) -> list[Bad]:
+    def errors(self, block: Block) -> tuple[int, list[Bad]]:
         from ..engines import check_bytes
 
         missing = {index for index, _reason in block.missing}
         found = []
-        for i, record in enumerate(block.records()):
+        records = block.records()
+        for i, record in enumerate(records):
             if i in missing:
                 continue
             try:
@@ -122,7 +126,7 @@ class EngineVerifier:
             if not outcome.matched:
                 self._expected[record] = outcome.expected_bytes
                 found.append(Bad(i, outcome.offset, record))
-        return found
+        return len(records), found
 
     def expected(self, record: bytes) -> Ranges:
         return self._expected.pop(record, ())

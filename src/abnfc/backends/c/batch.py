@@ -1,8 +1,9 @@
 """The batch kernel: a grammar's generated C and ``static/batch.c`` in one shared library, cached on
 disk, so that many records are checked with one call through ctypes.
 
-``static/batch.c`` is compiled next to the generated source with the source's prefix as a macro
-(no generated file changes, and the kernel works with every C strategy).  It exports
+``static/batch.c`` is compiled with the generated source included in it and the source's prefix
+as a macro (no generated file changes, the kernel works with every C strategy, and first_error
+is inlined into the kernel's loops).  It exports
 ``P_first_errors(data, offsets, count, out)`` over ``size_t`` offsets, the same over Arrow's
 32-bit and 64-bit offsets, a variant writing Arrow's boolean bitmap, and ``P_line_errors``, which
 splits lines itself (``memchr``) and returns only the invalid ones, so that Python never touches
@@ -43,8 +44,9 @@ def build(cc: str, key: str, files: Mapping[str, str]) -> BatchKernel:
         for name, text in files.items():
             Path(work, name).write_text(text, encoding="utf-8")
         built = Path(work, "kernel.so")
-        command = [cc, *CFLAGS, "-I", work, f"-DABNFC_PREFIX={prefix}", f'-DABNFC_HEADER="{prefix}.h"',
-                   "-o", str(built), str(Path(work, source)), str(KERNEL)]
+        # one unit, the generated source included in the kernel's: first_error inlines into its loops
+        command = [cc, *CFLAGS, "-I", work, f"-DABNFC_PREFIX={prefix}", f'-DABNFC_SOURCE="{source}"',
+                   "-o", str(built), str(KERNEL)]
         result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
             raise AbnfError.at(None, _("the C compiler failed on the batch kernel:\n{output}").format(

@@ -1,8 +1,10 @@
 /*
  * abnfc's batch kernel: the generated validator's first_error over many records in one call.
  *
- * Compiled next to a generated source, with ABNFC_PREFIX set to its prefix and ABNFC_HEADER to
- * its header ("-DABNFC_PREFIX=validator -DABNFC_HEADER='\"validator.h\"'").  Records are given as
+ * Compiled with a generated source, ABNFC_PREFIX set to its prefix and ABNFC_SOURCE to its file
+ * ("-DABNFC_PREFIX=validator -DABNFC_SOURCE='\"validator.c\"'"), which is included here, so that
+ * the compiler can inline first_error into the loops below (ABNFC_HEADER instead links to a
+ * source compiled on its own).  Records are given as
  * one buffer and offsets (record i is data[offsets[i] .. offsets[i + 1]), Arrow's layout), or as
  * lines to split here, so that Python makes one call per block of records instead of one per
  * record.  SIZE_MAX stands for "valid", as in the generated first_error.
@@ -11,7 +13,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifdef ABNFC_SOURCE
+#include ABNFC_SOURCE
+#else
 #include ABNFC_HEADER
+#endif
 
 #define ABNFC_CAT2(a, b) a##_##b
 #define ABNFC_CAT(a, b) ABNFC_CAT2(a, b)
@@ -95,4 +101,15 @@ size_t ABNFC_FN(line_errors)(const void *data, size_t len, size_t *bad, size_t c
     *lines = index;
     *consumed = start;
     return found;
+}
+
+/* The automaton state at the first error of data[0 .. len) (or after it all): the bytes it
+ * expects there are those of P_expected(state), the same for every record stopped in it. */
+uint32_t ABNFC_FN(error_state)(const void *data, size_t len);
+uint32_t ABNFC_FN(error_state)(const void *data, size_t len)
+{
+    ABNFC_FN(stream) stream;
+    ABNFC_FN(stream_init)(&stream);
+    ABNFC_FN(stream_feed)(&stream, data, len);
+    return ABNFC_FN(stream_state)(&stream);
 }
