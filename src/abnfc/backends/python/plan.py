@@ -1,6 +1,11 @@
 """Neutral tables -> the Python plan: the tables, skip patterns for ``re`` and built-in idioms.
 
-Skip patterns (:mod:`.skip`) let ``re`` run long stretches of input in C.  Idioms
+Skip patterns (:mod:`.skip`) let ``re`` run long stretches of input in C.  Short inputs, where
+a call costs more than the work, are checked by ``is_valid`` two bytes a step instead: every pair
+of byte classes is one of a few transition functions of pairs (as in the C backend's ``pairs``
+strategy), so the Python loop runs once per two-byte word of the input, read with
+``memoryview.cast("H")``; the module builds the 64 KiB word table at import from the pair
+functions of class pairs written here, in the machine's byte order.  Idioms
 (:mod:`.idioms`) go further where the compiler proves the grammar's language equal to one a
 built-in decides: ``is_valid`` and ``first_error`` call the built-in, and the DFA still gives the
 offset of an error, ``expected()`` and the incremental ``Validator``.  The ``idioms`` option turns
@@ -18,6 +23,9 @@ from .idioms import Idiom, recognise
 from .skip import SkipPattern, skip_patterns
 
 IDIOM_CHOICES = ("auto", "off")
+MAX_PAIR_FUNCTIONS = 256  # a function's number is a byte of the word table
+MAX_PAIR_CELLS = 200_000  # states times pair functions: the rows the module builds at import
+SHORT = 1024  # is_valid steps pairs up to this many bytes; longer inputs take the skip patterns
 
 
 COMMENT_COLUMN = 60  # alternatives up to this long get their comments aligned after them
@@ -30,11 +38,21 @@ class VerbosePattern:
 
 
 @dataclass(frozen=True)
+class PairPlan:
+    """Two bytes a step: the pair function of each pair of classes."""
+
+    ids: tuple[str, ...]  # per first class, a bytes literal: the function of each second class
+    count: int  # distinct functions
+    short: int
+
+
+@dataclass(frozen=True)
 class PythonPlan:
     module: str  # the module name, also the file's stem
     tables: Tables
     skip_patterns: tuple[VerbosePattern, ...]
     idiom: Idiom | None
+    pairs: PairPlan | None = None
 
 
 def lower(tables: Tables, options: Mapping[str, str]) -> PythonPlan:
@@ -44,7 +62,24 @@ def lower(tables: Tables, options: Mapping[str, str]) -> PythonPlan:
             wanted=wanted, names=", ".join(IDIOM_CHOICES)))
     patterns = skip_patterns(tables) if tables.pushdown is None else ()
     idiom = recognise(tables) if wanted == "auto" and tables.pushdown is None else None
-    return PythonPlan(options["prefix"], tables, tuple(_verbose(p) for p in patterns), idiom)
+    pairs = _pairs(tables) if idiom is None and tables.pushdown is None and tables.has_automaton else None
+    return PythonPlan(options["prefix"], tables, tuple(_verbose(p) for p in patterns), idiom, pairs)
+
+
+def _pairs(tables: Tables) -> PairPlan | None:
+    """The pair functions of every pair of classes, numbered in first-seen order; None where
+    there are too many to pay off."""
+    functions: dict[tuple[int, ...], int] = {}
+    ids = []
+    for first in range(tables.num_classes):
+        row = []
+        for second in range(tables.num_classes):
+            function = tuple(tables.states[state.targets[first]].targets[second] for state in tables.states)
+            row.append(functions.setdefault(function, len(functions)))
+        ids.append(row)
+    if len(functions) > MAX_PAIR_FUNCTIONS or len(functions) * tables.num_states > MAX_PAIR_CELLS:
+        return None
+    return PairPlan(tuple(repr(bytes(row)) for row in ids), len(functions), SHORT)
 
 
 def _verbose(pattern: SkipPattern) -> VerbosePattern:
