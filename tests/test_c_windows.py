@@ -100,3 +100,40 @@ def test_the_window_code_compiles_everywhere(tmp_path):
                    "-Werror", "-O2", "-c", "-o", str(tmp_path / f"{target}.o"), str(gen.source)]
         result = subprocess.run(command, capture_output=True, text=True)
         assert result.returncode == 0, f"{target}:\n{result.stderr}"
+
+
+@pytest.mark.slow
+@needs_vbmi
+def test_every_case_grammar_with_windows_through_the_runner(monkeypatch):
+    """The case suites' grammars whose C takes the window test (auto, not a finite language),
+    generated with the shortest window input at its least and loaded through the C runner:
+    is_valid against the minimal DFA on the cases' inputs, class-edge windows and mutated walks."""
+    from conftest import PLAIN, compile_text, files_for, validators
+    from test_cases import MATCH_CASES, _regular
+
+    import abnfc.backends.c.windows as c_windows
+    from abnfc.automata.windows import Windows, windows
+
+    monkeypatch.setattr(c_windows, "MIN_LENGTH", 1)
+    chosen: dict[tuple[str, str | None], list[bytes]] = {}
+    for case in MATCH_CASES:
+        if case.setup != PLAIN or not _regular(case):
+            continue
+        minimal = compile_text(case.grammar, case.start).minimal
+        if not isinstance(windows(minimal), Windows):
+            continue
+        [source] = [body for name, body in files_for(case.grammar, "c", "g", case.start).items() if name.endswith(".c")]
+        if "g_windows_valid_" in source:  # not a finite language's plain loop
+            chosen.setdefault((case.grammar, case.start), []).extend([*case.accept, *case.reject])
+    loaded = validators([text for text, _ in chosen], "c", starts=[start for _, start in chosen])
+    windowed = 0
+    for (text, start), validator in zip(chosen, loaded, strict=True):
+        minimal = compile_text(text, start).minimal
+        rng = random.Random(text)
+        inputs = chosen[text, start] + mutated_walks(minimal, rng, 200, 150, cut_share=0.2)
+        inputs += [b"".join(rng.choice(class_edges(minimal)).to_bytes(1, "big") for _ in range(rng.randint(1, 12)))
+                   for _ in range(200)]
+        for data in inputs:
+            assert validator.is_valid(data) == minimal.matches(data), (text, start, data)
+        windowed += 1
+    assert windowed >= 30
