@@ -98,6 +98,9 @@ class BatchKernel:
             function.restype, function.argtypes = size, args
             self._fn[name] = function
         self._fn["error_state"].restype = ctypes.c_uint32
+        init = getattr(lib, f"{prefix}_batch_init")
+        init.restype, init.argtypes = None, []
+        init()  # the table, once, before threads may call the kernel (ctypes lets go of the GIL)
 
     def expected(self, record: bytes) -> tuple[tuple[int, int], ...]:
         """The byte ranges that could continue ``record`` at its first error: those of the

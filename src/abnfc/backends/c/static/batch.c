@@ -123,6 +123,17 @@ static void abnfc_group_(const unsigned char *bytes, const size_t *starts, const
 }
 #endif
 
+/* Builds the table (if this kernel has one) before any other call: the loader calls it once, so
+ * that threads calling the kernel later only read it. */
+void ABNFC_FN(batch_init)(void);
+void ABNFC_FN(batch_init)(void)
+{
+#ifdef ABNFC_TABLE
+    if (!abnfc_ready_)
+        abnfc_build_();
+#endif
+}
+
 /* Whether each record matches: ok[i] for records i = 0 .. count (start(i), len(i) expressions). */
 #ifdef ABNFC_TABLE
 #define ABNFC_MATCHES(bytes, count, start, len, ok)                                               \

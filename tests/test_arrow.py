@@ -1,0 +1,119 @@
+"""``load_validator(grammar, lang="c").validate_arrow(array)``: every string and binary type,
+nulls, slices at every offset, chunked arrays, empty and all-null arrays, wrong types, agreement
+with the generated Python module on random values, and the error without a C compiler."""
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+from helpers.paths import GRAMMARS
+
+import abnfc
+from abnfc.errors import AbnfError
+
+pa = pytest.importorskip("pyarrow")
+
+TYPES = [pa.string(), pa.large_string(), pa.binary(), pa.large_binary()]
+GOOD = "2020-01-01T00:00:00Z"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache(tmp_path_factory: pytest.TempPathFactory):
+    """Kernels are cached in a folder of the test run, shared by this module's tests."""
+    folder = tmp_path_factory.mktemp("cache")
+    before = os.environ.get("ABNFC_CACHE")
+    os.environ["ABNFC_CACHE"] = str(folder)
+    yield folder
+    if before is None:
+        del os.environ["ABNFC_CACHE"]
+    else:
+        os.environ["ABNFC_CACHE"] = before
+
+
+@pytest.fixture(scope="module")
+def datetime_c():
+    return abnfc.load_validator(GRAMMARS / "datetime.abnf", lang="c")
+
+
+@pytest.fixture(scope="module")
+def datetime_python():
+    return abnfc.load_validator(GRAMMARS / "datetime.abnf", lang="python")
+
+
+VALUES = [GOOD, None, "bad", "2020-01-01T00:00:00.5+01:00", "", None, GOOD + "x", "1999-12-31t23:59:60z",
+          "2020-01-01T00:00:00", GOOD, None, "2020"]
+
+
+def wanted(values: list) -> list:
+    python = abnfc.load_validator(GRAMMARS / "datetime.abnf", lang="python")
+    return [None if value is None else python.is_valid(value.encode() if isinstance(value, str) else value)
+            for value in values]
+
+
+@pytest.mark.parametrize("kind", TYPES, ids=str)
+def test_types_nulls_and_slices(datetime_c, kind) -> None:
+    binary = kind in (pa.binary(), pa.large_binary())
+    values = [v.encode() if binary and v is not None else v for v in VALUES]
+    array = pa.array(values, type=kind)
+    expected = wanted(values)
+    result = datetime_c.validate_arrow(array)
+    assert result.type == pa.bool_() and result.to_pylist() == expected
+    assert result.null_count == 3
+    for start in range(len(values)):
+        for stop in (start, start + 1, len(values)):
+            sliced = datetime_c.validate_arrow(array.slice(start, stop - start))
+            assert sliced.to_pylist() == expected[start:stop], (start, stop)
+
+
+def test_chunked_empty_and_all_null(datetime_c) -> None:
+    chunked = pa.chunked_array([pa.array(VALUES[:5]), pa.array(VALUES[5:])])
+    result = datetime_c.validate_arrow(chunked)
+    assert isinstance(result, pa.ChunkedArray) and result.to_pylist() == wanted(VALUES)
+    assert datetime_c.validate_arrow(pa.array([], pa.string())).to_pylist() == []
+    assert datetime_c.validate_arrow(pa.array([None, None], pa.large_string())).to_pylist() == [None, None]
+    assert datetime_c.validate_arrow(pa.array(["", ""], pa.binary())).to_pylist() == [False, False]
+
+
+def test_wrong_type(datetime_c) -> None:
+    with pytest.raises(AbnfError, match="string, large_string, binary or large_binary"):
+        datetime_c.validate_arrow(pa.array([1, 2]))
+
+
+def random_value(rng: random.Random) -> bytes:
+    value = bytearray(rng.choice([GOOD.encode(), b"1999-12-31t23:59:60.123+05:30", b"2000-02-29T00:00:00z"]))
+    for _edit in range(rng.randrange(3)):
+        at = rng.randrange(len(value) + 1)
+        value[at: at + 1] = bytes([rng.choice(b"0123456789:-.TZtz+x\x00\xff")])
+    return bytes(value[: rng.randrange(len(value) + 1)] if rng.random() < 0.2 else value)
+
+
+@pytest.mark.parametrize("grammar", ["datetime.abnf", "uri.abnf", "utf8.abnf"])
+def test_agrees_with_python_on_random_values(grammar: str) -> None:
+    c = abnfc.load_validator(GRAMMARS / grammar, lang="c")
+    python = abnfc.load_validator(GRAMMARS / grammar, lang="python")
+    rng = random.Random(grammar)
+    values = [random_value(rng) if rng.random() < 0.7 else bytes(rng.randrange(256) for _ in range(rng.randrange(40)))
+              for _ in range(5000)]
+    values += [None, b""]
+    expected = [None if value is None else python.is_valid(value) for value in values]
+    for kind in (pa.binary(), pa.large_binary()):
+        array = pa.array(values, type=kind)
+        assert c.validate_arrow(array).to_pylist() == expected
+        assert c.validate_arrow(array.slice(13)).to_pylist() == expected[13:]
+
+
+def test_kernel_compiled_once(datetime_c, cache: Path) -> None:
+    datetime_c.validate_arrow(pa.array([GOOD]))
+    built = sorted(cache.glob("*.so"))
+    again = abnfc.load_validator(GRAMMARS / "datetime.abnf", lang="c")
+    assert again.validate_arrow(pa.array(["x"])).to_pylist() == [False]
+    assert sorted(cache.glob("*.so")) == built  # the same key: loaded from the cache
+
+
+def test_no_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(AbnfError, match=r"lang='python'"):
+        abnfc.load_validator(GRAMMARS / "datetime.abnf", lang="c")
