@@ -95,8 +95,9 @@ def test_agrees_with_python_on_random_values(grammar: str) -> None:
     c: Any = abnfc.load_validator(GRAMMARS / grammar, lang="c")  # validate_arrow: the C validator's own
     python = abnfc.load_validator(GRAMMARS / grammar, lang="python")
     rng = random.Random(grammar)
-    values: list[bytes | None] = [random_value(rng) if rng.random() < 0.7 else bytes(rng.randrange(256) for _ in range(rng.randrange(40)))
-              for _ in range(5000)]
+    values: list[bytes | None] = [
+        random_value(rng) if rng.random() < 0.7 else bytes(rng.randrange(256) for _ in range(rng.randrange(40)))
+        for _ in range(5000)]
     values += [None, b""]
     expected = [None if value is None else python.is_valid(value) for value in values]
     for kind in (pa.binary(), pa.large_binary()):
