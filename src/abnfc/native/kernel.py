@@ -1,65 +1,20 @@
-"""Calling a compiled batch kernel (``backends/c/static/batch.c`` compiled with a grammar's
-generated C, by :mod:`abnfc.backends.c.batch`) through ctypes, and the cache that holds it.
-
-This module is the light half: finding a library in the cache and calling it needs neither the
-parser nor the automata nor the backends, so that ``abnfc check --records`` with a cached
-kernel starts in tens of milliseconds.  The kernel's functions read records from one buffer and
-offsets (Arrow's layout, with ``size_t``, 32-bit or 64-bit offsets read in place), or split
-lines themselves, and return each record's first error, or only the invalid ones.
-
-The cache folder is ``$ABNFC_CACHE``, else ``$XDG_CACHE_HOME/abnfc``, else ``~/.cache/abnfc``;
-a library's key covers what its code depends on (see :func:`cache_key`).
+"""Calling a compiled batch kernel through ctypes: records from one buffer and offsets (Arrow's
+layout, with ``size_t``, 32-bit or 64-bit offsets read in place), or lines the kernel splits
+itself, checked with one call a block; each record's first error, or only the invalid ones.
 """
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import shutil
 from array import array
-from pathlib import Path
 from typing import Any
 
-from .errors import AbnfError
-from .i18n import _
-from .version import __version__
+from ..errors import AbnfError
+from ..i18n import _
+from .cache import cache_folder
 
-# The kernel's source belongs to the C backend; its text is part of every key, so that a changed
-# kernel is rebuilt.
-KERNEL = Path(__file__).parent / "backends" / "c" / "static" / "batch.c"
 MAX_BAD = 4096  # invalid lines P_line_errors reports a call (4 numbers each)
 SIZE_CODE = "Q" if ctypes.sizeof(ctypes.c_size_t) == 8 else "I"  # array typecode of size_t
 SIZE_MAX = ctypes.c_size_t(-1).value  # a record's first error when it is valid
-
-
-def find_compiler() -> str | None:
-    """The C compiler: ``$CC`` if set and found, else ``cc``, ``gcc`` or ``clang``; None if none is."""
-    for candidate in (os.environ.get("CC"), "cc", "gcc", "clang"):
-        if candidate and shutil.which(candidate):
-            return candidate
-    return None
-
-
-def cache_folder() -> Path:
-    """Where compiled kernels are kept: $ABNFC_CACHE, $XDG_CACHE_HOME/abnfc or ~/.cache/abnfc."""
-    explicit = os.environ.get("ABNFC_CACHE")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "abnfc"
-
-
-def cache_key(cc: str, *parts: str | bytes) -> str:
-    """The key of a library: ``parts`` (what the caller's source depends on), the compiler (its
-    name, and the size and time of the file it resolves to, so that an upgrade rebuilds),
-    abnfc's version and the kernel's text."""
-    found = shutil.which(cc) or cc
-    stat = os.stat(os.path.realpath(found))
-    digest = hashlib.sha256()
-    for part in (__version__, cc, f"{found}:{stat.st_size}:{stat.st_mtime_ns}", KERNEL.read_bytes(), *parts):
-        data = part.encode("utf-8") if isinstance(part, str) else part
-        digest.update(len(data).to_bytes(8, "little") + data)
-    return digest.hexdigest()[:40]
 
 
 def cached(key: str, prefix: str = "validator") -> BatchKernel | None:
@@ -184,4 +139,4 @@ def arrow_width(kind: Any) -> int:
     return width
 
 
-__all__ = ["MAX_BAD", "SIZE_MAX", "BatchKernel", "cache_folder", "cache_key", "cached", "find_compiler"]
+__all__ = ["MAX_BAD", "SIZE_MAX", "BatchKernel", "cached"]

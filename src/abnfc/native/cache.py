@@ -1,0 +1,52 @@
+"""The cache of compiled batch kernels, and the C compiler that builds them.
+
+The cache folder is ``$ABNFC_CACHE``, else ``$XDG_CACHE_HOME/abnfc``, else ``~/.cache/abnfc``;
+a library's key covers everything its code depends on (see :func:`cache_key`), so that a
+changed grammar, option, compiler, kernel or abnfc gets a new library and a stale one is never
+loaded.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+from ..version import __version__
+
+# The kernel's source belongs to the C backend; its text is part of every key, so that a changed
+# kernel is rebuilt.
+KERNEL = Path(__file__).parent.parent / "backends" / "c" / "static" / "batch.c"
+
+
+def find_compiler() -> str | None:
+    """The C compiler: ``$CC`` if set and found, else ``cc``, ``gcc`` or ``clang``; None if none is."""
+    for candidate in (os.environ.get("CC"), "cc", "gcc", "clang"):
+        if candidate and shutil.which(candidate):
+            return candidate
+    return None
+
+
+def cache_folder() -> Path:
+    """Where compiled kernels are kept: $ABNFC_CACHE, $XDG_CACHE_HOME/abnfc or ~/.cache/abnfc."""
+    explicit = os.environ.get("ABNFC_CACHE")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "abnfc"
+
+
+def cache_key(cc: str, *parts: str | bytes) -> str:
+    """The key of a library: ``parts`` (what the caller's source depends on), the compiler (its
+    name, and the size and time of the file it resolves to, so that an upgrade rebuilds),
+    abnfc's version and the kernel's text."""
+    found = shutil.which(cc) or cc
+    stat = os.stat(os.path.realpath(found))
+    digest = hashlib.sha256()
+    for part in (__version__, cc, f"{found}:{stat.st_size}:{stat.st_mtime_ns}", KERNEL.read_bytes(), *parts):
+        data = part.encode("utf-8") if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "little") + data)
+    return digest.hexdigest()[:40]
+
+
+__all__ = ["KERNEL", "cache_folder", "cache_key", "find_compiler"]
