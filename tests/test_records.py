@@ -266,8 +266,12 @@ def test_batch_agrees_with_python(grammar: str) -> None:
     lines = [record for record in records if b"\n" not in record and not record.endswith(b"\r")]
     count, bad = kernel.line_errors(b"\r\n".join(lines) + b"\n")
     assert count == len(lines)
-    assert [(index, at) for index, at, _start, _end in bad] == [
+    assert [(index, at) for index, at, _start, _end, _state in bad] == [
         (i, at) for i, record in enumerate(lines) for at in [python.first_error(record)] if at is not None]
+    for index, _at, _start, _end, state in bad[:200]:  # the state at the error gives the expected bytes
+        stream = python.Validator()
+        stream.feed(lines[index])
+        assert kernel.expected_in(state) == tuple(stream.expected())
     for record in records[:200]:
         at = python.first_error(record)
         if at is not None:
@@ -285,5 +289,5 @@ def test_many_invalid_lines_in_one_block() -> None:
     data = b"".join(b"bad\n" if i % 2 else GOOD.encode() + b"\n" for i in range(3 * native.MAX_BAD))
     count, bad = kernel.line_errors(data)
     assert count == 3 * native.MAX_BAD
-    assert [index for index, _at, _start, _end in bad] == list(range(1, 3 * native.MAX_BAD, 2))
-    assert all(data[start:end] == b"bad" for _index, _at, start, end in bad)
+    assert [index for index, _at, _start, _end, _state in bad] == list(range(1, 3 * native.MAX_BAD, 2))
+    assert all(data[start:end] == b"bad" for _index, _at, start, end, _state in bad)

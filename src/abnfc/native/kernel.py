@@ -12,7 +12,7 @@ from ..errors import AbnfError
 from ..i18n import _
 from .cache import cache_folder
 
-MAX_BAD = 4096  # invalid lines P_line_errors reports a call (4 numbers each)
+MAX_BAD = 4096  # invalid lines P_line_errors reports a call (5 numbers each)
 SIZE_CODE = "Q" if ctypes.sizeof(ctypes.c_size_t) == 8 else "I"  # array typecode of size_t
 SIZE_MAX = ctypes.c_size_t(-1).value  # a record's first error when it is valid
 
@@ -58,9 +58,12 @@ class BatchKernel:
         init()  # the table, once, before threads may call the kernel (ctypes lets go of the GIL)
 
     def expected(self, record: bytes) -> tuple[tuple[int, int], ...]:
-        """The byte ranges that could continue ``record`` at its first error: those of the
-        automaton state there (P_error_state, then P_expected), asked once per state."""
-        state = self._fn["error_state"](record, len(record))
+        """The byte ranges that could continue ``record`` at its first error."""
+        return self.expected_in(self._fn["error_state"](record, len(record)))
+
+    def expected_in(self, state: int) -> tuple[tuple[int, int], ...]:
+        """The byte ranges that let a match continue from automaton ``state`` (P_expected),
+        asked once per state: many invalid records stop in few states."""
         ranges = self._expected.get(state)
         if ranges is None:
             out = (ctypes.c_uint8 * 512)()  # 256 ranges of (lo, hi) at most
@@ -76,19 +79,21 @@ class BatchKernel:
             self._fn["first_errors"](data, _address(offsets), count, _address(out))
         return out
 
-    def line_errors(self, data: bytes) -> tuple[int, list[tuple[int, int, int, int]]]:
+    def line_errors(self, data: bytes) -> tuple[int, list[tuple[int, int, int, int, int]]]:
         """The number of lines in ``data`` and the invalid ones, each as (index, first error,
-        start, end) in ``data`` (see ``P_line_errors``; tuples, not objects: there may be many)."""
-        bad = array(SIZE_CODE, bytes(ctypes.sizeof(ctypes.c_size_t) * 4 * MAX_BAD))
+        start, end, automaton state at the error) in ``data`` (see ``P_line_errors``; tuples,
+        not objects: there may be many)."""
+        bad = array(SIZE_CODE, bytes(ctypes.sizeof(ctypes.c_size_t) * 5 * MAX_BAD))
         lines, consumed = ctypes.c_size_t(), ctypes.c_size_t()
         base, start, total = _address(data), 0, 0
-        found: list[tuple[int, int, int, int]] = []
+        found: list[tuple[int, int, int, int, int]] = []
         while start < len(data):
             n = self._fn["line_errors"](base + start, len(data) - start, _address(bad), MAX_BAD,
                                         ctypes.byref(lines), ctypes.byref(consumed))
-            numbers = iter(bad[: 4 * n])
-            found.extend((total + index, at, start + begin, start + end)
-                         for index, at, begin, end in zip(numbers, numbers, numbers, numbers, strict=True))
+            numbers = iter(bad[: 5 * n])
+            found.extend((total + index, at, start + begin, start + end, state)
+                         for index, at, begin, end, state in zip(numbers, numbers, numbers, numbers, numbers,
+                                                                 strict=True))
             total += lines.value
             start += consumed.value
         return total, found

@@ -80,7 +80,8 @@ def _block_invalid(verifier: Verifier, block: Block, name: str, before: int) -> 
     (``before``: the records of the file before the block)."""
     count, bad = verifier.errors(block)
     found = [Invalid(name, block.number(one.index, before), one.offset, () if one.offset is None else
-                     verifier.expected(one.record), one.record, one.reason) for one in bad]
+                     one.expected if one.expected is not None else verifier.expected(one.record),
+                     one.record, one.reason) for one in bad]
     if block.missing:
         found += [Invalid(name, block.number(index, before), None, (), b"", reason) for index, reason in block.missing]
         found.sort(key=lambda one: one.record)

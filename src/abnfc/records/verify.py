@@ -36,6 +36,7 @@ class Bad:
     offset: int | None
     record: bytes
     reason: str | None = None
+    expected: Ranges | None = None  # when the verifier knew them at once (else: Verifier.expected)
 
 
 class Verifier(Protocol):
@@ -57,7 +58,9 @@ class CVerifier:
     def errors(self, block: Block) -> tuple[int, list[Bad]]:
         if block.count is None:
             count, lines = self.kernel.line_errors(block.data)
-            return count, [Bad(index, at, block.data[start:end]) for index, at, start, end in lines]
+            expected = self.kernel.expected_in
+            return count, [Bad(index, at, block.data[start:end], None, expected(state))
+                           for index, at, start, end, state in lines]
         missing = {index for index, _reason in block.missing}
         if block.values is not None:
             found = self.kernel.arrow_first_errors(block.values)

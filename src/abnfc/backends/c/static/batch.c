@@ -214,10 +214,21 @@ ABNFC_FIRST_ERRORS(ABNFC_FN(first_errors_i64), int64_t)
 ABNFC_VALID_BITS(ABNFC_FN(valid_bits_i32), int32_t)
 ABNFC_VALID_BITS(ABNFC_FN(valid_bits_i64), int64_t)
 
+/* The first error of data[0 .. len) (SIZE_MAX: none) and the automaton state there. */
+static size_t abnfc_error_at_(const unsigned char *data, size_t len, uint32_t *state)
+{
+    ABNFC_FN(stream) s;
+    ABNFC_FN(stream_init)(&s);
+    ABNFC_FN(stream_feed)(&s, data, len);
+    *state = ABNFC_FN(stream_state)(&s);
+    return ABNFC_FN(stream_finish)(&s);
+}
+
 /*
  * The lines of data[0 .. len), each without its "\n" or "\r\n" (no empty last line after a final
  * "\n"), checked in order, ABNFC_CHUNK lines at a time.  Each invalid line is written to bad as
- * four numbers: its index, its first error, its start and its end in data.  Stops after `cap`
+ * five numbers: its index, its first error, its start and its end in data, and the automaton
+ * state at the error (for P_expected).  Stops after `cap`
  * invalid lines; *lines gets the number of lines checked and *consumed the bytes they took, so
  * that the caller goes on from there.  Returns the number of invalid lines written.
  */
@@ -244,10 +255,12 @@ size_t ABNFC_FN(line_errors)(const void *data, size_t len, size_t *bad, size_t c
         ABNFC_MATCHES(bytes, n, starts[i], lengths[i], ok);
         for (k = 0; k < n; k++) {
             if (!ok[k]) {
-                bad[4 * found] = index + k;
-                bad[4 * found + 1] = ABNFC_FIRST_ERROR(bytes + starts[k], lengths[k]);
-                bad[4 * found + 2] = starts[k];
-                bad[4 * found + 3] = starts[k] + lengths[k];
+                uint32_t state;
+                bad[5 * found] = index + k;
+                bad[5 * found + 1] = abnfc_error_at_(bytes + starts[k], lengths[k], &state);
+                bad[5 * found + 2] = starts[k];
+                bad[5 * found + 3] = starts[k] + lengths[k];
+                bad[5 * found + 4] = state;
                 if (++found == cap) { /* full: stop after this line */
                     *lines = index + k + 1;
                     *consumed = nexts[k];
