@@ -3,9 +3,11 @@ statuses, the cache of the batch kernel, the fallbacks (no C compiler, grammars 
 and the batch kernel against the generated Python module's first_error on random records."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
+import sys
 from array import array
 from pathlib import Path
 
@@ -291,3 +293,10 @@ def test_many_invalid_lines_in_one_block() -> None:
     assert count == 3 * native.MAX_BAD
     assert [index for index, _at, _start, _end, _state in bad] == list(range(1, 3 * native.MAX_BAD, 2))
     assert all(data[start:end] == b"bad" for _index, _at, start, end, _state in bad)
+
+
+def test_standard_input_and_start_rule(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"2020\n1\n")))
+    status, objects, _err = check_json(capsys, DATETIME, "--start", "date-fullyear", "--records", "lines", "-")
+    assert status == 1
+    assert objects[:-1] == [{"file": "<stdin>", "record": 2, "offset": 1, "expected": [[48, 57]]}]
