@@ -114,6 +114,15 @@ def test_kernel_compiled_once(datetime_c, cache: Path) -> None:
     assert sorted(cache.glob("*.so")) == built  # the same key: loaded from the cache
 
 
+def test_python_validator_fallback(datetime_python) -> None:
+    array = pa.array(VALUES, pa.large_string())
+    assert datetime_python.validate_arrow(array.slice(1)).to_pylist() == wanted(VALUES)[1:]
+    chunked = pa.chunked_array([pa.array([b"x"], pa.binary()), pa.array([GOOD.encode(), None], pa.binary())])
+    assert datetime_python.validate_arrow(chunked).to_pylist() == [False, True, None]
+    with pytest.raises(AbnfError, match="large_binary"):
+        datetime_python.validate_arrow(pa.array([1.5]))
+
+
 def test_no_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
     monkeypatch.setenv("PATH", str(tmp_path))
