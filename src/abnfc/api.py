@@ -95,7 +95,7 @@ def _need_compiler() -> None:
     except AbnfError:
         raise AbnfError.at(None, _("no C compiler found (looked for $CC, cc, gcc and clang), so the C validator "
                                    "(and its validate_arrow) cannot be built; abnfc.load_validator(grammar, "
-                                   "lang='python') needs none, and its validate_arrow checks one value at a "
+                                   "lang='python') needs none, and its first_error checks one value at a "
                                    "time")) from None
 
 
