@@ -17,6 +17,15 @@ from ..version import __version__
 # The kernel's source belongs to the C backend; its text is part of every key, so that a changed
 # kernel is rebuilt.
 KERNEL = Path(__file__).parent.parent / "backends" / "c" / "static" / "batch.c"
+TEMPLATES = KERNEL.parent.parent / "templates"  # what the generated C is made from
+
+
+def templates_stamp() -> str:
+    """The names, sizes and times of the C backend's templates: a key made from a grammar's text
+    (not from the generated source) includes it, so that a changed template (in a working copy,
+    before the version changes) gets a new library."""
+    entries = sorted((entry.name, entry.stat()) for entry in os.scandir(TEMPLATES)) if TEMPLATES.is_dir() else []
+    return ";".join(f"{name}:{stat.st_size}:{stat.st_mtime_ns}" for name, stat in entries)
 
 
 def find_compiler() -> str | None:
@@ -49,4 +58,4 @@ def cache_key(cc: str, *parts: str | bytes) -> str:
     return digest.hexdigest()[:40]
 
 
-__all__ = ["KERNEL", "cache_folder", "cache_key", "find_compiler"]
+__all__ = ["KERNEL", "cache_folder", "cache_key", "find_compiler", "templates_stamp"]

@@ -186,7 +186,7 @@ def _key(choice: Choice, cc: str) -> str | None:
     except OSError:
         return None
     options = repr((choice.encoding, choice.start, choice.engine, choice.limits, len(texts)))
-    return native.cache_key(cc, "records", options, *texts)
+    return native.cache_key(cc, "records", native.templates_stamp(), options, *texts)
 
 
 def _read(path: str) -> bytes:
