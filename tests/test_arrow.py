@@ -128,3 +128,11 @@ def test_no_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(AbnfError, match=r"lang='python'"):
         abnfc.load_validator(GRAMMARS / "datetime.abnf", lang="c")
+
+
+def test_beyond_the_table() -> None:
+    """More than 4,096 states: the kernel leaves the table out and calls first_error a record at a time."""
+    grammar = abnfc.load_grammar(text='r = 4200"a" / "b"\n')
+    c: Any = abnfc.load_validator(grammar, lang="c")
+    array = pa.array(["a" * 4200, "a" * 4199, "b", None, "a" * 4201, ""])
+    assert c.validate_arrow(array).to_pylist() == [True, False, True, None, False, False]
