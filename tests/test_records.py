@@ -300,3 +300,15 @@ def test_standard_input_and_start_rule(capsys, monkeypatch: pytest.MonkeyPatch) 
     status, objects, _err = check_json(capsys, DATETIME, "--start", "date-fullyear", "--records", "lines", "-")
     assert status == 1
     assert objects[:-1] == [{"file": "<stdin>", "record": 2, "offset": 1, "expected": [[48, 57]]}]
+
+
+def test_bytes_that_are_not_utf8_reach_the_grammar(capsys, tmp_path: Path) -> None:
+    """A CSV value's bytes are checked as they are in the file (not decoded and re-encoded), and
+    a JSON string's lone surrogate as the three bytes Python's surrogatepass gives it."""
+    utf8 = str(GRAMMARS / "utf8.abnf")
+    path = write(tmp_path, "t.csv", b"v\nok\na\xffb\n\"x\x00\xc3\xa9\"\n")
+    status, objects, _err = check_json(capsys, utf8, "--records", "csv:v", path)
+    assert status == 1 and [(o.get("record"), o.get("offset")) for o in objects[:-1]] == [(2, 1)]
+    path = write(tmp_path, "t.jsonl", '{"v": "caf\\u00e9"}\n{"v": "a\\ud800"}\n')
+    status, objects, _err = check_json(capsys, utf8, "--records", "jsonl:v", path)
+    assert status == 1 and [(o.get("record"), o.get("offset")) for o in objects[:-1]] == [(2, 2)]
