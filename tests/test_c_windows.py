@@ -137,3 +137,14 @@ def test_every_case_grammar_with_windows_through_the_runner(monkeypatch):
             assert validator.is_valid(data) == minimal.matches(data), (text, start, data)
         windowed += 1
     assert windowed >= 30
+
+
+def test_a_language_with_no_forbidden_window_compiles_strictly(tmp_path):
+    """After its first byte every byte may follow: no box, one group of zero masks."""
+    gen = generate(tmp_path, "x = %x41 *%x00-FF\n", "anyafter")
+    assert gen.plan.windows is not None and gen.plan.windows.boxes == 0 and gen.plan.windows.groups == 1
+    binary = build(gen, "check_records.c", tmp_path / "check", ["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror",
+                                                                "-DANYAFTER_WINDOWS_MIN=1"])
+    inputs = [b"", b"A", b"B", b"AB", b"A" + bytes(range(256)), b"BA" * 100]
+    assert run_records(binary, write_records(tmp_path / "records", inputs)) == [
+        gen.minimal.first_error(d) for d in inputs]

@@ -73,7 +73,7 @@ def plan_windows(tables: Tables, unit: int, strategy: str) -> WindowsC | None:
         return None  # the loop takes "not dead" for "live": no other state may be hopeless
     classes = tables.byte_class
     uniform = len(set(classes[:128])) == 1
-    groups = (len(found.boxes) + 7) // 8
+    groups = max(1, (len(found.boxes) + 7) // 8)  # no box at all (every window allowed): one group of zeros
     masks = tuple(tuple(_class_masks(classes, mask, group) for mask in found.masks) for group in range(groups))
     low = classes[0]
     all_low_allowed = _and_all(found.masks, 0) == 0
