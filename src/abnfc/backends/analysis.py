@@ -97,8 +97,12 @@ def longest_life(tables: Tables) -> int | None:
     return max(longest.values(), default=0)  # every state is reachable: the start is the one source
 
 
-def pair_functions(tables: Tables) -> Pairs | None:
-    if tables.num_states > MAX_PAIR_STATES:
+def pair_functions(tables: Tables, max_states: int = MAX_PAIR_STATES,
+                   max_functions: int = MAX_PAIR_FUNCTIONS) -> Pairs | None:
+    """The transition functions of byte-class pairs, numbered in first-seen order, and each class
+    pair's function; None past ``max_states`` states or ``max_functions`` functions (the C, Go and
+    Rust shift DFAs take at most 10 states, Rust's two-byte table 256, the Python module's any)."""
+    if tables.num_states > max_states:
         return None
     numbers: dict[tuple[int, ...], int] = {}
     of_classes = []
@@ -107,7 +111,7 @@ def pair_functions(tables: Tables) -> Pairs | None:
         for second in range(tables.num_classes):
             function = tuple(tables.states[s.targets[first]].targets[second] for s in tables.states)
             if function not in numbers:
-                if len(numbers) == MAX_PAIR_FUNCTIONS:
+                if len(numbers) == max_functions:
                     return None
                 numbers[function] = len(numbers)
             row.append(numbers[function])

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ...errors import AbnfError
 from ...i18n import _
+from ..analysis import pair_functions
 from ..tables import Tables
 from .idioms import Idiom, recognise
 from .skip import SkipPattern, skip_patterns
@@ -67,19 +68,11 @@ def lower(tables: Tables, options: Mapping[str, str]) -> PythonPlan:
 
 
 def _pairs(tables: Tables) -> PairPlan | None:
-    """The pair functions of every pair of classes, numbered in first-seen order; None where
-    there are too many to pay off."""
-    functions: dict[tuple[int, ...], int] = {}
-    ids = []
-    for first in range(tables.num_classes):
-        row = []
-        for second in range(tables.num_classes):
-            function = tuple(tables.states[state.targets[first]].targets[second] for state in tables.states)
-            row.append(functions.setdefault(function, len(functions)))
-        ids.append(row)
-    if len(functions) > MAX_PAIR_FUNCTIONS or len(functions) * tables.num_states > MAX_PAIR_CELLS:
+    """The pair function of every pair of classes; None where there are too many to pay off."""
+    found = pair_functions(tables, tables.num_states, MAX_PAIR_FUNCTIONS)
+    if found is None or len(found.rows) * tables.num_states > MAX_PAIR_CELLS:
         return None
-    return PairPlan(tuple(repr(bytes(row)) for row in ids), len(functions), SHORT)
+    return PairPlan(tuple(repr(bytes(row)) for row in found.of_classes), len(found.rows), SHORT)
 
 
 def _verbose(pattern: SkipPattern) -> VerbosePattern:

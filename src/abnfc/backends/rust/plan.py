@@ -42,7 +42,8 @@ from dataclasses import dataclass
 
 from ...charset import format_hex
 from ...errors import InvariantError, printable
-from ..analysis import Speed, analyse, plan_strategy
+from ..analysis import Pairs as AnalysedPairs
+from ..analysis import Speed, analyse, pair_functions, plan_strategy
 from ..tables import Tables
 
 SHIFT_BITS = 6
@@ -163,7 +164,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> RustPlan:
     wanted = options.get("strategy", "auto")
     strategy, plain = plan_strategy(tables, speed, wanted, "Rust", "--rust-strategy")
     shifting = strategy != "table"
-    columns = None if shifting or plain else _pair_columns(tables)
+    columns = None if shifting or plain else pair_functions(tables, MAX_TABLE_PAIR_STATES, 256)
     # The table's two-byte steps hold states as they are: NEXT2 is read by function, then state.
     unit = SHIFT_BITS if shifting else tables.num_classes if columns is None else 1
     ascii_skips = frozenset() if plain else frozenset(s.state for s in speed.skip_sets if s.kind == "high")
@@ -272,30 +273,8 @@ def _cell_type(largest: int) -> str:
     return "u8" if largest < 1 << 8 else "u16" if largest < 1 << 16 else "u32"
 
 
-PairFunctions = tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]  # functions, of_classes
-
-
-def _pair_columns(tables: Tables) -> PairFunctions | None:
-    """The transition functions of byte-class pairs, and per pair of classes its function's
-    number (``of_classes``), when there are at most 256 states and 256 functions: then the
-    table strategy steps two bytes with one load on the chain from step to step."""
-    if tables.num_states > MAX_TABLE_PAIR_STATES:
-        return None
-    numbers: dict[tuple[int, ...], int] = {}
-    of_classes = []
-    for first in range(tables.num_classes):
-        row = []
-        for second in range(tables.num_classes):
-            function = tuple(tables.states[s.targets[first]].targets[second] for s in tables.states)
-            row.append(numbers.setdefault(function, len(numbers)))
-        of_classes.append(tuple(row))
-    if len(numbers) > 256:
-        return None
-    return (tuple(numbers), tuple(of_classes))
-
-
-def _table_pairs(tables: Tables, found: PairFunctions) -> TablePairs:
-    functions, of_classes = found
+def _table_pairs(tables: Tables, found: AnalysedPairs) -> TablePairs:
+    functions, of_classes = found.rows, found.of_classes
     width = len(str(tables.num_states - 1))
     # Rows of 256: the row of a function starts at function << 8, a shift where S would take a
     # multiplication (rows of 183 states ran URI 12% slower); the padding is never read.
@@ -306,7 +285,7 @@ def _table_pairs(tables: Tables, found: PairFunctions) -> TablePairs:
 
 
 def _table(tables: Tables, speed: Speed, ascii_skips: frozenset[int], plain: bool,
-           columns: PairFunctions | None) -> Table:
+           columns: AnalysedPairs | None) -> Table:
     unit = tables.num_classes if columns is None else 1
     width = len(str((tables.num_states - 1) * unit))
     next_lines = tuple(Line(f"{s.index}: {_doc_safe(s.note)}" if s.note else str(s.index),
