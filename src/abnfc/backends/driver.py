@@ -76,6 +76,35 @@ class JsonDriver(DriverProcess):
         return reply
 
 
+class DriverStream:
+    """An incremental Validator a driver runs: what its status answer (``complete``, ``state``,
+    ``offset`` and, for a pushdown validator, ``depth``) gives, as the Python module's
+    ``Validator`` gives it.  Subclasses ask for the status in their driver's protocol."""
+
+    def _status(self) -> dict:
+        raise NotImplementedError
+
+    @property
+    def complete(self) -> bool:
+        return bool(self._status()["complete"])
+
+    @property
+    def state(self) -> int:
+        return int(self._status()["state"])
+
+    @property
+    def offset(self) -> int:
+        return int(self._status()["offset"])
+
+    @property
+    def depth(self) -> int:
+        """The number of nested parts open (a pushdown validator's only)."""
+        status = self._status()
+        if "depth" not in status:
+            raise AttributeError("depth: the validator of a regular grammar has no stack")
+        return int(status["depth"])
+
+
 def hex_of(data) -> str:
     """An input as the drivers take it: hexadecimal; a str is refused as the Python module does."""
     if isinstance(data, str):

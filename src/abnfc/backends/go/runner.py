@@ -23,7 +23,7 @@ from typing import Any
 
 from ...errors import AbnfError
 from ...i18n import _
-from ..driver import JsonDriver, NestingError, hex_of
+from ..driver import DriverStream, JsonDriver, NestingError, hex_of
 from ..templating import render_template
 
 MODULE = "abnfcrun"
@@ -130,7 +130,7 @@ class GoValidator:
         return GoStream(self.process, self.process.ask(op="new", g=self.index, **_depth(max_depth))["stream"])
 
 
-class GoStream:
+class GoStream(DriverStream):
     """The package's ``Validator``, with the generated Python module's interface."""
 
     def __init__(self, process: JsonDriver, stream: int):
@@ -148,10 +148,6 @@ class GoStream:
     def _status(self) -> dict:
         return self.process.ask(op="status", s=self.stream)
 
-    @property
-    def complete(self) -> bool:
-        return bool(self._status()["complete"])
-
     def first_error(self) -> int | None:
         """As the Python module's: past the depth limit there is no verdict, and NestingError."""
         status = self._status()
@@ -162,19 +158,3 @@ class GoStream:
 
     def expected(self) -> list[tuple[int, int]]:
         return [(lo, hi) for lo, hi in self._status()["ranges"]]
-
-    @property
-    def state(self) -> int:
-        return int(self._status()["state"])
-
-    @property
-    def offset(self) -> int:
-        return int(self._status()["offset"])
-
-    @property
-    def depth(self) -> int:
-        """The number of nested parts open (a pushdown validator's only)."""
-        status = self._status()
-        if "depth" not in status:
-            raise AttributeError("depth: the validator of a regular grammar has no stack")
-        return int(status["depth"])

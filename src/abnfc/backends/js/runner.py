@@ -17,7 +17,7 @@ from typing import Any
 
 from ...errors import AbnfError
 from ...i18n import _
-from ..driver import JsonDriver, NestingError, hex_of
+from ..driver import DriverStream, JsonDriver, NestingError, hex_of
 
 BATCH = 2000  # inputs per request
 
@@ -92,7 +92,7 @@ class JsValidator:
         return JsStream(self.process, self.process.ask(op="new", module=self.module, **_depth(max_depth))["stream"])
 
 
-class JsStream:
+class JsStream(DriverStream):
     """The module's incremental ``Validator``, with the generated Python module's interface."""
 
     def __init__(self, process: JsonDriver, stream: int):
@@ -105,28 +105,8 @@ class JsStream:
     def _status(self) -> dict:
         return self.process.ask(op="status", stream=self.stream)
 
-    @property
-    def complete(self) -> bool:
-        return bool(self._status()["complete"])
-
     def first_error(self) -> int | None:
         return self._status()["first_error"]
 
     def expected(self) -> list[tuple[int, int]]:
         return [(lo, hi) for lo, hi in self._status()["expected"]]
-
-    @property
-    def state(self) -> int:
-        return int(self._status()["state"])
-
-    @property
-    def offset(self) -> int:
-        return int(self._status()["offset"])
-
-    @property
-    def depth(self) -> int:
-        """The number of nested parts open (a pushdown validator's only)."""
-        status = self._status()
-        if "depth" not in status:
-            raise AttributeError("depth: the validator of a regular grammar has no stack")
-        return int(status["depth"])
