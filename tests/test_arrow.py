@@ -3,12 +3,12 @@ nulls, slices at every offset, chunked arrays, empty and all-null arrays, wrong 
 with the generated Python module on random values, and the error without a C compiler."""
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.cache import kernel_cache
 from helpers.paths import GRAMMARS
 
 import abnfc
@@ -22,15 +22,7 @@ GOOD = "2020-01-01T00:00:00Z"
 
 @pytest.fixture(scope="module", autouse=True)
 def cache(tmp_path_factory: pytest.TempPathFactory):
-    """Kernels are cached in a folder of the test run, shared by this module's tests."""
-    folder = tmp_path_factory.mktemp("cache")
-    before = os.environ.get("ABNFC_CACHE")
-    os.environ["ABNFC_CACHE"] = str(folder)
-    yield folder
-    if before is None:
-        del os.environ["ABNFC_CACHE"]
-    else:
-        os.environ["ABNFC_CACHE"] = before
+    yield from kernel_cache(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import random
 import sys
 from array import array
 from pathlib import Path
 
 import pytest
+from helpers.cache import kernel_cache
 from helpers.cli import run_cli
 from helpers.paths import GRAMMARS
 
@@ -26,15 +26,7 @@ GOOD = "2020-01-01T00:00:00Z"
 
 @pytest.fixture(scope="module", autouse=True)
 def cache(tmp_path_factory: pytest.TempPathFactory):
-    """Kernels are cached in a folder of the test run, shared by this module's tests."""
-    folder = tmp_path_factory.mktemp("cache")
-    before = os.environ.get("ABNFC_CACHE")
-    os.environ["ABNFC_CACHE"] = str(folder)
-    yield folder
-    if before is None:
-        del os.environ["ABNFC_CACHE"]
-    else:
-        os.environ["ABNFC_CACHE"] = before
+    yield from kernel_cache(tmp_path_factory)
 
 
 def write(folder: Path, name: str, data: bytes | str) -> str:
