@@ -1,0 +1,80 @@
+"""Spark: a column checked against a grammar on the executors, for data one machine cannot hold.
+
+``validate(frame, COLUMN, GRAMMAR)`` adds a Boolean column computed with ``mapInArrow``: Spark
+hands each partition to a Python worker as Arrow record batches, and the worker checks the column
+with the C validator's ``validate_arrow`` (the batch kernel over Arrow's buffers; nulls stay
+null).  The grammar travels as text (with its imported grammars), and each worker process loads
+its validator once: the kernel is compiled on the executor the first time and then found in the
+executor's cache (``ABNFC_CACHE``).  The executors need abnfc installed (``pip install
+'abnfc[spark]'`` on each, or ``spark-submit --py-files`` with a wheel) and a C compiler, or
+``lang="python"`` to check with the generated Python module instead.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..api import GrammarLike, load_grammar, load_validator
+from ..errors import AbnfError
+from ..frontend.source import Grammar
+from ..i18n import _
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """A grammar as text, for the executors: its file's name, text, encoding and imports."""
+
+    name: str
+    text: str
+    encoding: str | None
+    imports: tuple[tuple[str, str], ...]
+
+    def grammar(self) -> Grammar:
+        imports = [load_grammar(text=text, name=name) for name, text in self.imports]
+        return load_grammar(text=self.text, name=self.name, imports=imports, encoding=self.encoding)
+
+
+_LOADED: dict[tuple[Shipped, str | None, str], Any] = {}  # per worker process: the validators loaded
+
+
+def validate(frame: Any, column: str, grammar: GrammarLike, *, output_column: str = "valid",
+             start: str | None = None, lang: str = "c") -> Any:
+    """``frame`` with a Boolean column ``output_column``: whether each value of ``column`` (strings
+    or binary) matches ``grammar``; null where the value is null."""
+    try:
+        from pyspark.sql.types import BooleanType, StructField, StructType
+    except ImportError:
+        raise AbnfError.at(None, _("abnfc.spark needs pyspark (with pandas and pyarrow): "
+                                   "pip install 'abnfc[spark]'")) from None
+    if column not in frame.columns:
+        raise AbnfError.at(None, _("the frame has no column {column}; it has {columns}").format(
+            column=column, columns=", ".join(frame.columns)))
+    if output_column in frame.columns:
+        raise AbnfError.at(None, _("the frame already has a column {column}; choose another output_column").format(
+            column=output_column))
+    shipped = _ship(grammar)
+    load_validator(shipped.grammar(), "python", start=start)  # grammar errors show on the driver
+    schema = StructType([*frame.schema.fields, StructField(output_column, BooleanType(), True)])
+
+    def batches(parts):
+        import pyarrow as pa
+
+        check = _validator(shipped, start, lang).validate_arrow
+        for batch in parts:
+            yield pa.RecordBatch.from_arrays([*batch.columns, check(batch.column(column))],
+                                             names=[*batch.schema.names, output_column])
+
+    return frame.mapInArrow(batches, schema)
+
+
+def _ship(grammar: GrammarLike) -> Shipped:
+    loaded = grammar if isinstance(grammar, Grammar) else load_grammar(grammar)
+    return Shipped(loaded.path, loaded.text, loaded.encoding,
+                   tuple((imported.path, imported.text) for imported in loaded.imports))
+
+
+def _validator(shipped: Shipped, start: str | None, lang: str) -> Any:
+    key = (shipped, start, lang)
+    if key not in _LOADED:
+        _LOADED[key] = load_validator(shipped.grammar(), lang, start=start)
+    return _LOADED[key]

@@ -1,0 +1,65 @@
+"""abnfc.spark.validate in Spark's local[2] mode: the column checked on the executors through
+mapInArrow and validate_arrow, against the generated Python module; errors on the driver.
+Skipped without pyspark or a Java runtime."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import pytest
+from conftest import ROOT, python_module
+from helpers.cache import kernel_cache
+from test_dataframes import TEXT, values
+
+from abnfc.errors import AbnfError
+
+pytestmark = pytest.mark.slow
+DATETIME = ROOT / "grammars" / "datetime.abnf"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache(tmp_path_factory: pytest.TempPathFactory):
+    yield from kernel_cache(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def spark():
+    pytest.importorskip("pyspark")
+    pytest.importorskip("pandas")
+    if shutil.which("java") is None:
+        pytest.skip("no Java runtime (apt-get install default-jre-headless): Spark cannot start")
+    from pyspark.sql import SparkSession
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable  # the workers run this environment's Python
+    session = (SparkSession.builder.master("local[2]").appName("abnfc-tests")
+               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2").getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.mark.parametrize("lang", ["c", "python"])
+def test_a_column_checked_on_the_executors(spark, lang):
+    import abnfc.spark
+
+    items = values(3000)
+    frame = spark.createDataFrame([(index, item) for index, item in enumerate(items)], "i int, ts string")
+    checked = abnfc.spark.validate(frame.repartition(4), "ts", DATETIME, start="date-time", lang=lang)
+    assert checked.columns == ["i", "ts", "valid"]
+    got = {row.i: row.valid for row in checked.collect()}
+    module = python_module(TEXT, "date-time")
+    assert [got[index] for index in range(len(items))] == [
+        None if item is None else module.is_valid(item.encode()) for item in items]
+
+
+def test_mistakes_are_reported_on_the_driver(spark):
+    import abnfc.spark
+
+    frame = spark.createDataFrame([("x",)], "ts string")
+    with pytest.raises(AbnfError, match="the frame has no column nope; it has ts"):
+        abnfc.spark.validate(frame, "nope", DATETIME)
+    with pytest.raises(AbnfError, match="already has a column ts"):
+        abnfc.spark.validate(frame, "ts", DATETIME, output_column="ts")
+    with pytest.raises(AbnfError, match="start rule 'no-such-rule' is not defined"):
+        abnfc.spark.validate(frame, "ts", DATETIME, start="no-such-rule")
