@@ -7,7 +7,7 @@ the invalid rows.  The pattern is bench_records.DATETIME, equivalent to grammars
 date-time; the counts must agree.  Medians of 5 runs, and the regular expression's time over
 abnfc's (above 1: abnfc is faster).
 
-    pip install duckdb numpy polars pyarrow
+    pip install duckdb numpy polars pyarrow pyspark pandas   # and a Java runtime for Spark
     python bench/bench_dataframes.py
 """
 from __future__ import annotations
@@ -64,6 +64,34 @@ def polars_rows(values: list[str]) -> list[str]:
     return [_row("Polars: abnfc.polars.is_valid vs str.contains", ours, theirs)]
 
 
+def spark_rows(values: list[str]) -> list[str]:
+    """Spark local[1] and local[2]: abnfc.spark.validate against rlike (Java's regex), and the
+    scaling from one core to two, rows a second a core."""
+    import os
+
+    from pyspark.sql import SparkSession
+
+    import abnfc.spark
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    rows = []
+    for cores in (1, 2):
+        spark = (SparkSession.builder.master(f"local[{cores}]").appName("bench").config("spark.ui.enabled", "false")
+                 .getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
+        frame = spark.createDataFrame([(value,) for value in values], "ts string").repartition(cores * 4).cache()
+        frame.count()
+        checked = abnfc.spark.validate(frame, "ts", GRAMMAR, start="date-time")
+        ours = median(lambda c=checked: c.filter("not valid").count(), 3)
+        # [.], not \\.: Spark SQL string literals unescape backslashes before the regex sees them
+        pattern = DATETIME.replace("\\.", "[.]")
+        theirs = median(lambda f=frame, p=pattern: f.filter(f"not ts rlike '{p}'").count(), 3)
+        rows.append(_row(f"Spark local[{cores}]: abnfc.spark.validate vs rlike", ours, theirs)
+                    + f" {len(values) / ours[0] / cores:,.0f} rows/s a core |")
+        spark.stop()
+    return rows
+
+
 def _row(label: str, ours: tuple[float, int], theirs: tuple[float, int]) -> str:
     if ours[1] != theirs[1]:
         raise SystemExit(f"{label}: abnfc counts {ours[1]} invalid rows, the regular expression {theirs[1]}")
@@ -75,7 +103,7 @@ def main() -> int:
     values = [line.decode("ascii") for line in lines]
     print("| run | abnfc | regular expression | ratio | invalid rows |")
     print("|---|---|---|---|---|")
-    for rows in (duckdb_rows, polars_rows):
+    for rows in (duckdb_rows, polars_rows, spark_rows):
         try:
             for row in rows(values):
                 print(row, flush=True)
