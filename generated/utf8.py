@@ -119,12 +119,18 @@ _SKIP = {
 }
 
 
-def _byte_rows():
-    """Expand TRANSITIONS to one 256-entry row per state, indexed by byte."""
+def _class_of():
+    """The class of each byte, from CLASSES."""
     class_of = [0] * 256
     for index, ranges in enumerate(CLASSES):
         for lo, hi in ranges:
             class_of[lo:hi + 1] = [index] * (hi - lo + 1)
+    return class_of
+
+
+def _byte_rows():
+    """Expand TRANSITIONS to one 256-entry row per state, indexed by byte."""
+    class_of = _class_of()
     row_type = bytes if len(TRANSITIONS) <= 256 else tuple
     return tuple(row_type(row[c] for c in class_of) for row in TRANSITIONS)
 

@@ -7,6 +7,7 @@ printable; each backend escapes it for its own comments and strings.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..automata.dfa import Dfa
@@ -150,6 +151,28 @@ class Tables:
     @property
     def grammar_file(self) -> str:
         return printable(self.header.grammar_file)
+
+
+@dataclass(frozen=True)
+class Comments:
+    """What generated code carries as comments: its header, the grammar and the readable table,
+    each line made safe by the backend's own rule (``*/`` in C, trailing blanks in Go and Rust)."""
+
+    header_lines: tuple[str, ...]
+    grammar_file: str
+    start_rule: str
+    grammar_lines: tuple[str, ...]
+    table_lines: tuple[str, ...]
+
+
+def comment_text(tables: Tables, safe: Callable[[str], str]) -> Comments:
+    """The tables' comment text, every piece passed through ``safe``."""
+    return Comments(
+        header_lines=tuple(safe(line) for line in tables.header.lines),
+        grammar_file=safe(tables.grammar_file),
+        start_rule=safe(printable(tables.header.start_rule)),
+        grammar_lines=tuple(safe(line) for line in tables.header.grammar_lines),
+        table_lines=tuple(safe(line) for line in tables.table_text))
 
 
 def make_tables(dfa: Dfa, header: Header, found: tuple[StateNote, ...] | None = None) -> Tables:

@@ -51,8 +51,10 @@ def run(args: argparse.Namespace) -> int:
             fields["definite_k"] = definiteness(automaton).k  # null: not definite, or not analysed
         print("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in fields.items()) + "\n}")
     else:
-        remarks = (definiteness(automaton).sentence(), windows.sentence(windows.windows(automaton), MIN_LENGTH)) \
-            if args.minimal else ()
+        remarks: tuple[str, ...] = ()
+        if args.minimal:  # the subset DFA's equivalent states would hide a definite language
+            definite = definiteness(automaton)
+            remarks = (definite.sentence(), windows.sentence(windows.windows(automaton, definite), MIN_LENGTH))
         print(dump.text(automaton, compilation.note_texts("minimal" if args.minimal else "subset"), remarks), end="")
     return 0
 

@@ -63,8 +63,12 @@ def to_abnf(dfa: Dfa, rule: str, comments: tuple[str, ...] = ()) -> str:
     """ABNF text: ``comments`` (each a ``;`` line), then ``rule = <the DFA's language>``: one
     expression, or, where that would pass :data:`MAX_TEXT` characters, that rule and a rule per
     kept state."""
+    return system_text(eliminate(dfa), rule, comments)
+
+
+def system_text(system: System | None, rule: str, comments: tuple[str, ...] = ()) -> str:
+    """:func:`to_abnf` of what :func:`eliminate` left (None: the empty language)."""
     lines = [f"; {line}".rstrip() for line in comments]
-    system = eliminate(dfa)
     if system is None:  # ABNF has no element that matches nothing; a rule with no way out does
         return "\n".join([*lines, f"{rule} = never", "never = never  ; no input matches", ""])
     names = {state: f"part-{number}" for number, state in enumerate(system.kept, 1)}

@@ -98,11 +98,9 @@ def to_abnf(dfa: Dfa, comments: tuple[str, ...], resolved: ResolvedGrammar,
     Falls back to :func:`abnf.to_abnf` when no rule fits or the expression would be too long."""
     taken = {key.lower() for key in resolved.rules}
     name = next(n for n in ("learned", *(f"learned-{i}" for i in range(2, len(taken) + 3))) if n not in taken)
-    plain = abnf.to_abnf(dfa, name, comments)
-    try:
-        expression = abnf.language(dfa)
-    except abnf.TooLong:
-        return plain
+    system = abnf.eliminate(dfa)  # once: the plain text and the expression to name come from it
+    plain = abnf.system_text(system, name, comments)
+    expression = None if system is None else system.expression  # None too where states were kept
     if expression is None or not languages:
         return plain
     named = Namer(languages).rewrite(expression)

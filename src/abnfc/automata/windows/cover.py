@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from ...i18n import _
 from ..dfa import Dfa
-from .definite import _live, definiteness
+from .definite import Definiteness, _live, definiteness
 
 MAX_K = 6
 MAX_CONTEXTS = 50_000
@@ -64,9 +64,10 @@ class NoWindows:
     reason: str  # why the language gets no window test
 
 
-def windows(dfa: Dfa) -> Windows | NoWindows:
-    """The window test of ``dfa``'s language, or why it has none."""
-    k = definiteness(dfa).k
+def windows(dfa: Dfa, definite: Definiteness | None = None) -> Windows | NoWindows:
+    """The window test of ``dfa``'s language, or why it has none (``definite``: the DFA's
+    definiteness, when the caller has it already)."""
+    k = (definite or definiteness(dfa)).k
     if k is None or k == 0:
         return NoWindows(_("not definite") if k is None else _("one live state: no windows needed"))
     if k > MAX_K:

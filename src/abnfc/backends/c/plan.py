@@ -30,9 +30,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ...charset import format_hex
-from ...errors import InvariantError, printable
+from ...errors import InvariantError
 from ..analysis import Speed, analyse, plan_strategy
-from ..tables import Tables
+from ..tables import Comments, Tables, comment_text
 from .literals import ByteLine, Row, RowMacro, byte_lines, cells, chunks, comment_safe, hex64, hex_cells, uint_type
 from .windows import WindowsC, plan_windows
 
@@ -67,17 +67,6 @@ class SkipC:
 class PairMacro:
     name: str
     lines: tuple[str, ...]  # 256 pair numbers, one per first byte, as string literals of \x escapes
-
-
-@dataclass(frozen=True)
-class Comments:
-    """Text for the sources' comments, safe inside /* */."""
-
-    header_lines: tuple[str, ...]
-    grammar_file: str
-    start_rule: str
-    grammar_lines: tuple[str, ...]
-    table_lines: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -251,12 +240,8 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
 
 
 def comments(tables: Tables) -> Comments:
-    return Comments(
-        header_lines=tuple(comment_safe(line) for line in tables.header.lines),
-        grammar_file=comment_safe(tables.grammar_file),
-        start_rule=comment_safe(printable(tables.header.start_rule)),
-        grammar_lines=tuple(comment_safe(line) for line in tables.header.grammar_lines),
-        table_lines=tuple(comment_safe(line) for line in tables.table_text))
+    """The comment text, safe inside /* */."""
+    return comment_text(tables, comment_safe)
 
 
 def _skips(tables: Tables, skips: tuple[SkipC, ...], shifting: bool) -> SelfLoopSkips:

@@ -35,25 +35,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ...charset import format_hex
-from ...errors import InvariantError, printable
+from ...errors import InvariantError
 from ..analysis import Speed, analyse, plan_strategy
-from ..tables import Tables
+from ..tables import Comments, Tables, comment_text
 
 SHIFT_BITS = 6
 MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a uint64 row
 BLOCK = 64  # bytes run with no check per byte, and skipped at once
 CELLS_PER_LINE = 16
-
-
-@dataclass(frozen=True)
-class Comments:
-    """Text for // comments: one line each, printable, no trailing blanks."""
-
-    header_lines: tuple[str, ...]
-    grammar_file: str
-    start_rule: str
-    grammar_lines: tuple[str, ...]
-    table_lines: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -165,12 +154,8 @@ def lower(tables: Tables, options: Mapping[str, str]) -> GoPlan:
 
 
 def comments(tables: Tables) -> Comments:
-    return Comments(
-        header_lines=tuple(comment_safe(line) for line in tables.header.lines),
-        grammar_file=comment_safe(tables.grammar_file),
-        start_rule=comment_safe(printable(tables.header.start_rule)),
-        grammar_lines=tuple(comment_safe(line) for line in tables.header.grammar_lines),
-        table_lines=tuple(comment_safe(line) for line in tables.table_text))
+    """The comment text for // comments: one line each, printable, no trailing blanks."""
+    return comment_text(tables, comment_safe)
 
 
 def comment_safe(text: str) -> str:

@@ -41,10 +41,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ...charset import format_hex
-from ...errors import InvariantError, printable
+from ...errors import InvariantError
 from ..analysis import Pairs as AnalysedPairs
 from ..analysis import Speed, analyse, pair_functions, plan_strategy
-from ..tables import Tables
+from ..tables import Comments, Tables, comment_text
 
 SHIFT_BITS = 6
 MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a u64 row
@@ -57,15 +57,10 @@ __all__ = ["RustPlan", "lower"]
 
 
 @dataclass(frozen=True)
-class Docs:
+class Docs(Comments):
     """Text for the module's doc comments: every line printable, none ending in whitespace."""
 
-    fence: str  # a code fence longer than any run of backticks in the text it encloses
-    header_lines: tuple[str, ...]
-    grammar_file: str
-    start_rule: str
-    grammar_lines: tuple[str, ...]
-    table_lines: tuple[str, ...]
+    fence: str = "```"  # a code fence longer than any run of backticks in the text it encloses
 
 
 @dataclass(frozen=True)
@@ -193,11 +188,8 @@ def lower(tables: Tables, options: Mapping[str, str]) -> RustPlan:
 
 
 def docs(tables: Tables) -> Docs:
-    header = tuple(_doc_safe(line) for line in tables.header.lines)
-    grammar = tuple(_doc_safe(line) for line in tables.header.grammar_lines)
-    table = tuple(_doc_safe(line) for line in tables.table_text)
-    return Docs(_fence((*header, *grammar, *table)), header, _doc_safe(tables.grammar_file),
-                _doc_safe(printable(tables.header.start_rule)), grammar, table)
+    text = comment_text(tables, _doc_safe)
+    return Docs(**vars(text), fence=_fence((*text.header_lines, *text.grammar_lines, *text.table_lines)))
 
 
 def _doc_safe(text: str) -> str:
