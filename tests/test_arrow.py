@@ -1,6 +1,7 @@
-"""``load_validator(grammar, lang="c").validate_arrow(array)``: every string and binary type,
-nulls, slices at every offset, chunked arrays, empty and all-null arrays, wrong types, agreement
-with the generated Python module on random values, and the error without a C compiler."""
+"""``load_validator(grammar, lang="c").validate_arrow(array)``: every string and binary type
+(offsets and views), nulls, slices at every offset, chunked arrays, empty and all-null arrays,
+wrong types, a malformed view, agreement with the generated Python module on random values and
+on records of every length the kernel sorts, and the error without a C compiler."""
 from __future__ import annotations
 
 import random
@@ -16,7 +17,8 @@ from abnfc.errors import AbnfError
 
 pa = pytest.importorskip("pyarrow")
 
-TYPES = [pa.string(), pa.large_string(), pa.binary(), pa.large_binary()]
+TYPES = [pa.string(), pa.large_string(), pa.binary(), pa.large_binary(), pa.string_view(), pa.binary_view()]
+BINARY = (pa.binary(), pa.large_binary(), pa.binary_view())
 GOOD = "2020-01-01T00:00:00Z"
 
 
@@ -47,7 +49,7 @@ def wanted(values: list) -> list:
 
 @pytest.mark.parametrize("kind", TYPES, ids=str)
 def test_types_nulls_and_slices(datetime_c, kind) -> None:
-    binary = kind in (pa.binary(), pa.large_binary())
+    binary = kind in BINARY
     values = [v.encode() if binary and v is not None else v for v in VALUES]
     array = pa.array(values, type=kind)
     expected = wanted(values)
@@ -70,8 +72,36 @@ def test_chunked_empty_and_all_null(datetime_c) -> None:
 
 
 def test_wrong_type(datetime_c) -> None:
-    with pytest.raises(AbnfError, match="string, large_string, binary or large_binary"):
+    with pytest.raises(AbnfError, match="string, large_string, binary, large_binary, string_view or binary_view"):
         datetime_c.validate_arrow(pa.array([1, 2]))
+
+
+def test_malformed_view(datetime_c) -> None:
+    """A view that points past its data buffer is refused before anything is read from it."""
+    good = pa.array([GOOD + "0123456789"], pa.string_view())  # longer than 12 bytes: in the data buffer
+    _validity, views, data = good.buffers()
+    view = bytearray(views.to_pybytes())
+    view[12:16] = (data.size - 3).to_bytes(4, "little")  # its offset, now 3 bytes before the end
+    broken = pa.Array.from_buffers(pa.string_view(), 1, [None, pa.py_buffer(bytes(view)), data])
+    with pytest.raises(AbnfError, match="outside its data buffers"):
+        datetime_c.validate_arrow(broken)
+    assert datetime_c.validate_arrow(good).to_pylist() == [False]
+
+
+def test_every_length_the_kernel_sorts() -> None:
+    """Records of 0 to 600 bytes, valid and not, in shuffled order over several chunks of 1,024:
+    the kernel sorts short ones by length into groups of four and sends long ones to first_error."""
+    c: Any = abnfc.load_validator(GRAMMARS / "uri.abnf", lang="c")
+    python = abnfc.load_validator(GRAMMARS / "uri.abnf", lang="python")
+    rng = random.Random(7)
+    values = [b"http://e/" + b"a" * rng.randrange(600) for _ in range(3000)]
+    values = [value if rng.random() < 0.5 else value[: rng.randrange(len(value) + 1)] + b" " for value in values]
+    values += [b"", b"a" * 247, b"a" * 248, b"a" * 256, b"a" * 257]
+    rng.shuffle(values)
+    expected = [python.is_valid(value) for value in values]
+    assert 0 < sum(expected) < len(values)
+    for kind in (pa.binary(), pa.large_binary(), pa.binary_view()):
+        assert c.validate_arrow(pa.array(values, type=kind)).to_pylist() == expected
 
 
 def random_value(rng: random.Random) -> bytes:
@@ -92,7 +122,7 @@ def test_agrees_with_python_on_random_values(grammar: str) -> None:
         for _ in range(5000)]
     values += [None, b""]
     expected = [None if value is None else python.is_valid(value) for value in values]
-    for kind in (pa.binary(), pa.large_binary()):
+    for kind in BINARY:
         array = pa.array(values, type=kind)
         assert c.validate_arrow(array).to_pylist() == expected
         assert c.validate_arrow(array.slice(13)).to_pylist() == expected[13:]

@@ -1,5 +1,6 @@
 """Calling a compiled batch kernel through ctypes: records from one buffer and offsets (Arrow's
-layout, with ``size_t``, 32-bit or 64-bit offsets read in place), or lines the kernel splits
+layout, with ``size_t``, 32-bit or 64-bit offsets read in place), from Arrow's string and binary
+views (read in place, each view checked against its buffer first), or lines the kernel splits
 itself, checked with one call a block; each record's first error, or only the invalid ones.
 """
 from __future__ import annotations
@@ -47,6 +48,8 @@ class BatchKernel:
                            "first_errors_i32": [pointer, pointer, size, pointer],
                            "first_errors_i64": [pointer, pointer, size, pointer],
                            "valid_bits_i32": [pointer, pointer, size, pointer, size],
+                           "first_errors_views": [pointer, pointer, size, size, pointer, pointer, size, pointer],
+                           "valid_bits_views": [pointer, pointer, size, size, pointer, pointer, size, pointer],
                            "valid_bits_i64": [pointer, pointer, size, pointer, size],
                            "line_errors": [pointer, size, pointer, size, pointer, pointer]}.items():
             function = getattr(lib, f"{prefix}_{name}")
@@ -100,12 +103,17 @@ class BatchKernel:
 
     def arrow_first_errors(self, values: Any) -> array:
         """Each element's first error (SIZE_MAX: valid or null) of a pyarrow string or binary
-        array, read from its own buffers."""
+        array (offsets or views), read from its own buffers."""
         count = len(values)
         out = array(SIZE_CODE, bytes(ctypes.sizeof(ctypes.c_size_t) * count))
         if count:
-            data, offsets, width = _arrow_buffers(values)
-            self._fn[f"first_errors_i{width * 8}"](data, offsets, count, _address(out))
+            width = arrow_width(values.type)
+            if width:
+                data, offsets = _arrow_buffers(values, width)
+                self._fn[f"first_errors_i{width * 8}"](data, offsets, count, _address(out))
+            else:
+                views = _Views(values)
+                views.check(self._fn["first_errors_views"](*views.arguments, _address(out)))
         return out
 
     def valid_bits(self, values: Any) -> Any:
@@ -115,32 +123,57 @@ class BatchKernel:
         count = len(values)
         bits = bytearray((values.offset + count + 7) // 8 or 1)
         if count:
-            data, offsets, width = _arrow_buffers(values)
-            self._fn[f"valid_bits_i{width * 8}"](data, offsets, count, _address(bits), values.offset)
+            width = arrow_width(values.type)
+            if width:
+                data, offsets = _arrow_buffers(values, width)
+                self._fn[f"valid_bits_i{width * 8}"](data, offsets, count, _address(bits), values.offset)
+            else:
+                views = _Views(values)
+                views.check(self._fn["valid_bits_views"](*views.arguments, _address(bits)))
         validity = values.buffers()[0]
         return pa.Array.from_buffers(pa.bool_(), count, [validity, pa.py_buffer(bits)],
                                      null_count=values.null_count, offset=values.offset)
 
 
-ARROW_WIDTHS = {"string": 4, "binary": 4, "large_string": 8, "large_binary": 8}
+ARROW_WIDTHS = {"string": 4, "binary": 4, "large_string": 8, "large_binary": 8,
+                "string_view": 0, "binary_view": 0}  # 0: views, not offsets
 EMPTY = ctypes.create_string_buffer(1)  # the data pointer of an array with no data buffer
 
 
-def _arrow_buffers(values: Any) -> tuple[int, int, int]:
-    """The data address, the address of the array's first offset (its slice offset applied)
-    and the offsets' width in bytes."""
-    width = arrow_width(values.type)
+def _arrow_buffers(values: Any, width: int) -> tuple[int, int]:
+    """The data address and the address of the array's first offset (its slice offset applied)."""
     _validity, offsets, data = values.buffers()[:3]
     data_address = data.address if data is not None and data.size else ctypes.addressof(EMPTY)
-    return data_address, offsets.address + values.offset * width, width
+    return data_address, offsets.address + values.offset * width
+
+
+class _Views:
+    """The kernel's arguments for a string_view or binary_view array: the views, the validity
+    bitmap (or none), the first value, the count, and the data buffers' addresses and sizes (the
+    array keeps the buffers alive)."""
+
+    def __init__(self, values: Any):
+        validity, views, *data = values.buffers()
+        self.addresses = (ctypes.c_void_p * max(len(data), 1))(*[b.address if b is not None else 0 for b in data])
+        self.sizes = (ctypes.c_int64 * max(len(data), 1))(*[b.size if b is not None else 0 for b in data])
+        self.arguments = (views.address, validity.address if validity is not None else None, values.offset,
+                          len(values), self.addresses, self.sizes, len(data))
+        self.type = values.type
+
+    def check(self, invalid: int) -> None:
+        """An AbnfError when the kernel found a view outside its buffer."""
+        if invalid == SIZE_MAX:
+            raise AbnfError.at(None, _("a {type} array has a view outside its data buffers; it is malformed").format(
+                type=self.type))
 
 
 def arrow_width(kind: Any) -> int:
-    """4 or 8: the width of an Arrow type's offsets; AbnfError for a type that holds no strings."""
+    """4 or 8: the width of an Arrow type's offsets, 0 for views; AbnfError for a type that holds
+    no strings."""
     width = ARROW_WIDTHS.get(str(kind))
     if width is None:
-        raise AbnfError.at(None, _("validate_arrow takes a string, large_string, binary or large_binary "
-                                   "array, not {type}").format(type=kind))
+        raise AbnfError.at(None, _("validate_arrow takes a string, large_string, binary, large_binary, string_view "
+                                   "or binary_view array, not {type}").format(type=kind))
     return width
 
 

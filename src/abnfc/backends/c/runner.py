@@ -136,8 +136,8 @@ class CValidator:
         return _ranges(lambda out, cap: self._fn["expected"](state, out, cap))
 
     def validate_arrow(self, values):
-        """Whether each element of a pyarrow string, large_string, binary or large_binary array
-        (or chunked array) matches, as a BooleanArray (nulls stay null), checked by the batch
+        """Whether each element of a pyarrow string, large_string, binary, large_binary, string_view or
+        binary_view array (or chunked array) matches, as a BooleanArray (nulls stay null), checked by the batch
         kernel over the array's own buffers; the kernel is compiled once and cached."""
         from ... import native
         from . import batch

@@ -29,17 +29,24 @@
  * a record of 30 bytes waits on 30 load latencies in a row; four records stepped side by side
  * overlap their chains (the idea of the generated code's segments, across records instead of
  * within one).  The table is built once from the public stream functions (a state's successor
- * on a byte is the state after its access word and the byte), with one more column, 256, that
- * keeps every state as it is: a record shorter than its group's longest reads it instead of a
- * byte, without a branch.  Only accepting or not is decided here: the offset of an invalid
- * record's first error comes from first_error, run again on that record alone.
+ * on a byte is the state after its access word and the byte) and then compressed to byte
+ * classes (bytes whose columns are equal), so that it stays in the first-level cache (URI's 183
+ * states: 16 KiB instead of 188 KiB); the class of a byte is a load that does not wait on the
+ * state, so it stays off the chain.  One more class, the last, keeps every state as it is: a
+ * record shorter than its group's longest reads byte 256, mapped to it, without a branch.
+ * Only accepting or not is decided here: the offset of an invalid record's first error comes
+ * from first_error, run again on that record alone.
  */
-#define ABNFC_LANES 4 /* measured: 2, 3, 4, 6, 8 and 16 lanes; 4 and 3 were the fastest */
+#define ABNFC_CHUNK 1024 /* records decided at a time, into buffers on the stack */
+#define ABNFC_LANES 4 /* measured: 2 to 16 lanes; 3 to 8 were alike (sorted by length) */
 #if defined(ABNFC_NUM_STATES) && ABNFC_NUM_STATES <= 4096
 #define ABNFC_TABLE 1
 #define ABNFC_DEAD ((uint16_t)ABNFC_NUM_STATES)
-static uint32_t abnfc_next_[(ABNFC_NUM_STATES + 1) * 257]; /* successors, premultiplied by 257 */
+static uint16_t abnfc_full_[(ABNFC_NUM_STATES + 1) * 256]; /* successors by byte, while building */
+static uint32_t abnfc_next_[(ABNFC_NUM_STATES + 1) * 257]; /* by class, premultiplied by width */
 static uint8_t abnfc_accepts_[ABNFC_NUM_STATES + 1];
+static uint16_t abnfc_class_[257];                          /* byte (or 256, "none") to class */
+static uint32_t abnfc_width_;                               /* classes, the "none" class included */
 static uint16_t abnfc_start_;
 static int abnfc_ready_;
 
@@ -57,7 +64,7 @@ static uint16_t abnfc_after_(const uint8_t *word, size_t len, int byte, uint8_t 
 }
 
 /* Breadth first from the start: each new state's access word, then its row. */
-static void abnfc_build_(void)
+static void abnfc_explore_(void)
 {
     static uint8_t words[ABNFC_NUM_STATES][ABNFC_NUM_STATES];
     static size_t lengths[ABNFC_NUM_STATES];
@@ -74,7 +81,7 @@ static void abnfc_build_(void)
         uint16_t state = order[head++];
         for (byte = 0; byte < 256; byte++) {
             uint16_t next = abnfc_after_(words[state], lengths[state], byte, &accepts);
-            abnfc_next_[state * 257 + (size_t)byte] = (uint32_t)next * 257u;
+            abnfc_full_[state * 256 + (size_t)byte] = next;
             if (next != ABNFC_DEAD && !seen[next]) {
                 seen[next] = 1;
                 abnfc_accepts_[next] = accepts;
@@ -84,42 +91,112 @@ static void abnfc_build_(void)
                 order[tail++] = next;
             }
         }
-        abnfc_next_[state * 257 + 256] = (uint32_t)state * 257u;
     }
-    for (byte = 0; byte <= 256; byte++)
-        abnfc_next_[ABNFC_DEAD * 257 + (size_t)byte] = (uint32_t)ABNFC_DEAD * 257u;
+    for (byte = 0; byte < 256; byte++)
+        abnfc_full_[ABNFC_DEAD * 256 + (size_t)byte] = ABNFC_DEAD;
+}
+
+/* Whether bytes a and b lead every state (unreached ones are dead: zeroed, then never read) alike. */
+static int abnfc_same_column_(int a, int b)
+{
+    size_t state;
+    for (state = 0; state <= ABNFC_NUM_STATES; state++)
+        if (abnfc_full_[state * 256 + (size_t)a] != abnfc_full_[state * 256 + (size_t)b])
+            return 0;
+    return 1;
+}
+
+/* The byte classes, then the table by class with states premultiplied by the width. */
+static void abnfc_build_(void)
+{
+    int first[257], byte, klass, classes = 0;
+    size_t state;
+    abnfc_explore_();
+    for (byte = 0; byte < 256; byte++) {
+        for (klass = 0; klass < classes && !abnfc_same_column_(first[klass], byte); klass++)
+            ;
+        if (klass == classes)
+            first[classes++] = byte;
+        abnfc_class_[byte] = (uint16_t)klass;
+    }
+    abnfc_class_[256] = (uint16_t)classes; /* "none": every state stays */
+    abnfc_width_ = (uint32_t)classes + 1;
+    for (state = 0; state <= ABNFC_NUM_STATES; state++) {
+        for (klass = 0; klass < classes; klass++)
+            abnfc_next_[state * abnfc_width_ + (size_t)klass] =
+                (uint32_t)abnfc_full_[state * 256 + (size_t)first[klass]] * abnfc_width_;
+        abnfc_next_[state * abnfc_width_ + (size_t)classes] = (uint32_t)state * abnfc_width_;
+    }
     abnfc_ready_ = 1;
 }
 
-/* ok[k] = whether record k of the group (starts, lengths; n <= ABNFC_LANES) matches.  Always
- * ABNFC_LANES lanes (the missing ones read column 256 from the dead state), so that the compiler keeps
- * the states in registers; states are held premultiplied by 257, one add and one load a step. */
-static void abnfc_group_(const unsigned char *bytes, const size_t *starts, const size_t *lengths, size_t n,
+#if defined(__GNUC__) || defined(__clang__)
+#define ABNFC_PREFETCH(address) __builtin_prefetch(address)
+#else
+#define ABNFC_PREFETCH(address) ((void)(address))
+#endif
+#define ABNFC_SHORT 256 /* longer records go to the generated first_error, made for long input */
+
+/* The state after all of data[0 .. len) from state (premultiplied), a byte at a time. */
+static uint32_t abnfc_walk_(uint32_t state, const unsigned char *data, size_t len)
+{
+    size_t j;
+    for (j = 0; j < len && state != (uint32_t)ABNFC_DEAD * abnfc_width_; j++)
+        state = abnfc_next_[state + abnfc_class_[data[j]]];
+    return state;
+}
+
+/* Four records (order[0 .. 4), sorted by length) side by side: every lane steps the shortest
+ * one's length with no test, then each finishes its few remaining bytes alone. */
+static void abnfc_group_(const unsigned char *const *from, const size_t *lengths, const uint16_t *order,
                          uint8_t *ok)
 {
+    const uint32_t width = abnfc_width_;
     uint32_t state[ABNFC_LANES];
-    const unsigned char *from[ABNFC_LANES];
-    size_t length[ABNFC_LANES], k, j, longest = 0;
+    const unsigned char *at[ABNFC_LANES];
+    size_t k, j, common = lengths[order[0]];
     for (k = 0; k < ABNFC_LANES; k++) {
-        state[k] = (uint32_t)(k < n ? abnfc_start_ : ABNFC_DEAD) * 257u;
-        from[k] = k < n ? bytes + starts[k] : bytes;
-        length[k] = k < n ? lengths[k] : 0;
-        if (length[k] > longest)
-            longest = length[k];
+        state[k] = abnfc_start_ * width;
+        at[k] = from[order[k]];
     }
-    for (j = 0; j < longest; j++) {
+    for (j = 0; j < common; j++)
         for (k = 0; k < ABNFC_LANES; k++)
-            state[k] = abnfc_next_[state[k] + (j < length[k] ? from[k][j] : 256u)];
-        if ((j & 15u) == 15u) { /* all dead: nothing more to read */
-            uint32_t alive = 0;
-            for (k = 0; k < ABNFC_LANES; k++)
-                alive |= state[k] ^ (uint32_t)ABNFC_DEAD * 257u;
-            if (!alive)
-                break;
-        }
+            state[k] = abnfc_next_[state[k] + abnfc_class_[at[k][j]]];
+    for (k = 0; k < ABNFC_LANES; k++)
+        ok[order[k]] = abnfc_accepts_[abnfc_walk_(state[k], at[k] + common, lengths[order[k]] - common) / width];
+}
+
+/*
+ * ok[i] = whether record i (from[i], lengths[i]; i < n <= ABNFC_CHUNK) matches.  The short
+ * records are sorted by length (a counting sort) and taken four at a time, so that the four
+ * lanes have about the same length to step (URIs: the longest of four random ones is half again
+ * the mean, which four lanes in input order would all wait for).  States are held
+ * premultiplied: one add and one load a step on the chain; the compiler keeps them in registers.
+ */
+static void abnfc_lanes_(const unsigned char *const *from, const size_t *lengths, size_t n, uint8_t *ok)
+{
+    uint16_t order[ABNFC_CHUNK], count[ABNFC_SHORT + 2];
+    size_t i, sorted, length;
+    memset(count, 0, sizeof count);
+    for (i = 0; i < n; i++) {
+        ABNFC_PREFETCH(from[i]); /* in input order, which the hardware follows; sorted order would not */
+        ABNFC_PREFETCH(from[i] + lengths[i]);
+        if (lengths[i] <= ABNFC_SHORT)
+            count[lengths[i] + 1]++;
+        else
+            ok[i] = ABNFC_FIRST_ERROR(from[i], lengths[i]) == SIZE_MAX;
     }
-    for (k = 0; k < n; k++)
-        ok[k] = abnfc_accepts_[state[k] / 257u];
+    for (length = 1; length <= ABNFC_SHORT + 1; length++)
+        count[length] = (uint16_t)(count[length] + count[length - 1]);
+    sorted = count[ABNFC_SHORT + 1];
+    for (i = 0; i < n; i++)
+        if (lengths[i] <= ABNFC_SHORT)
+            order[count[lengths[i]]++] = (uint16_t)i;
+    for (i = 0; i + ABNFC_LANES <= sorted; i += ABNFC_LANES)
+        abnfc_group_(from, lengths, order + i, ok);
+    for (; i < sorted; i++) /* the last few, fewer than a group */
+        ok[order[i]] = abnfc_accepts_[abnfc_walk_(abnfc_start_ * abnfc_width_, from[order[i]],
+                                                  lengths[order[i]]) / abnfc_width_];
 }
 #endif
 
@@ -134,85 +211,178 @@ void ABNFC_FN(batch_init)(void)
 #endif
 }
 
-/* Whether each record matches: ok[i] for records i = 0 .. count (start(i), len(i) expressions). */
+/* Whether each record matches: ok[i] for (from[i], lengths[i]), i < n <= ABNFC_CHUNK. */
+static void abnfc_matches_(const unsigned char *const *from, const size_t *lengths, size_t n, uint8_t *ok)
+{
 #ifdef ABNFC_TABLE
-#define ABNFC_MATCHES(bytes, count, start, len, ok)                                               \
-    do {                                                                                          \
-        size_t base_, k_, starts_[ABNFC_LANES], lengths_[ABNFC_LANES];                            \
-        if (!abnfc_ready_)                                                                        \
-            abnfc_build_();                                                                       \
-        for (base_ = 0; base_ < (count); base_ += ABNFC_LANES) {                                  \
-            size_t n_ = (count) - base_ < ABNFC_LANES ? (count) - base_ : ABNFC_LANES;            \
-            for (k_ = 0; k_ < n_; k_++) {                                                         \
-                size_t i = base_ + k_;                                                            \
-                starts_[k_] = (start);                                                            \
-                lengths_[k_] = (len);                                                             \
-            }                                                                                     \
-            abnfc_group_((bytes), starts_, lengths_, n_, (ok) + base_);                           \
-        }                                                                                         \
-    } while (0)
+    if (!abnfc_ready_)
+        abnfc_build_();
+    abnfc_lanes_(from, lengths, n, ok);
 #else
-#define ABNFC_MATCHES(bytes, count, start, len, ok)                                               \
-    do {                                                                                          \
-        size_t i;                                                                                 \
-        for (i = 0; i < (count); i++)                                                             \
-            (ok)[i] = ABNFC_FIRST_ERROR((bytes) + (start), (len)) == SIZE_MAX;                    \
-    } while (0)
+    size_t i;
+    for (i = 0; i < n; i++)
+        ok[i] = ABNFC_FIRST_ERROR(from[i], lengths[i]) == SIZE_MAX;
 #endif
+}
 
-#define ABNFC_CHUNK 1024 /* records decided at a time, into a buffer on the stack */
+/* A chunk's first errors into out (SIZE_MAX: valid); returns how many records are invalid. */
+static size_t abnfc_put_errors_(const unsigned char *const *from, const size_t *lengths, const uint8_t *ok,
+                                size_t n, size_t *out)
+{
+    size_t k, invalid = 0;
+    for (k = 0; k < n; k++) {
+        out[k] = ok[k] ? SIZE_MAX : ABNFC_FIRST_ERROR(from[k], lengths[k]);
+        invalid += !ok[k];
+    }
+    return invalid;
+}
 
-/* Each record's first error into out[0 .. count); returns how many records are invalid. */
-#define ABNFC_FIRST_ERRORS(name, offset_type)                                                     \
-    size_t name(const void *data, const offset_type *offsets, size_t count, size_t *out);         \
-    size_t name(const void *data, const offset_type *offsets, size_t count, size_t *out)          \
+/* A chunk's verdicts into bits first_bit .. first_bit + n of the zeroed bitmap `bits` (Arrow's
+ * boolean layout, least significant bit first); returns how many records are invalid. */
+static size_t abnfc_put_bits_(const uint8_t *ok, size_t n, uint8_t *bits, size_t first_bit)
+{
+    size_t k, invalid = 0;
+    for (k = 0; k < n; k++) {
+        size_t bit = first_bit + k;
+        bits[bit >> 3] = (uint8_t)(bits[bit >> 3] | ((unsigned)ok[k] << (bit & 7u)));
+        invalid += !ok[k];
+    }
+    return invalid;
+}
+
+/*
+ * Records given as one buffer and offsets (record i is data[offsets[i] .. offsets[i + 1]),
+ * Arrow's layout for string and binary, size_t, 32-bit or 64-bit): each record's first error
+ * (P_first_errors...) or its bit (P_valid_bits...); both return how many records are invalid.
+ */
+#define ABNFC_BY_OFFSETS(suffix, offset_type)                                                     \
+    static void abnfc_records##suffix(const void *data, const offset_type *at, size_t n,          \
+                                      const unsigned char **from, size_t *lengths)                \
     {                                                                                             \
-        const unsigned char *bytes = (const unsigned char *)data;                                 \
+        size_t k;                                                                                 \
+        for (k = 0; k < n; k++) {                                                                 \
+            from[k] = (const unsigned char *)data + (size_t)at[k];                                \
+            lengths[k] = (size_t)at[k + 1] - (size_t)at[k];                                       \
+        }                                                                                         \
+    }                                                                                             \
+    size_t ABNFC_FN(first_errors##suffix)(const void *data, const offset_type *offsets, size_t count, \
+                                          size_t *out);                                           \
+    size_t ABNFC_FN(first_errors##suffix)(const void *data, const offset_type *offsets, size_t count, \
+                                          size_t *out)                                            \
+    {                                                                                             \
+        const unsigned char *from[ABNFC_CHUNK];                                                   \
+        size_t lengths[ABNFC_CHUNK], base, n, invalid = 0;                                        \
         uint8_t ok[ABNFC_CHUNK];                                                                  \
-        size_t base, k, invalid = 0;                                                              \
-        for (base = 0; base < count; base += ABNFC_CHUNK) {                                       \
-            const offset_type *at = offsets + base;                                               \
-            size_t n = count - base < ABNFC_CHUNK ? count - base : ABNFC_CHUNK;                   \
-            ABNFC_MATCHES(bytes, n, (size_t)at[i], (size_t)at[i + 1] - (size_t)at[i], ok);        \
-            for (k = 0; k < n; k++) {                                                             \
-                size_t start = (size_t)at[k];                                                     \
-                out[base + k] = ok[k] ? SIZE_MAX                                                  \
-                                      : ABNFC_FIRST_ERROR(bytes + start, (size_t)at[k + 1] - start); \
-                invalid += !ok[k];                                                                \
-            }                                                                                     \
+        for (base = 0; base < count; base += n) {                                                 \
+            n = count - base < ABNFC_CHUNK ? count - base : ABNFC_CHUNK;                          \
+            abnfc_records##suffix(data, offsets + base, n, from, lengths);                        \
+            abnfc_matches_(from, lengths, n, ok);                                                 \
+            invalid += abnfc_put_errors_(from, lengths, ok, n, out + base);                       \
+        }                                                                                         \
+        return invalid;                                                                           \
+    }                                                                                             \
+    size_t ABNFC_FN(valid_bits##suffix)(const void *data, const offset_type *offsets, size_t count, \
+                                        uint8_t *bits, size_t first_bit);                         \
+    size_t ABNFC_FN(valid_bits##suffix)(const void *data, const offset_type *offsets, size_t count, \
+                                        uint8_t *bits, size_t first_bit)                          \
+    {                                                                                             \
+        const unsigned char *from[ABNFC_CHUNK];                                                   \
+        size_t lengths[ABNFC_CHUNK], base, n, invalid = 0;                                        \
+        uint8_t ok[ABNFC_CHUNK];                                                                  \
+        for (base = 0; base < count; base += n) {                                                 \
+            n = count - base < ABNFC_CHUNK ? count - base : ABNFC_CHUNK;                          \
+            abnfc_records##suffix(data, offsets + base, n, from, lengths);                        \
+            abnfc_matches_(from, lengths, n, ok);                                                 \
+            invalid += abnfc_put_bits_(ok, n, bits, first_bit + base);                            \
         }                                                                                         \
         return invalid;                                                                           \
     }
 
-/* Bit first_bit + i of the zeroed bitmap `bits` set when record i is valid (Arrow's boolean
- * layout, least significant bit first); returns how many records are invalid. */
-#define ABNFC_VALID_BITS(name, offset_type)                                                       \
-    size_t name(const void *data, const offset_type *offsets, size_t count, uint8_t *bits,        \
-                size_t first_bit);                                                                \
-    size_t name(const void *data, const offset_type *offsets, size_t count, uint8_t *bits,        \
-                size_t first_bit)                                                                 \
-    {                                                                                             \
-        const unsigned char *bytes = (const unsigned char *)data;                                 \
-        uint8_t ok[ABNFC_CHUNK];                                                                  \
-        size_t base, k, invalid = 0;                                                              \
-        for (base = 0; base < count; base += ABNFC_CHUNK) {                                       \
-            const offset_type *at = offsets + base;                                               \
-            size_t n = count - base < ABNFC_CHUNK ? count - base : ABNFC_CHUNK;                   \
-            ABNFC_MATCHES(bytes, n, (size_t)at[i], (size_t)at[i + 1] - (size_t)at[i], ok);        \
-            for (k = 0; k < n; k++) {                                                             \
-                size_t bit = first_bit + base + k;                                                \
-                bits[bit >> 3] = (uint8_t)(bits[bit >> 3] | ((unsigned)ok[k] << (bit & 7u)));     \
-                invalid += !ok[k];                                                                \
-            }                                                                                     \
-        }                                                                                         \
-        return invalid;                                                                           \
-    }
+ABNFC_BY_OFFSETS(, size_t)
+ABNFC_BY_OFFSETS(_i32, int32_t)
+ABNFC_BY_OFFSETS(_i64, int64_t)
 
-ABNFC_FIRST_ERRORS(ABNFC_FN(first_errors), size_t)
-ABNFC_FIRST_ERRORS(ABNFC_FN(first_errors_i32), int32_t)
-ABNFC_FIRST_ERRORS(ABNFC_FN(first_errors_i64), int64_t)
-ABNFC_VALID_BITS(ABNFC_FN(valid_bits_i32), int32_t)
-ABNFC_VALID_BITS(ABNFC_FN(valid_bits_i64), int64_t)
+/*
+ * Arrow's string_view and binary_view layout: a view of 16 bytes per value, its length (int32)
+ * and then either the value itself (up to 12 bytes) or its first 4 bytes, the index of a data
+ * buffer and the offset in it (int32 each).  Values first .. first + n; a null value (validity
+ * given and its bit clear) reads as empty.  Every other view is checked against its buffer's
+ * size before it is read: 0 when one is out of bounds (a malformed array), 1 otherwise.
+ */
+static int abnfc_views_(const unsigned char *views, const uint8_t *validity, size_t first, size_t n,
+                        const unsigned char *const *buffers, const int64_t *sizes, size_t buffer_count,
+                        const unsigned char **from, size_t *lengths)
+{
+    static const unsigned char none[1];
+    size_t k;
+    for (k = 0; k < n; k++) {
+        const unsigned char *view = views + 16 * (first + k);
+        size_t bit = first + k;
+        int32_t length, index, offset;
+        memcpy(&length, view, 4);
+        from[k] = none, lengths[k] = 0;
+        if (validity != NULL && !((validity[bit >> 3] >> (bit & 7u)) & 1u))
+            continue;
+        if (length < 0)
+            return 0;
+        if (length <= 12) {
+            from[k] = view + 4;
+        } else {
+            memcpy(&index, view + 8, 4);
+            memcpy(&offset, view + 12, 4);
+            if (index < 0 || (size_t)index >= buffer_count || offset < 0 ||
+                (int64_t)offset + (int64_t)length > sizes[index])
+                return 0;
+            from[k] = buffers[index] + offset;
+        }
+        lengths[k] = (size_t)length;
+    }
+    return 1;
+}
+
+/* first_errors and valid_bits over views (values first .. first + count, bit first + i written
+ * for value i); SIZE_MAX when a view lies outside its buffer, else how many values are invalid. */
+size_t ABNFC_FN(first_errors_views)(const void *views, const uint8_t *validity, size_t first, size_t count,
+                                    const unsigned char *const *buffers, const int64_t *sizes,
+                                    size_t buffer_count, size_t *out);
+size_t ABNFC_FN(first_errors_views)(const void *views, const uint8_t *validity, size_t first, size_t count,
+                                    const unsigned char *const *buffers, const int64_t *sizes,
+                                    size_t buffer_count, size_t *out)
+{
+    const unsigned char *from[ABNFC_CHUNK];
+    size_t lengths[ABNFC_CHUNK], base, n, invalid = 0;
+    uint8_t ok[ABNFC_CHUNK];
+    for (base = 0; base < count; base += n) {
+        n = count - base < ABNFC_CHUNK ? count - base : ABNFC_CHUNK;
+        if (!abnfc_views_((const unsigned char *)views, validity, first + base, n, buffers, sizes, buffer_count,
+                          from, lengths))
+            return SIZE_MAX;
+        abnfc_matches_(from, lengths, n, ok);
+        invalid += abnfc_put_errors_(from, lengths, ok, n, out + base);
+    }
+    return invalid;
+}
+
+size_t ABNFC_FN(valid_bits_views)(const void *views, const uint8_t *validity, size_t first, size_t count,
+                                  const unsigned char *const *buffers, const int64_t *sizes,
+                                  size_t buffer_count, uint8_t *bits);
+size_t ABNFC_FN(valid_bits_views)(const void *views, const uint8_t *validity, size_t first, size_t count,
+                                  const unsigned char *const *buffers, const int64_t *sizes,
+                                  size_t buffer_count, uint8_t *bits)
+{
+    const unsigned char *from[ABNFC_CHUNK];
+    size_t lengths[ABNFC_CHUNK], base, n, invalid = 0;
+    uint8_t ok[ABNFC_CHUNK];
+    for (base = 0; base < count; base += n) {
+        n = count - base < ABNFC_CHUNK ? count - base : ABNFC_CHUNK;
+        if (!abnfc_views_((const unsigned char *)views, validity, first + base, n, buffers, sizes, buffer_count,
+                          from, lengths))
+            return SIZE_MAX;
+        abnfc_matches_(from, lengths, n, ok);
+        invalid += abnfc_put_bits_(ok, n, bits, first + base);
+    }
+    return invalid;
+}
 
 /* The first error of data[0 .. len) (SIZE_MAX: none) and the automaton state there. */
 static size_t abnfc_error_at_(const unsigned char *data, size_t len, uint32_t *state)
@@ -239,6 +409,7 @@ size_t ABNFC_FN(line_errors)(const void *data, size_t len, size_t *bad, size_t c
 {
     const unsigned char *bytes = (const unsigned char *)data;
     size_t starts[ABNFC_CHUNK], lengths[ABNFC_CHUNK], nexts[ABNFC_CHUNK];
+    const unsigned char *from[ABNFC_CHUNK];
     uint8_t ok[ABNFC_CHUNK];
     size_t start = 0, index = 0, found = 0, n, k;
     while (start < len && found < cap) {
@@ -252,7 +423,9 @@ size_t ABNFC_FN(line_errors)(const void *data, size_t len, size_t *bad, size_t c
             lengths[n] = end - start;
             start = nexts[n];
         }
-        ABNFC_MATCHES(bytes, n, starts[i], lengths[i], ok);
+        for (k = 0; k < n; k++)
+            from[k] = bytes + starts[k];
+        abnfc_matches_(from, lengths, n, ok);
         for (k = 0; k < n; k++) {
             if (!ok[k]) {
                 uint32_t state;
