@@ -9,9 +9,10 @@ URI-reference).  The regular expressions are written from the grammars rule by r
 are checked here: every tool must count exactly the same invalid records, or the run fails.
 
 ``abnfc check`` runs as a whole process (wall time, its batch kernel already in the cache, as on
-every run after the first; the first run is shown on its own) and prints one JSON object per
-invalid record, where ``grep -c`` only counts: with one URI in twenty invalid, that reporting is
-most of abnfc's time.  grep runs with LC_ALL=C.  Medians of REPEATS runs.
+every run after the first; the first run is shown on its own), twice: with ``--count``, which
+prints what ``grep -c`` prints (the numbers), and with ``--format json``, which prints one JSON
+object per invalid record with its offset and expected bytes (with one URI in twenty invalid,
+that reporting is a third of abnfc's time).  grep runs with LC_ALL=C.  Medians of REPEATS runs.
 
     python bench/bench_records.py [--timestamps N] [--uris N] [--repeats N]
 """
@@ -105,8 +106,10 @@ def median_seconds(run, repeats: int) -> tuple[float, object]:
     return statistics.median(times), result
 
 
-def check_invalid(grammar: Path, path: Path) -> int:
-    done = subprocess.run([*ABNFC, "check", str(grammar), "--records", "lines", "--format", "json", str(path)],
+def check_invalid(grammar: Path, path: Path, output: str = "--count") -> int:
+    """abnfc check --records lines with --count or --format json: the invalid records it counts."""
+    done = subprocess.run([*ABNFC, "check", str(grammar), "--records", "lines", "--format", "json",
+                           *(["--count"] if output == "--count" else []), str(path)],
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode in (0, 1), done.stderr
     return int(done.stdout.strip().splitlines()[-1].split('"invalid": ')[1].split(",")[0])
@@ -128,11 +131,14 @@ def bench(name: str, grammar: Path, lines: list[bytes], pattern: str, repeats: i
     path = folder / f"{name}.txt"
     path.write_bytes(b"\n".join(lines) + b"\n")
     cold, _ = median_seconds(lambda: check_invalid(grammar, path), 1)  # builds the kernel into the cache
-    abnfc_time, ours = median_seconds(lambda: check_invalid(grammar, path), repeats)
     grep_time, theirs = median_seconds(lambda: grep_invalid(pattern, path), repeats)
-    assert ours == theirs, (name, "check --records", ours, "grep", theirs)
-    rows = [row(f"{name}: check --records lines vs grep -Evc", abnfc_time, grep_time, (ours, theirs)),
-            f"| {name}: the first check --records (compiles the kernel) | {cold:.3f} s | | | |"]
+    rows = []
+    for output in ("--count", "--format json"):
+        abnfc_time, ours = median_seconds(lambda o=output: check_invalid(grammar, path, o), repeats)
+        assert ours == theirs, (name, "check --records", output, ours, "grep", theirs)
+        rows.append(row(f"{name}: check --records lines {output} vs grep -Evc", abnfc_time, grep_time,
+                        (ours, theirs)))
+    rows.append(f"| {name}: the first check --records (compiles the kernel) | {cold:.3f} s | | | |")
     validator = abnfc.load_validator(grammar, lang="c")
     array = pa.array([line.decode("ascii") for line in lines])
     validator.validate_arrow(array[:10])  # the kernel is built and loaded

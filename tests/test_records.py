@@ -304,3 +304,28 @@ def test_bytes_that_are_not_utf8_reach_the_grammar(capsys, tmp_path: Path) -> No
     path = write(tmp_path, "t.jsonl", '{"v": "caf\\u00e9"}\n{"v": "a\\ud800"}\n')
     status, objects, _err = check_json(capsys, utf8, "--records", "jsonl:v", path)
     assert status == 1 and [(o.get("record"), o.get("offset")) for o in objects[:-1]] == [(2, 2)]
+
+
+def test_count_prints_only_the_numbers(capsys, tmp_path: Path) -> None:
+    """--count: the same numbers as the full report, per file and in all, and no record; the
+    kernel counts lines itself (more than one call of P_line_errors here)."""
+    rng = random.Random(5)
+    lines = [GOOD if rng.random() < 0.6 else rng.choice(["bad", "", GOOD[:7], GOOD + "x"])
+             for _ in range(3 * native.MAX_BAD)]
+    first = write(tmp_path, "a.txt", "\r\n".join(lines))
+    second = write(tmp_path, "b.txt", "x\n")
+    invalid = sum(line != GOOD for line in lines)
+    status, objects, _err = check_json(capsys, DATETIME, "--records", "lines", first, second)
+    assert status == 1 and len(objects) == invalid + 2
+    assert objects[-1]["records"] == len(lines) + 1 and objects[-1]["invalid"] == invalid + 1
+    status, out, _err = check(capsys, DATETIME, "--records", "lines", "--count", first, second)
+    assert status == 1
+    assert out.splitlines()[:2] == [f"{first}: {len(lines):,} records, {invalid:,} invalid",
+                                    f"{second}: 1 record, 1 invalid"]
+    assert out.splitlines()[2].startswith(f"{len(lines) + 1:,} records, {invalid + 1:,} invalid, ")
+    csv_file = write(tmp_path, "c.csv", f"ts\n{GOOD}\nbad\n\n")  # the empty row has no column 1
+    status, objects, _err = check_json(capsys, DATETIME, "--records", "csv:1", csv_file)
+    status, counted, _err = check_json(capsys, DATETIME, "--records", "csv:1", "--count", csv_file)
+    assert status == 1 and len(objects) == 3 and counted[0]["invalid"] == objects[-1]["invalid"] == 2
+    status, _out, err = check(capsys, DATETIME, "--count", first)
+    assert status == 2 and "--count needs --records" in err

@@ -34,6 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help=N_("with --records: text (default), or one JSON object per invalid record and a "
                                 "last one with the totals"))
+    parser.add_argument("--count", action="store_true", help=N_("with --records: print no invalid record, only "
+                        "how many there are (per file and in all), as grep -c does"))
     options.add_limits(parser)
 
 
@@ -46,8 +48,9 @@ def run(args: argparse.Namespace) -> int:
         from .. import records
 
         return records.run(args, lambda: options.compilation(args))
-    if args.format != "text":
-        print(_("abnfc check: --format json needs --records"), file=sys.stderr)
+    if args.format != "text" or args.count:
+        print(_("abnfc check: {option} needs --records").format(option="--count" if args.count else "--format json"),
+              file=sys.stderr)
         return 2
     from ..engines import choose_engine
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 from array import array
+from collections.abc import Iterator
 from typing import Any
 
 from ..errors import AbnfError
@@ -86,20 +87,33 @@ class BatchKernel:
         """The number of lines in ``data`` and the invalid ones, each as (index, first error,
         start, end, automaton state at the error) in ``data`` (see ``P_line_errors``; tuples,
         not objects: there may be many)."""
-        bad = array(SIZE_CODE, bytes(ctypes.sizeof(ctypes.c_size_t) * 5 * MAX_BAD))
-        lines, consumed = ctypes.c_size_t(), ctypes.c_size_t()
-        base, start, total = _address(data), 0, 0
-        found: list[tuple[int, int, int, int, int]] = []
-        while start < len(data):
-            n = self._fn["line_errors"](base + start, len(data) - start, _address(bad), MAX_BAD,
-                                        ctypes.byref(lines), ctypes.byref(consumed))
-            numbers = iter(bad[: 5 * n])
+        total, found = 0, []
+        for lines, start, row in self._line_calls(data):
+            numbers = iter(row)
             found.extend((total + index, at, start + begin, start + end, state)
                          for index, at, begin, end, state in zip(numbers, numbers, numbers, numbers, numbers,
                                                                  strict=True))
-            total += lines.value
-            start += consumed.value
+            total += lines
         return total, found
+
+    def line_error_count(self, data: bytes) -> tuple[int, int]:
+        """The number of lines in ``data`` and of invalid ones."""
+        total, invalid = 0, 0
+        for lines, _start, numbers in self._line_calls(data):
+            total, invalid = total + lines, invalid + len(numbers) // 5
+        return total, invalid
+
+    def _line_calls(self, data: bytes) -> Iterator[tuple[int, int, array]]:
+        """``P_line_errors`` over all of ``data``, MAX_BAD invalid lines a call at most: for each
+        call, the lines it checked, where they start in ``data`` and its five numbers a line."""
+        bad = array(SIZE_CODE, bytes(ctypes.sizeof(ctypes.c_size_t) * 5 * MAX_BAD))
+        lines, consumed = ctypes.c_size_t(), ctypes.c_size_t()
+        base, start = _address(data), 0
+        while start < len(data):
+            n = self._fn["line_errors"](base + start, len(data) - start, _address(bad), MAX_BAD,
+                                        ctypes.byref(lines), ctypes.byref(consumed))
+            yield lines.value, start, bad[: 5 * n]
+            start += consumed.value
 
     def arrow_first_errors(self, values: Any) -> array:
         """Each element's first error (SIZE_MAX: valid or null) of a pyarrow string or binary

@@ -16,12 +16,13 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import BinaryIO
 
 from ..i18n import _
 from .formats import Block, RecordError, RecordFormat, parse_format, read_blocks
-from .report import Invalid, Progress, Totals, file_line, json_line, summary, text_line
-from .verify import Choice, Verifier, choose, say_once
+from .report import Progress, Totals, file_line, json_line, summary, text_line
+from .verify import Bad, Choice, Verifier, choose, say_once
 
 
 def run(args: argparse.Namespace, compilation: Callable[[], object]) -> int:
@@ -30,13 +31,12 @@ def run(args: argparse.Namespace, compilation: Callable[[], object]) -> int:
     choice = Choice(args.grammar, tuple(args.imports or ()), args.encoding, args.start, args.engine,
                     repr((args.max_nfa_states, args.max_dfa_states, args.max_work)))
     verifier = choose(choice, compilation, say_once())  # type: ignore[arg-type]
-    json_output = args.format == "json"
+    output = Output(args.format == "json", args.quiet, args.count)
     progress = Progress()
     status, records, invalid = 0, 0, 0
     for name in args.inputs or ["-"]:
         try:
-            counted, bad = _check_file(verifier, name, args.records, json_output, args.quiet, progress,
-                                       records, invalid)
+            counted, bad = _check_file(verifier, name, args.records, output, progress, records, invalid)
         except RecordError as error:
             progress.done()
             print(error.diagnostics[0].message, file=sys.stderr)
@@ -51,40 +51,60 @@ def run(args: argparse.Namespace, compilation: Callable[[], object]) -> int:
         records, invalid = records + counted, invalid + bad
         status = max(status, 1 if bad else 0)
     progress.done()
-    print(summary(Totals(records, invalid, time.monotonic() - started), json_output))
+    print(summary(Totals(records, invalid, time.monotonic() - started), output.json))
     return status
 
 
-def _check_file(verifier: Verifier, name: str, form: RecordFormat, json_output: bool, quiet: bool,
-                progress: Progress, records_before: int, invalid_before: int) -> tuple[int, int]:
+@dataclass(frozen=True)
+class Output:
+    """What to print: JSON Lines or text, the per-file lines left out (quiet), the invalid
+    records left out (count)."""
+
+    json: bool
+    quiet: bool
+    count: bool
+
+
+def _check_file(verifier: Verifier, name: str, form: RecordFormat, output: Output, progress: Progress,
+                records_before: int, invalid_before: int) -> tuple[int, int]:
     """Check one file; its number of records and of invalid ones."""
     shown = "<stdin>" if name == "-" else name
     records, invalid = 0, 0
     with _opened(name, form) as stream:
         for block in read_blocks(stream, form, shown):
-            count, found = _block_invalid(verifier, block, shown, records)
-            if found:
-                progress.done()
-                show = json_line if json_output else text_line
-                sys.stdout.write("".join(f"{show(bad)}\n" for bad in found))  # one write a block
-            records, invalid = records + count, invalid + len(found)
+            if output.count:
+                count, bad = verifier.count(block)
+                bad += len(block.missing)
+            else:
+                count, found = _block_invalid(verifier, block)
+                _show(found, shown, block.number, records, output.json, progress)
+                bad = len(found)
+            records, invalid = records + count, invalid + bad
             progress.update(records_before + records, invalid_before + invalid)
-    if not (quiet or json_output):
+    if not (output.quiet or output.json):
         progress.done()
         print(file_line(shown, records, invalid))
     return records, invalid
 
 
-def _block_invalid(verifier: Verifier, block: Block, name: str, before: int) -> tuple[int, list[Invalid]]:
-    """The number of records of a block and its invalid ones, missing ones included, in order
-    (``before``: the records of the file before the block)."""
+def _show(found: list[Bad], name: str, number: Callable[[int, int], int], before: int, json_output: bool,
+          progress: Progress) -> None:
+    """The invalid records of a block, in one write (``before``: the file's records before it)."""
+    if found:
+        progress.done()
+        show = json_line if json_output else text_line
+        sys.stdout.write("".join([f"{show(name, number(bad.index, before), bad)}\n" for bad in found]))
+
+
+def _block_invalid(verifier: Verifier, block: Block) -> tuple[int, list[Bad]]:
+    """The number of records of a block and its invalid ones, missing ones included, in order,
+    each with the bytes expected at its error."""
     count, bad = verifier.errors(block)
-    found = [Invalid(name, block.number(one.index, before), one.offset, () if one.offset is None else
-                     one.expected if one.expected is not None else verifier.expected(one.record),
-                     one.record, one.reason) for one in bad]
+    found = [one if one.expected is not None or one.offset is None else
+             one._replace(expected=verifier.expected(one.record)) for one in bad]
     if block.missing:
-        found += [Invalid(name, block.number(index, before), None, (), b"", reason) for index, reason in block.missing]
-        found.sort(key=lambda one: one.record)
+        found += [Bad(index, None, b"", reason, ()) for index, reason in block.missing]
+        found.sort(key=lambda one: one.index)
     return count, found
 
 

@@ -17,23 +17,12 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from ..charset import Ranges, byte_text, format_readable
-from ..i18n import _
+from ..i18n import _, ngettext
+from .verify import Bad
 
 EXCERPT = 16  # bytes shown on each side of the error
 PROGRESS_AFTER = 1.0  # seconds before the progress line appears
 PROGRESS_EVERY = 0.2  # seconds between its updates
-
-
-@dataclass(frozen=True)
-class Invalid:
-    """An invalid record as reported: ``offset`` None with a ``reason`` when it is missing."""
-
-    file: str
-    record: int
-    offset: int | None
-    expected: Ranges
-    record_bytes: bytes
-    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -43,11 +32,12 @@ class Totals:
     seconds: float
 
 
-def text_line(bad: Invalid) -> str:
-    name = f"{bad.file}:{bad.record}"
+def text_line(file: str, number: int, bad: Bad) -> str:
+    """Record ``number`` of ``file``, invalid: where, why, what was expected, and an excerpt."""
+    name = f"{file}:{number}"
     if bad.offset is None:
         return f"{name}: {bad.reason}"
-    data = bad.record_bytes
+    data = bad.record
     what = _("unexpected end of input") if bad.offset >= len(data) else _("unexpected byte {byte}").format(
         byte=byte_text(data[bad.offset]))
     expected = _("; expected {ranges}").format(ranges=format_readable(bad.expected)) if bad.expected else ""
@@ -68,14 +58,14 @@ def _escape(data: bytes) -> str:
     return repr(data)[2:-1]
 
 
-def json_line(bad: Invalid) -> str:
+def json_line(file: str, number: int, bad: Bad) -> str:
     """``{"file": ..., "record": N, "offset": K, "expected": [[lo, hi], ...]}``, and ``reason``
     for a missing record.  Written by hand, the file name and ranges encoded once each: tens of
     thousands of invalid records otherwise spend more time in json.dumps than in checking."""
-    offset = "null" if bad.offset is None else str(bad.offset)
+    offset = "null" if bad.offset is None else bad.offset
     reason = "" if bad.reason is None else f", \"reason\": {_json(bad.reason)}"
-    return (f'{{"file": {_json(bad.file)}, "record": {bad.record}, "offset": {offset}, '
-            f'"expected": {_json_ranges(bad.expected)}{reason}}}')
+    return (f'{{"file": {_json(file)}, "record": {number}, "offset": {offset}, '
+            f'"expected": {_json_ranges(bad.expected or ())}{reason}}}')
 
 
 @functools.lru_cache(maxsize=256)
@@ -83,21 +73,32 @@ def _json(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-@functools.lru_cache(maxsize=4096)
+_RANGES_JSON: dict[int, tuple[Ranges, str]] = {}  # by the ranges' identity: (the ranges, their JSON)
+
+
 def _json_ranges(ranges: Ranges) -> str:
-    return json.dumps([[lo, hi] for lo, hi in ranges])
+    """The ranges as JSON, remembered by identity: records stopped in one automaton state share
+    one tuple of ranges, and hashing it anew for each record would cost as much as the rest of
+    the line (the ranges are kept with their JSON, so their identity is not reused meanwhile)."""
+    kept = _RANGES_JSON.get(id(ranges))
+    if kept is None or kept[0] is not ranges:
+        if len(_RANGES_JSON) >= 4096:
+            _RANGES_JSON.clear()
+        kept = _RANGES_JSON[id(ranges)] = (ranges, json.dumps([[lo, hi] for lo, hi in ranges]))
+    return kept[1]
 
 
 def file_line(name: str, records: int, invalid: int) -> str:
-    return _("{name}: {records} records, {invalid} invalid").format(name=name, records=f"{records:,}",
-                                                                   invalid=f"{invalid:,}")
+    return ngettext("{name}: {records} record, {invalid} invalid", "{name}: {records} records, {invalid} invalid",
+                    records).format(name=name, records=f"{records:,}", invalid=f"{invalid:,}")
 
 
 def summary(totals: Totals, json_output: bool) -> str:
     if json_output:
         return json.dumps({"records": totals.records, "invalid": totals.invalid,
                            "seconds": round(totals.seconds, 3)})
-    return _("{records} records, {invalid} invalid, {seconds} s").format(
+    return ngettext("{records} record, {invalid} invalid, {seconds} s",
+                    "{records} records, {invalid} invalid, {seconds} s", totals.records).format(
         records=f"{totals.records:,}", invalid=f"{totals.invalid:,}", seconds=f"{totals.seconds:.2f}")
 
 
@@ -130,4 +131,4 @@ class Progress:
             self.width = 0
 
 
-__all__ = ["Invalid", "Progress", "Totals", "excerpt", "file_line", "json_line", "summary", "text_line"]
+__all__ = ["Progress", "Totals", "excerpt", "file_line", "json_line", "summary", "text_line"]

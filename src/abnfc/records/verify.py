@@ -14,7 +14,7 @@ import sys
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .. import native
 from ..charset import Ranges, normalize
@@ -27,10 +27,10 @@ if TYPE_CHECKING:
     from ..pipeline import Compilation
 
 
-@dataclass(frozen=True)
-class Bad:
+class Bad(NamedTuple):
     """An invalid record: its index in its block, its first error (None when it is missing)
-    and its bytes."""
+    and its bytes.  A named tuple, not a dataclass: a run may make millions, and a tuple is made
+    three times faster."""
 
     index: int
     offset: int | None
@@ -44,6 +44,8 @@ class Verifier(Protocol):
 
     def errors(self, block: Block) -> tuple[int, list[Bad]]:
         """The number of records in the block and the invalid ones (missing ones left out)."""
+    def count(self, block: Block) -> tuple[int, int]:
+        """The number of records in the block and of invalid ones (missing ones left out)."""
     def expected(self, record: bytes) -> Ranges: ...
 
 
@@ -70,8 +72,18 @@ class CVerifier:
         return block.count, [Bad(i, at, block.data[offsets[i]: offsets[i + 1]])
                              for i, at in _invalid(self.kernel.first_errors(block.data, offsets)) if i not in missing]
 
+    def count(self, block: Block) -> tuple[int, int]:
+        if block.count is None:  # lines: the kernel counts, and no invalid line becomes an object
+            return self.kernel.line_error_count(block.data)
+        return _count(self, block)
+
     def expected(self, record: bytes) -> Ranges:
         return self.kernel.expected(record)  # sorted and merged already (P_expected)
+
+
+def _count(verifier: Verifier, block: Block) -> tuple[int, int]:
+    count, bad = verifier.errors(block)
+    return count, len(bad)
 
 
 def _invalid(errors) -> list[tuple[int, int]]:
@@ -96,6 +108,9 @@ class PythonVerifier:
         records = block.records()
         return len(records), [Bad(i, at, record) for i, record in enumerate(records)
                               if i not in missing for at in [first_error(record)] if at is not None]
+
+    def count(self, block: Block) -> tuple[int, int]:
+        return _count(self, block)
 
     def expected(self, record: bytes) -> Ranges:
         validator = self.module.Validator()
@@ -130,6 +145,10 @@ class EngineVerifier:
                 self._expected[record] = outcome.expected_bytes
                 found.append(Bad(i, outcome.offset, record))
         return len(records), found
+
+    def count(self, block: Block) -> tuple[int, int]:
+        self._expected.clear()
+        return _count(self, block)
 
     def expected(self, record: bytes) -> Ranges:
         return self._expected.pop(record, ())
