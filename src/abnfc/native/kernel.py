@@ -87,7 +87,7 @@ class BatchKernel:
         """The number of lines in ``data`` and the invalid ones, each as (index, first error,
         start, end, automaton state at the error) in ``data`` (see ``P_line_errors``; tuples,
         not objects: there may be many)."""
-        total, found = 0, []
+        total, found = 0, list[tuple[int, int, int, int, int]]()
         for lines, start, row in self._line_calls(data):
             numbers = iter(row)
             found.extend((total + index, at, start + begin, start + end, state)

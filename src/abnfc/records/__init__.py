@@ -93,7 +93,7 @@ def _show(found: list[Bad], name: str, number: Callable[[int, int], int], before
     if found:
         progress.done()
         show = json_line if json_output else text_line
-        sys.stdout.write("".join([f"{show(name, number(bad.index, before), bad)}\n" for bad in found]))
+        sys.stdout.write("".join([f"{show(name, number(bad.row, before), bad)}\n" for bad in found]))
 
 
 def _block_invalid(verifier: Verifier, block: Block) -> tuple[int, list[Bad]]:
@@ -104,7 +104,7 @@ def _block_invalid(verifier: Verifier, block: Block) -> tuple[int, list[Bad]]:
              one._replace(expected=verifier.expected(one.record)) for one in bad]
     if block.missing:
         found += [Bad(index, None, b"", reason, ()) for index, reason in block.missing]
-        found.sort(key=lambda one: one.index)
+        found.sort(key=lambda one: one.row)
     return count, found
 
 

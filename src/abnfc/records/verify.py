@@ -28,11 +28,11 @@ if TYPE_CHECKING:
 
 
 class Bad(NamedTuple):
-    """An invalid record: its index in its block, its first error (None when it is missing)
-    and its bytes.  A named tuple, not a dataclass: a run may make millions, and a tuple is made
+    """An invalid record: its index in its block (``row``), its first error (None when it is
+    missing) and its bytes.  A named tuple, not a dataclass: a run may make millions, and a tuple is made
     three times faster."""
 
-    index: int
+    row: int
     offset: int | None
     record: bytes
     reason: str | None = None
