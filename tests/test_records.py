@@ -190,29 +190,31 @@ def test_grammars_without_a_dfa(capsys, tmp_path: Path) -> None:
         assert objects[0]["expected"]
 
 
-def test_progress_line() -> None:
-    class Terminal:
-        def __init__(self) -> None:
-            self.text = ""
-
+def test_progress_bar(tmp_path: Path) -> None:
+    """rich's bar on a terminal after the first second: the records, the invalid ones and the
+    part read; nothing before that second or off a terminal; erased at the end."""
+    class Terminal(io.StringIO):
         def isatty(self) -> bool:
             return True
 
-        def write(self, text: str) -> None:
-            self.text += text
-
-        def flush(self) -> None:
-            pass
-
     terminal = Terminal()
-    progress = report.Progress(terminal)  # type: ignore[arg-type]
-    progress.update(10, 1)
-    assert terminal.text == ""  # not within the first second
+    progress = report.Progress(1000, terminal)
+    progress.update(10, 1, 100)
+    assert progress.bar is None and terminal.getvalue() == ""  # not within the first second
     progress.started -= 2
-    progress.update(1_234_567, 12)
-    assert terminal.text == "\rchecking: 1,234,567 records, 12 invalid"
+    progress.update(1_234_567, 12, 500)
+    progress.bar.refresh()
+    shown = terminal.getvalue()
+    assert "checking: 1,234,567 records, 12 invalid" in shown and "50%" in shown
+    progress.next_file(write(tmp_path, "a.txt", "x" * 300))
+    progress.update(1_234_568, 12, 100)
+    assert progress.bar.tasks[0].completed == 400
     progress.done()
-    assert terminal.text.endswith("\r")
+    assert progress.bar is None and terminal.getvalue().endswith("\x1b[2K")  # its line erased
+    quiet = report.Progress(None, io.StringIO())
+    quiet.started -= 2
+    quiet.update(1, 0)
+    assert quiet.bar is None
 
 
 # The batch kernel against the generated Python module, on random records.

@@ -12,6 +12,8 @@ where it is one record's fault, the record); the other files are still checked.
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -32,22 +34,23 @@ def run(args: argparse.Namespace, compilation: Callable[[], object]) -> int:
                     repr((args.max_nfa_states, args.max_dfa_states, args.max_work)))
     verifier = choose(choice, compilation, say_once())  # type: ignore[arg-type]
     output = Output(args.format == "json", args.quiet, args.count)
-    progress = Progress()
+    names = args.inputs or ["-"]
+    progress = Progress(_total_size(names))
     status, records, invalid = 0, 0, 0
-    for name in args.inputs or ["-"]:
+    for name in names:
         try:
             counted, bad = _check_file(verifier, name, args.records, output, progress, records, invalid)
         except RecordError as error:
-            progress.done()
             print(error.diagnostics[0].message, file=sys.stderr)
             status = 2
             continue
         except OSError as error:
-            progress.done()
             print(_("abnfc: cannot read {name}: {reason}").format(name=name, reason=error.strerror or error),
                   file=sys.stderr)
             status = 2
             continue
+        finally:
+            progress.next_file(name)
         records, invalid = records + counted, invalid + bad
         status = max(status, 1 if bad else 0)
     progress.done()
@@ -77,21 +80,18 @@ def _check_file(verifier: Verifier, name: str, form: RecordFormat, output: Outpu
                 bad += len(block.missing)
             else:
                 count, found = _block_invalid(verifier, block)
-                _show(found, shown, block.number, records, output.json, progress)
+                _show(found, shown, block.number, records, output.json)
                 bad = len(found)
             records, invalid = records + count, invalid + bad
-            progress.update(records_before + records, invalid_before + invalid)
+            progress.update(records_before + records, invalid_before + invalid, _position(stream))
     if not (output.quiet or output.json):
-        progress.done()
         print(file_line(shown, records, invalid))
     return records, invalid
 
 
-def _show(found: list[Bad], name: str, number: Callable[[int, int], int], before: int, json_output: bool,
-          progress: Progress) -> None:
+def _show(found: list[Bad], name: str, number: Callable[[int, int], int], before: int, json_output: bool) -> None:
     """The invalid records of a block, in one write (``before``: the file's records before it)."""
     if found:
-        progress.done()
         show = json_line if json_output else text_line
         sys.stdout.write("".join([f"{show(name, number(bad.row, before), bad)}\n" for bad in found]))
 
@@ -106,6 +106,25 @@ def _block_invalid(verifier: Verifier, block: Block) -> tuple[int, list[Bad]]:
         found += [Bad(index, None, b"", reason, ()) for index, reason in block.missing]
         found.sort(key=lambda one: one.row)
     return count, found
+
+
+def _total_size(names: list[str]) -> int | None:
+    """The bytes of all the files, or None when one is standard input or not a regular file."""
+    try:
+        sizes = [os.stat(name) for name in names if name != "-"]
+    except OSError:
+        return None
+    if len(sizes) < len(names) or not all(stat.S_ISREG(size.st_mode) for size in sizes):
+        return None
+    return sum(size.st_size for size in sizes)
+
+
+def _position(stream: BinaryIO) -> int | None:
+    """How far a file has been read, or None (a pipe)."""
+    try:
+        return stream.tell()
+    except (OSError, ValueError):
+        return None
 
 
 @contextmanager

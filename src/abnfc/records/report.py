@@ -1,5 +1,5 @@
 """What ``abnfc check --records`` prints: the invalid records as text or JSON Lines, a summary,
-and a progress line on a terminal.
+and a progress bar on a terminal.
 
 Text: ``FILE:RECORD: invalid at offset K: unexpected byte ...; expected RANGES`` (the sentences
 and range format of ``abnfc check``) and an escaped excerpt with the byte at the error in
@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..charset import Ranges, byte_text, format_readable
 from ..i18n import _, ngettext
 from .verify import Bad
 
 EXCERPT = 16  # bytes shown on each side of the error
-PROGRESS_AFTER = 1.0  # seconds before the progress line appears
-PROGRESS_EVERY = 0.2  # seconds between its updates
+PROGRESS_AFTER = 1.0  # seconds before the progress bar appears
 
 
 @dataclass(frozen=True)
@@ -103,32 +103,51 @@ def summary(totals: Totals, json_output: bool) -> str:
 
 
 class Progress:
-    """``\\r1,234,567 records, 12 invalid`` on standard error when it is a terminal, once a run
-    takes more than a second; erased at the end."""
+    """A progress bar on standard error when it is a terminal, once a run takes more than a
+    second: the part of the files read (a bar when their sizes are known, else a pulse), the
+    records and invalid ones so far, the speed and the time left.  It is rich's, imported only
+    when it appears, and it disappears at the end; while it shows, what the run prints on
+    standard output goes above it."""
 
-    def __init__(self, stream: TextIO | None = None):
+    def __init__(self, total_bytes: int | None = None, stream: TextIO | None = None):
         self.stream = stream or sys.stderr
         self.on = self.stream is not None and self.stream.isatty()
+        self.total = total_bytes
         self.started = time.monotonic()
-        self.shown = 0.0
-        self.width = 0
+        self.before = 0  # the bytes of the files checked before this one
+        self.bar: Any = None
+        self.task: Any = None
 
-    def update(self, records: int, invalid: int) -> None:
-        now = time.monotonic()
-        if not self.on or now - self.started < PROGRESS_AFTER or now - self.shown < PROGRESS_EVERY:
+    def update(self, records: int, invalid: int, position: int | None = None) -> None:
+        """The records and invalid ones so far, and how far the current file has been read."""
+        if not self.on or time.monotonic() - self.started < PROGRESS_AFTER:
             return
-        self.shown = now
-        line = _("checking: {records} records, {invalid} invalid").format(records=f"{records:,}",
-                                                                         invalid=f"{invalid:,}")
-        self.width = max(self.width, len(line))
-        self.stream.write("\r" + line.ljust(self.width))
-        self.stream.flush()
+        if self.bar is None:
+            self._show()
+        self.bar.update(self.task, completed=self.before + (position or 0), text=_(
+            "checking: {records} records, {invalid} invalid").format(records=f"{records:,}", invalid=f"{invalid:,}"))
+
+    def _show(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, TaskProgressColumn, TextColumn, TimeRemainingColumn, TransferSpeedColumn
+        from rich.progress import Progress as Bar
+
+        self.bar = Bar(BarColumn(), TaskProgressColumn(), TextColumn("{task.fields[text]}"), TransferSpeedColumn(),
+                       TimeRemainingColumn(), console=Console(file=self.stream), transient=True)
+        self.task = self.bar.add_task("", total=self.total, text="")
+        self.bar.start()
+
+    def next_file(self, name: str) -> None:
+        """A file is checked (or could not be): its size counts as read."""
+        try:
+            self.before += os.stat(name).st_size if name != "-" else 0
+        except OSError:
+            pass
 
     def done(self) -> None:
-        if self.width:
-            self.stream.write("\r" + " " * self.width + "\r")
-            self.stream.flush()
-            self.width = 0
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
 
 
 __all__ = ["Progress", "Totals", "excerpt", "file_line", "json_line", "summary", "text_line"]
