@@ -1,11 +1,12 @@
 """Benchmark: a grammar's validator inside DuckDB and Polars, against their regular expressions.
 
 2 million RFC 3339 timestamps with 2,000 broken ones (bench_records.timestamps), in a DuckDB
-table and a Polars frame: ``abnfc.duckdb.register``'s function against ``regexp_full_match``, and
-``abnfc.polars.is_valid`` against ``str.contains`` with the anchored pattern (both RE2), counting
-the invalid rows.  The pattern is bench_records.DATETIME, equivalent to grammars/datetime.abnf's
-date-time; the counts must agree.  Medians of 5 runs, and the regular expression's time over
-abnfc's (above 1: abnfc is faster).
+table and a Polars frame: ``abnfc.duckdb.register``'s functions (the native one, a DuckDB
+extension, and the Arrow UDF; on one thread and on DuckDB's default number) against
+``regexp_full_match``, and ``abnfc.polars.is_valid`` against ``str.contains`` with the anchored
+pattern (both RE2), counting the invalid rows.  The pattern is bench_records.DATETIME,
+equivalent to grammars/datetime.abnf's date-time; the counts must agree.  Medians of 5 runs, and
+the regular expression's time over abnfc's (above 1: abnfc is faster).
 
     pip install duckdb numpy polars pyarrow pyspark pandas   # and a Java runtime for Spark
     python bench/bench_dataframes.py
@@ -36,20 +37,32 @@ def median(run, repeats: int = 5) -> tuple[float, int]:
 
 
 def duckdb_rows(values: list[str]) -> list[str]:
+    """DuckDB on one thread and on its default number: the native function (an extension abnfc
+    builds, which needs allow_unsigned_extensions) and the Arrow UDF, each against
+    regexp_full_match."""
     import duckdb
     import pyarrow as pa
 
     import abnfc.duckdb
 
-    connection = duckdb.connect()
-    abnfc.duckdb.register(connection, "is_timestamp", GRAMMAR, start="date-time")
+    connection = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+    abnfc.duckdb.register(connection, "is_timestamp", GRAMMAR, start="date-time", native=True)
+    abnfc.duckdb.register(connection, "is_timestamp_arrow", GRAMMAR, start="date-time", native=False)
     connection.register("source", pa.table({"ts": values}))
     connection.execute("create table t as select * from source")
+    default = connection.sql("select current_setting('threads')").fetchall()[0][0]
     pattern = DATETIME[1:-1]  # regexp_full_match anchors itself
-    ours = median(lambda: connection.sql("select count(*) from t where not is_timestamp(ts)").fetchall()[0][0])
-    theirs = median(lambda: connection.sql(f"select count(*) from t where not regexp_full_match(ts, '{pattern}')")
-                    .fetchall()[0][0])
-    return [_row("DuckDB: abnfc function vs regexp_full_match", ours, theirs)]
+    rows = []
+    for threads in sorted({1, default}):
+        connection.execute(f"set threads = {threads}")
+        theirs = median(lambda: connection.sql(f"select count(*) from t where not regexp_full_match(ts, '{pattern}')")
+                        .fetchall()[0][0])
+        for function, kind in (("is_timestamp", "native"), ("is_timestamp_arrow", "Arrow UDF")):
+            ours = median(lambda f=function: connection.sql(f"select count(*) from t where not {f}(ts)")
+                          .fetchall()[0][0])
+            rows.append(_row(f"DuckDB, {threads} thread{'s' if threads > 1 else ''}: abnfc {kind} vs "
+                             "regexp_full_match", ours, theirs))
+    return rows
 
 
 def polars_rows(values: list[str]) -> list[str]:

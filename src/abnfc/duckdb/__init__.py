@@ -1,34 +1,90 @@
 """DuckDB: a grammar's validator as a scalar SQL function ``NAME(VARCHAR) -> BOOLEAN``.
 
-The function is an Arrow UDF: DuckDB hands it each vector of values (2,048 rows) as a pyarrow
-array, and the C validator's ``validate_arrow`` checks them with the batch kernel over Arrow's own
-buffers (no copy, no Python loop over rows) and returns a BooleanArray; NULL stays NULL.  The
-kernel is compiled once per grammar and cached (see :mod:`abnfc.native`).
-
     import duckdb, abnfc.duckdb
-    con = duckdb.connect()
+    con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
     abnfc.duckdb.register(con, "is_timestamp", "grammars/datetime.abnf", start="date-time")
     con.sql("select count(*) from logs where not is_timestamp(ts)")
+
+The function comes in one of two forms, with the same answers (NULL stays NULL):
+
+* A native function (``native=True``, and the default where it can be): a DuckDB extension in C
+  (:mod:`.extension`), built once per grammar, function name and DuckDB version and cached with
+  the batch kernels, then LOADed.  DuckDB calls the validator itself on each vector, on all its
+  threads, with no Python in the loop.  It needs ``lang="c"``, a C compiler, a grammar without
+  recursion, and a connection opened with ``allow_unsigned_extensions`` (an extension abnfc
+  builds is not signed by DuckDB; the setting cannot be changed once the database is open).  It
+  belongs to the database, so every connection to it sees the function, and registering its name
+  again replaces it (the Arrow UDF refuses a name that is taken).
+* An Arrow UDF (``native=False``, and the default on any other connection): DuckDB hands each
+  vector of values (2,048 rows) to Python as a pyarrow array, and the C validator's
+  ``validate_arrow`` checks them with the batch kernel over Arrow's own buffers (no copy, no
+  Python loop over rows).  It works on any connection, but every vector crosses into Python, and
+  with more than one thread those crossings wait on each other for the GIL.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from ..api import GrammarLike, load_validator
+from ..api import GrammarLike, generate_files, load_validator
 from ..errors import AbnfError
 from ..i18n import _
+from ..native import find_compiler
 
 
 def register(connection: Any, name: str, grammar: GrammarLike, *, start: str | None = None,
-             lang: str = "c") -> None:
+             lang: str = "c", native: bool | None = None) -> None:
     """Register ``name(VARCHAR) -> BOOLEAN`` on a DuckDB ``connection``: whether each value
-    matches ``grammar`` (its start rule, or ``start``).  ``lang="python"`` checks one value at a
-    time with the generated Python module, for machines without a C compiler."""
+    matches ``grammar`` (its start rule, or ``start``).  ``native``: None takes the native
+    function where it can be (``lang`` "c", a C compiler, a connection that allows unsigned
+    extensions, a grammar without recursion), else the Arrow UDF; True insists on the native
+    function (AbnfError where it cannot be); False takes the Arrow UDF.  ``lang="python"`` checks
+    one value at a time with the generated Python module, for machines without a C compiler."""
     try:
         from duckdb import sqltypes
     except ImportError:
         raise AbnfError.at(None, _("abnfc.duckdb needs the duckdb package (and numpy, for its Arrow functions): "
                                    "pip install 'abnfc[duckdb]'")) from None
+    if _native(connection, lang, native):
+        files = generate_files(grammar, "c", start=start, prefix="validator")
+        if _regular(files):
+            from . import extension
+
+            extension.load(connection, name, files, find_compiler() or "cc")  # _native found one
+            return
+        if native:
+            raise AbnfError.at(None, _("the native DuckDB function needs a grammar without recursion; "
+                                       "register with native=False for this one"))
     validator = load_validator(grammar, lang, start=start)
     check = validator.validate_arrow  # type: ignore[attr-defined]
     connection.create_function(name, check, [sqltypes.VARCHAR], sqltypes.BOOLEAN, type="arrow")
+
+
+def _native(connection: Any, lang: str, native: bool | None) -> bool:
+    """Whether to build the native function; AbnfError when ``native`` is True and it cannot be."""
+    if native is False:
+        return False
+    problem = _why_not_native(connection, lang)
+    if problem is not None and native:
+        raise AbnfError.at(None, problem)
+    return problem is None
+
+
+def _why_not_native(connection: Any, lang: str) -> str | None:
+    """What keeps the native function off this connection (None: nothing)."""
+    if lang != "c":
+        return _("the native DuckDB function is written in C: use lang='c' with native=True")
+    if find_compiler() is None:
+        return _("no C compiler found (looked for $CC, cc, gcc and clang), so the native DuckDB function cannot be "
+                 "built")
+    if not connection.execute("select current_setting('allow_unsigned_extensions')").fetchall()[0][0]:
+        return _("the native DuckDB function is an extension that DuckDB has not signed, and this connection does "
+                 "not load those: open it with {example} (the setting cannot be changed later), or register with "
+                 "native=False for an Arrow function").format(
+            example="duckdb.connect(config={'allow_unsigned_extensions': 'true'})")
+    return None
+
+
+def _regular(files: dict[str, str]) -> bool:
+    """Whether the generated C is a finite automaton's: a recursive grammar's has a stack (and a
+    maximum depth), which the batch kernel the extension is made of does not handle."""
+    return not any("#define VALIDATOR_MAX_DEPTH" in text for text in files.values())

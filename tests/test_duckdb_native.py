@@ -1,0 +1,181 @@
+"""abnfc.duckdb's native function (a DuckDB extension in C) against the generated Python module:
+values inlined in DuckDB's string_t (12 bytes at most) and behind a pointer, short and long,
+NULLs, across vectors and row groups, on one thread and two; the Arrow function on a connection
+that loads no unsigned extension, and the errors of native=True."""
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import compile_text, python_module
+from grammar_gen import mutations, sample
+from helpers.cache import kernel_cache
+from helpers.paths import GRAMMARS
+
+from abnfc.errors import AbnfError
+from abnfc.native import find_compiler
+
+duckdb = pytest.importorskip("duckdb")
+pytest.importorskip("numpy")  # the Arrow function's
+pytestmark = pytest.mark.skipif(find_compiler() is None, reason="no C compiler")
+
+DATETIME = GRAMMARS / "datetime.abnf"
+NUMBER = 'number = 1*DIGIT ["." 1*DIGIT]\n'  # short values match too: inlined ones are checked
+REPEAT = 60  # copies of the values in one table: more than one row group (122,880 rows), for threads
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    yield from kernel_cache(tmp_path_factory)
+
+
+def unsigned() -> Any:
+    return duckdb.connect(config={"allow_unsigned_extensions": "true"})
+
+
+def sampled(text: str, start: str | None, count: int, seed: int) -> list[str | None]:
+    """Strings of the grammar, each with two mutations, and NULLs (as DuckDB holds them: UTF-8)."""
+    rng = random.Random(seed)
+    resolved = compile_text(text, start).resolved
+    found: list[str | None] = []
+    while len(found) < count:
+        data = sample(resolved, rng)
+        assert data is not None
+        found.extend(item.decode("utf-8", "replace") for item in [data, *mutations(data, rng, 2)])
+        if rng.random() < 0.05:
+            found.append(None)
+    return found[:count]
+
+
+def edges() -> list[str | None]:
+    """Numbers of 12 and 13 bytes (the last inlined, the first not), beyond the 512 bytes the
+    extension copies (checked in place), the empty string, a bad byte at either end."""
+    long = "7" * 100_000
+    return ["", "1", "1.5", "123456789012", "1234567890123", "12345678901.", "x23456789012", "123456789012x",
+            "1" * 512, "1" * 513, long, long + "x", "x" + long, "1." + long, "1.5.", None, "١٢"]
+
+
+def expected(text: str, start: str | None, items: list[str | None]) -> list[bool | None]:
+    module = python_module(text, start)
+    return [None if item is None else module.is_valid(item.encode()) for item in items]
+
+
+def table(connection: Any, items: list[str | None]) -> None:
+    connection.execute("create table t (i integer, s varchar)")
+    connection.executemany("insert into t values (?, ?)", list(enumerate(items)))
+
+
+def answers(connection: Any, function: str) -> list[bool | None]:
+    return [row[0] for row in connection.sql(f"select {function}(s) from t order by i").fetchall()]
+
+
+def is_native(connection: Any) -> bool:
+    return bool(connection.sql("select count(*) from duckdb_extensions() where loaded and "
+                               "extension_name like 'abnfc_%'").fetchall()[0][0])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_native_timestamps_agree_with_python(threads: int) -> None:
+    import abnfc.duckdb
+
+    items = sampled(DATETIME.read_text(encoding="utf-8"), "date-time", 6000, 3339) + edges()
+    connection = unsigned()
+    connection.execute(f"set threads = {threads}")
+    abnfc.duckdb.register(connection, "is_timestamp", DATETIME, start="date-time")
+    assert is_native(connection)
+    table(connection, items)
+    assert answers(connection, "is_timestamp") == expected(DATETIME.read_text(encoding="utf-8"), "date-time", items)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_native_inline_long_and_null_values(threads: int) -> None:
+    import abnfc.duckdb
+
+    items = sampled(NUMBER, None, 5000, 5234) + edges()
+    connection = unsigned()
+    connection.execute(f"set threads = {threads}")
+    grammar = abnfc.load_grammar(text=NUMBER)
+    abnfc.duckdb.register(connection, "is_number", grammar, native=True)
+    table(connection, items)
+    wanted = expected(NUMBER, None, items)
+    assert answers(connection, "is_number") == wanted
+    # many row groups, so that both threads run the function
+    counts = connection.sql("select count(*) filter (where is_number(s)), count(*) filter (where not is_number(s)), "
+                            f"count(*) filter (where is_number(s) is null) from t, range({REPEAT})").fetchall()[0]
+    assert counts == tuple(REPEAT * wanted.count(value) for value in (True, False, None))
+
+
+def test_without_unsigned_extensions_the_arrow_function_answers_the_same() -> None:
+    import abnfc.duckdb
+
+    items = sampled(NUMBER, None, 3000, 7) + edges()
+    grammar = abnfc.load_grammar(text=NUMBER)
+    connection = duckdb.connect()
+    abnfc.duckdb.register(connection, "is_number", grammar)
+    assert not is_native(connection)
+    table(connection, items)
+    assert answers(connection, "is_number") == expected(NUMBER, None, items)
+    with pytest.raises(AbnfError, match="allow_unsigned_extensions"):
+        abnfc.duckdb.register(connection, "is_number_too", grammar, native=True)
+
+
+def test_native_false_and_lang_python_take_the_arrow_function() -> None:
+    import abnfc.duckdb
+
+    grammar = abnfc.load_grammar(text=NUMBER)
+    connection = unsigned()
+    abnfc.duckdb.register(connection, "a", grammar, native=False)
+    abnfc.duckdb.register(connection, "b", grammar, lang="python")
+    assert not is_native(connection)
+    assert connection.sql("select a('1.5'), b('1.5'), a('x'), b(NULL)").fetchall() == [(True, True, False, None)]
+    with pytest.raises(AbnfError, match="lang='c'"):
+        abnfc.duckdb.register(connection, "c", grammar, lang="python", native=True)
+
+
+def test_a_recursive_grammar_is_refused_by_native_true() -> None:
+    import abnfc.duckdb
+
+    with pytest.raises(AbnfError, match="without recursion"):
+        abnfc.duckdb.register(unsigned(), "is_json", GRAMMARS / "json.abnf", native=True)
+
+
+def test_built_once_per_grammar_and_name_and_shared_by_databases(cache: Path) -> None:
+    import abnfc.duckdb
+
+    grammar = abnfc.load_grammar(text=NUMBER)
+    first = unsigned()
+    abnfc.duckdb.register(first, "is_number", grammar)
+    built = sorted(cache.glob("*.duckdb_extension"))
+    second = unsigned()
+    abnfc.duckdb.register(second, "is_number", grammar)  # another database: loaded from the cache
+    abnfc.duckdb.register(second, "is_number", grammar)  # again on the same one
+    assert sorted(cache.glob("*.duckdb_extension")) == built
+    assert second.sql("select is_number('12'), is_number('1x')").fetchall() == [(True, False)]
+    abnfc.duckdb.register(second, 'odd "name"', grammar)  # any name: it reaches C as escaped bytes
+    assert len(sorted(cache.glob("*.duckdb_extension"))) == len(built) + 1
+    assert second.sql('select "odd ""name"""(\'3.25\')').fetchall() == [(True,)]
+
+
+def test_the_footer_duckdb_reads() -> None:
+    from abnfc.duckdb.extension import c_string, footer
+
+    data = footer("linux_amd64")
+    assert len(data) == 512 and data[256:] == bytes(256)
+    fields = [data[k * 32:(k + 1) * 32].rstrip(b"\0") for k in range(8)][::-1]
+    assert fields[:3] == [b"4", b"linux_amd64", b"v1.2.0"] and fields[4] == b"C_STRUCT"
+    assert c_string('a"\\') == '"\\141\\042\\134"'
+
+
+def test_without_a_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import abnfc.duckdb
+
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    grammar = abnfc.load_grammar(text=NUMBER)
+    with pytest.raises(AbnfError, match="no C compiler found"):
+        abnfc.duckdb.register(unsigned(), "is_number", grammar, native=True)
+    with pytest.raises(AbnfError, match="lang='python'"):  # the Arrow function's C validator: the same need
+        abnfc.duckdb.register(unsigned(), "is_number", grammar)
