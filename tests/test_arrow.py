@@ -158,3 +158,12 @@ def test_beyond_the_table() -> None:
     c: Any = abnfc.load_validator(grammar, lang="c")
     array = pa.array(["a" * 4200, "a" * 4199, "b", None, "a" * 4201, ""])
     assert c.validate_arrow(array).to_pylist() == [True, False, True, None, False, False]
+
+
+def test_recursive_grammar_a_value_at_a_time() -> None:
+    """A pushdown validator (JSON) has validate_arrow too, a value at a time, in C and Python."""
+    values = ["[1,2]", "{", None, "[[[]]]", '{"a": [true]}', ""]
+    for lang in ("c", "python"):
+        validator: Any = abnfc.load_validator(GRAMMARS / "json.abnf", lang=lang)
+        assert validator.validate_arrow(pa.array(values, pa.string_view())).to_pylist() == [
+            True, False, None, True, True, False]

@@ -12,6 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.paths import GRAMMARS
+
+from abnfc.api import load_validator
+from abnfc.errors import AbnfError
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN = ROOT / "tests" / "plugin_backend" / "abnfc_toy"
@@ -75,3 +79,8 @@ def test_an_entry_point_cannot_take_a_built_in_name(tmp_path):
     result = abnfc(env, "compile", "grammars/utf8.abnf", "--lang", "c", "--out", str(tmp_path / "out"))
     assert result.returncode == 0, result.stderr
     assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["utf8.c", "utf8.h"]
+
+
+def test_unknown_backend_in_the_api() -> None:
+    with pytest.raises(AbnfError, match="there is no backend 'javascript'; the backends are python, c, js"):
+        load_validator(GRAMMARS / "utf8.abnf", "javascript")

@@ -207,8 +207,8 @@ def _run(args: argparse.Namespace) -> int:
             return EXIT_INTERRUPTED
         if args.debug:
             raise
-        print(f"abnfc: internal error: {type(error).__name__}: {error} (a bug in abnfc; rerun "
-              "with --debug for a traceback)", file=sys.stderr)
+        print(_("abnfc: internal error: {kind}: {error} (a bug in abnfc; rerun with --debug for a traceback)").format(
+            kind=type(error).__name__, error=error), file=sys.stderr)
         return EXIT_INTERNAL
 
 

@@ -10,21 +10,22 @@ from collections.abc import Sequence
 
 from ..charset import format_hex, format_readable, intersect
 from ..errors import InvariantError
-from ..i18n import _
+from ..i18n import _, ngettext
 from .dfa import Dfa
 from .notes import Path, Reading, StateNote, state_notes
 from .pushdown import Machine, Pushdown
 
 
 def class_lines(dfa: Dfa) -> list[str]:
-    return [f"class {index:>3}: {format_hex(ranges)}" for index, ranges in enumerate(dfa.classes)]
+    label = _("class")
+    return [f"{label} {index:>3}: {format_hex(ranges)}" for index, ranges in enumerate(dfa.classes)]
 
 
 def table_lines(dfa: Dfa, notes: Sequence[str]) -> list[str]:
     """One row per state, one column per byte class, then its note; ``*`` marks accepting states."""
     width = max(2, len(str(dfa.num_states - 1)))
     header = " " * (width + 3) + " ".join(f"{c:>{width}}" for c in range(dfa.num_classes))
-    lines = ["states x classes (next state):", header]
+    lines = [_("states x classes (next state):"), header]
     for state, row in enumerate(dfa.transitions):
         mark = "*" if state in dfa.accepting else " "
         cells = " ".join(f"{t:>{width}}" for t in row)
@@ -35,14 +36,27 @@ def table_lines(dfa: Dfa, notes: Sequence[str]) -> list[str]:
 MAX_LISTED_ACCEPTING = 16  # beyond this the summary gives a count; the table marks each one
 
 
+def _states(dfa: Dfa) -> str:
+    return ngettext("{count} state (dead state {dead} included)", "{count} states (dead state {dead} included)",
+                    dfa.num_states).format(count=dfa.num_states, dead=dfa.dead)
+
+
+def _classes(dfa: Dfa) -> str:
+    return ngettext("{count} byte class", "{count} byte classes", dfa.num_classes).format(count=dfa.num_classes)
+
+
+def _accepting(dfa: Dfa) -> str:
+    accepting = sorted(dfa.accepting)
+    if len(accepting) <= MAX_LISTED_ACCEPTING:
+        return _("accepting {states}").format(states=accepting)
+    return _("{count} accepting states (marked *)").format(count=len(accepting))
+
+
 def text(dfa: Dfa, notes: Sequence[str], remarks: Sequence[str] = ()) -> str:
     """The summary and ``remarks`` under it, the byte classes and the table with a note per
     state, as ``abnfc dfa`` prints it."""
-    accepting = sorted(dfa.accepting)
-    listed = (f"accepting {accepting}" if len(accepting) <= MAX_LISTED_ACCEPTING
-              else f"{len(accepting)} accepting states (marked *)")
-    summary = (f"{dfa.num_states} states (dead state {dfa.dead} included), {dfa.num_classes} byte "
-               f"classes, start {dfa.start}, {listed}")
+    summary = _("{states}, {classes}, start {start}, {accepting}").format(
+        states=_states(dfa), classes=_classes(dfa), start=dfa.start, accepting=_accepting(dfa))
     return "\n".join([summary, *remarks, "", *class_lines(dfa), "", *table_lines(dfa, notes)]) + "\n"
 
 
@@ -155,13 +169,13 @@ def pushdown_text(pushdown: Pushdown, notes: Sequence[str]) -> str:
     table (``*`` accepting, ``>`` call states, ``^`` states that close a nested part), the
     machines, the call states and the returns."""
     dfa = pushdown.dfa
-    accepting = sorted(dfa.accepting)
-    listed = (_("accepting {states}").format(states=accepting) if len(accepting) <= MAX_LISTED_ACCEPTING
-              else _("{count} accepting states (marked *)").format(count=len(accepting)))
-    summary = _("pushdown validator: {machines} machines, {states} states (dead state {dead} included, call "
-                "states from {first_call}), {classes} byte classes, start {start}, {accepting}").format(
-                    machines=len(pushdown.machines), states=dfa.num_states, dead=dfa.dead,
-                    first_call=pushdown.first_call, classes=dfa.num_classes, start=dfa.start, accepting=listed)
+    machines = ngettext("{count} machine", "{count} machines", len(pushdown.machines)).format(
+        count=len(pushdown.machines))
+    states = ngettext("{count} state (dead state {dead} included, call states from {first_call})",
+                      "{count} states (dead state {dead} included, call states from {first_call})",
+                      dfa.num_states).format(count=dfa.num_states, dead=dfa.dead, first_call=pushdown.first_call)
+    summary = _("pushdown validator: {machines}, {states}, {classes}, start {start}, {accepting}").format(
+        machines=machines, states=states, classes=_classes(dfa), start=dfa.start, accepting=_accepting(dfa))
     table = table_lines(dfa, notes)
     for state in range(dfa.num_states):
         mark = ">" if state in pushdown.calls else "^" if pushdown.returns[state] else None

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from ..errors import AbnfError
+from ..i18n import _
 from .tables import Header, Tables, grammar_only, make_tables
 
 ENTRY_POINTS = "abnfc.backends"
@@ -132,11 +133,14 @@ def names() -> tuple[str, ...]:
 
 
 def get(name: str) -> Backend[Any]:
-    """The backend called ``name``; KeyError when there is none, AbnfError when its entry point
-    cannot be loaded or does not hold a backend of that name."""
+    """The backend called ``name``; AbnfError when there is none, or when its entry point cannot
+    be loaded or does not hold a backend of that name."""
     if name in _BUILT_IN:
         backend: Backend[Any] = importlib.import_module(_BUILT_IN[name]).BACKEND
         return backend
+    if name not in _entry_points():
+        raise AbnfError.at(None, _("there is no backend {name!r}; the backends are {names}").format(
+            name=name, names=", ".join(names())))
     return _plugin(name)
 
 
@@ -160,19 +164,22 @@ def _entry_points() -> dict[str, metadata.EntryPoint]:
 @cache
 def _plugin(name: str) -> Backend[Any]:
     point = _entry_points()[name]
-    where = f"the backend {name!r} of {_distribution(point)} (entry point {point.value})"
+    where = _("the backend {name!r} of {package} (entry point {point})").format(
+        name=name, package=_distribution(point), point=point.value)
     try:
         backend = point.load()
     except Exception as error:  # whatever a third party's import raises is reported, not a crash
-        raise AbnfError.at(None, f"cannot load {where}: {type(error).__name__}: {error}") from None
+        raise AbnfError.at(None, _("cannot load {backend}: {kind}: {error}").format(
+            backend=where, kind=type(error).__name__, error=error)) from None
     if not isinstance(backend, Backend) or backend.name != name:
-        raise AbnfError.at(None, f"{where} is not an abnfc Backend named {name!r}")
+        raise AbnfError.at(None, _("{backend} is not an abnfc Backend named {name!r}").format(backend=where, name=name))
     return backend
 
 
 def _distribution(point: metadata.EntryPoint) -> str:
     dist = point.dist
-    return f"the package {dist.name} {dist.version}" if dist is not None else "an unknown package"
+    return (_("the package {name} {version}").format(name=dist.name, version=dist.version) if dist is not None
+            else _("an unknown package"))
 
 
 def first_errors(validator: Validator, inputs: Sequence[bytes]) -> list[int | None]:

@@ -19,7 +19,7 @@ from ..automata.pushdown import Pushdown
 from ..charset import Ranges, contiguous_classes
 from ..frontend import ir
 from ..frontend.resolve import ResolvedGrammar
-from ..i18n import ngettext
+from ..i18n import _, ngettext
 from ..interpret import Recognizer
 
 DEFAULT_MAX_LENGTH = 4
@@ -41,11 +41,15 @@ class BoundedLanguage:
         if self.nesting:
             return ngettext("nested up to {depth} part deep", "nested up to {depth} parts deep",
                             self.bound).format(depth=self.bound)
-        text = f"up to {self.bound} {'byte' if self.bound == 1 else 'bytes'}"
+        text = ngettext("up to {count} byte", "up to {count} bytes", self.bound).format(count=self.bound)
         if self.bound < self.asked:
-            runs = "runs of its pushdown validator" if self.decider == "pushdown" else "interpreter runs"
-            text += (f" (--max-length {self.asked} asked; {self.asked} bytes would need more than "
-                     f"the budget of {self.budget:,} {runs})")
+            runs = (ngettext("more than the budget of {budget} run of its pushdown validator",
+                             "more than the budget of {budget} runs of its pushdown validator", self.budget)
+                    if self.decider == "pushdown" else
+                    ngettext("more than the budget of {budget} interpreter run",
+                             "more than the budget of {budget} interpreter runs", self.budget))
+            text += " " + _("(--max-length {asked} asked; {asked} bytes would need {runs})").format(
+                asked=self.asked, runs=runs.format(budget=f"{self.budget:,}"))
         return text
 
 

@@ -27,7 +27,7 @@ from typing import Any
 from ..backends.c.batch import CFLAGS
 from ..errors import AbnfError
 from ..i18n import _
-from ..native import KERNEL, cache_folder, cache_key
+from ..native import KERNEL, cache_key, writable_cache_folder
 from ..version import __version__
 
 STATIC = Path(__file__).parent / "static"
@@ -54,7 +54,7 @@ def load(connection: Any, name: str, files: Mapping[str, str], cc: str) -> None:
 
 def build(cc: str, stem: str, files: Mapping[str, str], name: str, platform: str) -> Path:
     """The extension file ``stem.duckdb_extension`` in the cache folder, compiled if absent."""
-    folder = _writable(cache_folder())
+    folder = writable_cache_folder()
     path = folder / f"{stem}.duckdb_extension"
     if path.exists():
         return path
@@ -90,14 +90,6 @@ def c_string(text: str) -> str:
     """``text`` as a C string literal, every byte an octal escape (any name is safe in it)."""
     return '"' + "".join(f"\\{byte:03o}" for byte in text.encode("utf-8")) + '"'
 
-
-def _writable(folder: Path) -> Path:
-    """The cache folder, or a fresh temporary one when it cannot be made (a read-only home)."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        return folder
-    except OSError:
-        return Path(tempfile.mkdtemp(prefix="abnfc-cache-"))
 
 
 __all__ = ["build", "c_string", "footer", "load"]

@@ -3,8 +3,8 @@ that ``abnfc check --records`` with a cached kernel starts in tens of millisecon
 (:mod:`.cache`) and the calls through ctypes (:mod:`.kernel`).  The kernel's C is the C
 backend's (``backends/c/static/batch.c``), built by :mod:`abnfc.backends.c.batch`.
 """
-from .cache import KERNEL, cache_folder, cache_key, find_compiler, templates_stamp
+from .cache import KERNEL, cache_folder, cache_key, find_compiler, templates_stamp, writable_cache_folder
 from .kernel import MAX_BAD, SIZE_MAX, BatchKernel, cached
 
 __all__ = ["KERNEL", "MAX_BAD", "SIZE_MAX", "BatchKernel", "cache_folder", "cache_key", "cached", "find_compiler",
-           "templates_stamp"]
+           "templates_stamp", "writable_cache_folder"]

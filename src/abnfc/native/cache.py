@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 from ..version import __version__
@@ -45,6 +46,17 @@ def cache_folder() -> Path:
     return Path(base) / "abnfc"
 
 
+def writable_cache_folder() -> Path:
+    """The cache folder, made if needed, or a fresh temporary one when it cannot be made (a
+    read-only home): a build then still works, it is only not kept."""
+    folder = cache_folder()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    except OSError:
+        return Path(tempfile.mkdtemp(prefix="abnfc-cache-"))
+
+
 def cache_key(cc: str, *parts: str | bytes) -> str:
     """The key of a library: ``parts`` (what the caller's source depends on), the compiler (its
     name, and the size and time of the file it resolves to, so that an upgrade rebuilds),
@@ -58,4 +70,4 @@ def cache_key(cc: str, *parts: str | bytes) -> str:
     return digest.hexdigest()[:40]
 
 
-__all__ = ["KERNEL", "cache_folder", "cache_key", "find_compiler", "templates_stamp"]
+__all__ = ["KERNEL", "cache_folder", "cache_key", "find_compiler", "templates_stamp", "writable_cache_folder"]

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ...errors import AbnfError
 from ...i18n import _
-from ...native import KERNEL, BatchKernel, cache_folder, cached
+from ...native import KERNEL, BatchKernel, cached, writable_cache_folder
 
 # -O3: the lanes of batch.c unrolled, a third faster than -O2 on short records
 CFLAGS = ["-std=c99", "-O3", "-fPIC", "-shared", "-Wall", "-Werror"]
@@ -40,7 +40,7 @@ def build(cc: str, key: str, files: Mapping[str, str]) -> BatchKernel:
     found = cached(key, prefix)
     if found is not None:
         return found
-    folder = _writable(cache_folder())
+    folder = writable_cache_folder()
     with tempfile.TemporaryDirectory(prefix="abnfc-kernel-", dir=folder) as work:
         for name, text in files.items():
             Path(work, name).write_text(text, encoding="utf-8")
@@ -57,14 +57,6 @@ def build(cc: str, key: str, files: Mapping[str, str]) -> BatchKernel:
         os.replace(built, library)
     return BatchKernel(ctypes.CDLL(str(library)), prefix)
 
-
-def _writable(folder: Path) -> Path:
-    """The cache folder, or a fresh temporary one when it cannot be made (a read-only home)."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        return folder
-    except OSError:
-        return Path(tempfile.mkdtemp(prefix="abnfc-cache-"))
 
 
 __all__ = ["KERNEL", "build"]
