@@ -1,6 +1,9 @@
 """``abnfc crosscheck``: run another implementation over many inputs and report each class of
 disagreement with the grammar, with its shortest witness (:mod:`abnfc.crosscheck.session`).
 
+With ``--spark``, a ``--python`` function runs over every string of up to ``--exhaustive`` bytes
+on Spark's executors (:mod:`abnfc.spark.crosscheck`); the rest runs here, as without it.
+
 Exit status 0: no disagreement; 1: disagreements; 2: a usage error, or a program that crashed,
 hung or printed something that is not a verdict.
 """
@@ -17,7 +20,8 @@ HELP = N_("run another implementation over many inputs and report where it disag
 EXAMPLE = ("examples:\n  abnfc crosscheck grammars/utf8.abnf --cmd 'python3 examples/cpython_decode.py'\n"
            "  abnfc crosscheck grammars/utf8.abnf --python examples/cpython_decode.py:accepts\n"
            "  abnfc crosscheck grammars/utf8.abnf --cmd './validate {}' --protocol exit\n"
-           "  abnfc crosscheck grammars/utf8.abnf --cmd ./mbrtowc --against grammars/variants/*.abnf")
+           "  abnfc crosscheck grammars/utf8.abnf --cmd ./mbrtowc --against grammars/variants/*.abnf\n"
+           "  abnfc crosscheck grammars/utf8.abnf --python examples/cpython_decode.py:accepts --exhaustive 4 --spark")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,6 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(the default when it is a terminal)"))
     parser.add_argument("--learn", action="store_true", help=N_("learn the implementation's language (as abnfc "
                         "learn does) and report the exact differences instead of sampled ones"))
+    parser.add_argument("--spark", nargs="?", const="", metavar="MASTER", help=N_(
+        "run the --python function over every string of up to --exhaustive bytes (at most 4 with --spark) on "
+        "Spark's executors, MASTER (default: spark-submit's master under spark-submit, else local[*]; give it "
+        "after GRAMMAR or as --spark=MASTER); needs pip install 'abnfc[spark]' and Java"))
     options.add_exploration(parser)
     options.add_limits(parser)
 
@@ -48,7 +56,13 @@ def run(args: argparse.Namespace) -> int:
     from ..crosscheck.language import load_language
     from ..crosscheck.report import text, to_json
     from ..crosscheck.session import DEFAULTS, Amounts, Progress, crosscheck
+    from ..errors import AbnfError
 
+    if args.spark is not None and not args.python:
+        raise AbnfError.at(None, _("--spark runs a --python function on Spark's executors; it does not apply to "
+                                   "--cmd programs"))
+    if args.spark is not None and args.learn:
+        raise AbnfError.at(None, _("--spark does not apply to --learn"))
     if args.learn:
         return _learned(args)
     progress = Progress(args.progress or sys.stderr.isatty(), sys.stderr.isatty())
@@ -61,9 +75,26 @@ def run(args: argparse.Namespace) -> int:
                       defaults.sample if args.sample is None else args.sample,
                       defaults.random if args.random is None else args.random, args.seed, args.extra_states,
                       defaults.every_byte)
+    if args.spark is not None:
+        return _on_spark(args, language, others, runner, amounts, progress)
     label = args.cmd if args.cmd else _("{function} (a Python function, in a child process)").format(
         function=args.python)
     result = crosscheck(language, others, runner, kind, amounts, progress, label)
+    sys.stdout.write(to_json(result) if args.format == "json" else text(result))
+    return result.exit_status
+
+
+def _on_spark(args: argparse.Namespace, language, others, runner, amounts, progress) -> int:
+    """crosscheck --spark: the exhaustive part on Spark's executors, the rest here."""
+    from ..crosscheck.report import text, to_json
+    from ..crosscheck.session import crosscheck
+    from ..spark.crosscheck import OnSpark, check
+
+    check(language, others, amounts.exhaustive, args.spark)
+    label = _("{function} (a Python function, in a child process and on Spark's executors)").format(
+        function=args.python)
+    with OnSpark(args.spark, language, others, args.python, progress, args.debug) as remote:
+        result = crosscheck(language, others, runner, "python", amounts, progress, label, remote)
     sys.stdout.write(to_json(result) if args.format == "json" else text(result))
     return result.exit_status
 

@@ -20,7 +20,7 @@ from ..automata.product import access_words, completions
 from ..errors import AbnfError
 from ..i18n import _
 
-MAX_EXHAUSTIVE = 3  # 16.8 M strings; 4 bytes would be 4.3 G
+MAX_EXHAUSTIVE = 3  # 16.8 M strings; 4 bytes would be 4.3 G (crosscheck --spark goes to 4)
 MEAN_LENGTH = 8
 STOP_CHANCE = 0.1
 
@@ -33,25 +33,54 @@ class Part:
     label: str = ""  # its name in the text report, in the reader's language (default: ``what``)
 
 
+@dataclass(frozen=True)
+class Elsewhere:
+    """The exhaustive part when the caller runs it elsewhere (``crosscheck --spark``): every
+    string of up to ``length`` bytes except ``seen``, the earlier parts' inputs that short."""
+
+    length: int
+    seen: frozenset[bytes]
+
+    @property
+    def count(self) -> int:
+        return _count_upto(self.length) - len(self.seen)
+
+
 class InputStream:
     """The union of the parts, each input once, in batches, so that millions of inputs (every
     3-byte string is 16.8 M) never sit in memory at once.  The exhaustive part is not stored:
-    later parts skip inputs short enough to be in it, and it skips the earlier parts' inputs."""
+    later parts skip inputs short enough to be in it, and it skips the earlier parts' inputs.
+    With ``elsewhere``, the exhaustive part (whose ``inputs`` are then not read) comes as one
+    :class:`Elsewhere`, after a batch that ends with the input before it, so that the caller
+    sees every input in order."""
 
-    def __init__(self, parts: list[Part], exhaustive: int, batch_size: int = 1 << 20):
+    def __init__(self, parts: list[Part], exhaustive: int, batch_size: int = 1 << 20, elsewhere: bool = False):
         self.parts = parts
         self.exhaustive = exhaustive
         self.batch_size = batch_size
+        self.elsewhere = elsewhere
         self.counts: list[tuple[str, int]] = []  # (what, new inputs), filled in as it streams
         self.labels: list[str] = []  # the parts' labels, in the same order
         self.total = 0
 
-    def batches(self) -> Iterator[list[bytes]]:
+    def batches(self) -> Iterator[list[bytes] | Elsewhere]:
         seen: set[bytes] = set()
         batch: list[bytes] = []
         covered = -1  # inputs up to this length came with the exhaustive part
         for part in self.parts:
             count = 0
+            if part.exhaustive and self.elsewhere:
+                if batch:
+                    self.total += len(batch)
+                    yield batch
+                    batch = []
+                piece = Elsewhere(self.exhaustive, frozenset(data for data in seen if len(data) <= self.exhaustive))
+                self.total += piece.count
+                self.counts.append((part.what, piece.count))  # before, so that a fault's report counts it
+                self.labels.append(part.label or part.what)
+                covered = self.exhaustive
+                yield piece
+                continue
             for data in part.inputs:
                 if part.exhaustive:
                     if data in seen:

@@ -5,7 +5,9 @@ The inputs (:mod:`.inputs`): the grammar's vectors, every string up to ``--exhau
 with near-misses of them, all seeded by ``--seed`` and streamed in batches of 2^20, so memory
 stays flat.  The implementation runs through a runner (:mod:`.programs`); disagreements are
 grouped by where the languages part and shrunk (:mod:`.disagreements`); ``--against`` says which
-other grammars the implementation agrees with on the same inputs.  Exit status 0: no
+other grammars the implementation agrees with on the same inputs.  A caller may run the
+exhaustive part elsewhere (:data:`Remote`: ``crosscheck --spark`` runs it on Spark's executors);
+everything else stays here, and the result is the same.  Exit status 0: no
 disagreement; 1: disagreements; 2: a usage error, or a program that crashed, hung or printed
 something that is not a verdict.
 """
@@ -14,13 +16,13 @@ from __future__ import annotations
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..charset import format_readable, from_bytes
 from ..i18n import _, ngettext
 from .disagreements import Classifier, InterpreterClassifier, Parting
-from .inputs import InputStream, Part, all_strings, every_byte, random_strings, sampled
+from .inputs import Elsewhere, InputStream, Part, all_strings, every_byte, random_strings, sampled
 from .language import Language
 from .programs import Fault, Runner
 from .provenance import NoProvenance, hex_text
@@ -94,11 +96,28 @@ class Cached:
         return [self.known[data] for data in inputs]
 
 
+@dataclass(frozen=True)
+class Found:
+    """What running the exhaustive part elsewhere found, in input order: how many disagreements
+    in all, the first of them and the first valid inputs the implementation accepts, each up to
+    the room it was given, and the disagreements with each ``--against`` grammar."""
+
+    count: int
+    disagreements: tuple[tuple[bytes, bool], ...]  # (input, grammar's verdict)
+    accepted: tuple[bytes, ...]
+    against: tuple[int, ...]
+
+
+# Runs the exhaustive part elsewhere: (the part, room for disagreements, room for accepted valid
+# inputs) -> what it found; raises Fault as a runner does.
+Remote = Callable[[Elsewhere, int, int], Found]
+
+
 def _vectors(language: Language, extra_states: int) -> list[bytes]:
     return [v.data for v in build_suite(language.minimal, NoProvenance(), language.accepts, extra_states)]
 
 
-def _inputs(language: Language, others: list[Language], amounts: Amounts) -> InputStream:
+def _inputs(language: Language, others: list[Language], amounts: Amounts, elsewhere: bool) -> InputStream:
     exhaustive, sample, count, seed = amounts.exhaustive, amounts.sample, amounts.random, amounts.seed
     parts = [Part("vectors", _vectors(language, amounts.extra_states), label=_("vectors"))]
     if language.exact and amounts.every_byte:
@@ -108,7 +127,7 @@ def _inputs(language: Language, others: list[Language], amounts: Amounts) -> Inp
         parts.append(Part("vectors of the --against grammars", [d for other in others for d in _vectors(other, 0)],
                           label=_("vectors of the --against grammars")))
     parts.append(Part(f"strings of up to {exhaustive} {'byte' if exhaustive == 1 else 'bytes'}",
-                      all_strings(exhaustive), exhaustive=True,
+                      () if elsewhere else all_strings(exhaustive), exhaustive=True,
                       label=ngettext("strings of up to {count} byte", "strings of up to {count} bytes",
                                      exhaustive).format(count=exhaustive)))
     if sample:
@@ -119,7 +138,7 @@ def _inputs(language: Language, others: list[Language], amounts: Amounts) -> Inp
         parts.append(Part(f"random strings and near-misses (seed {seed})",
                           random_strings(language.minimal, count, random.Random(f"random {seed}")),
                           label=_("random strings and near-misses (seed {seed})").format(seed=seed)))
-    return InputStream(parts, exhaustive)
+    return InputStream(parts, exhaustive, elsewhere=elsewhere)
 
 
 @dataclass
@@ -133,14 +152,15 @@ class _Tally:
 
 
 def crosscheck(language: Language, others: list[Language], runner: Runner, kind: str, amounts: Amounts,
-               progress: Progress, label: str) -> Result:
+               progress: Progress, label: str, remote: Remote | None = None) -> Result:
     """Run the implementation behind ``runner`` over the inputs ``amounts`` asks for and compare
     its verdicts with the grammar's (and those of the ``others``); a fault of the program (a
-    crash, a hang, an answer that is not a verdict) ends the run and is reported in the result."""
+    crash, a hang, an answer that is not a verdict) ends the run and is reported in the result.
+    With ``remote``, the exhaustive part runs there."""
     progress.start(_("generating inputs"))
-    stream = _inputs(language, others, amounts)
+    stream = _inputs(language, others, amounts, remote is not None)
     try:
-        tally = _run_all(language, others, stream, runner, progress)
+        tally = _run_all(language, others, stream, runner, progress, remote)
         progress.start(_("classifying and shrinking"))
         result = _compare(language, others, kind, tally, Cached(runner), stream, label)
     except Fault as fault:
@@ -150,10 +170,15 @@ def crosscheck(language: Language, others: list[Language], runner: Runner, kind:
     return result
 
 
-def _run_all(language: Language, others: list[Language], stream: InputStream, runner, progress: Progress) -> _Tally:
+def _run_all(language: Language, others: list[Language], stream: InputStream, runner, progress: Progress,
+             remote: Remote | None = None) -> _Tally:
     """The grammar's and the implementation's verdicts on every input, a batch at a time."""
     tally = _Tally(against=[0] * len(others))
     for batch in stream.batches():
+        if isinstance(batch, Elsewhere):
+            assert remote is not None  # the stream yields the part only when asked to
+            _add(tally, remote(batch, MAX_KEPT - len(tally.disagreements), MAX_ACCEPTED - len(tally.accepted)))
+            continue
         progress.start(_("running the implementation on inputs {count:,} and on").format(
             count=stream.total - len(batch)))
         expected, got = language.verdicts(batch), runner.verdicts(batch)
@@ -167,6 +192,13 @@ def _run_all(language: Language, others: list[Language], stream: InputStream, ru
         for index, other in enumerate(others):
             tally.against[index] += sum(a != b for a, b in zip(other.verdicts(batch), got, strict=True))
     return tally
+
+
+def _add(tally: _Tally, found: Found) -> None:
+    tally.count += found.count
+    tally.disagreements.extend(found.disagreements[:MAX_KEPT - len(tally.disagreements)])
+    tally.accepted.extend(found.accepted[:MAX_ACCEPTED - len(tally.accepted)])
+    tally.against = [mine + theirs for mine, theirs in zip(tally.against, found.against, strict=True)]
 
 
 def _compare(language: Language, others: list[Language], kind: str, tally: _Tally, query: Cached,
