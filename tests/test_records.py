@@ -9,6 +9,7 @@ import random
 import sys
 from array import array
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.cache import kernel_cache
@@ -203,12 +204,13 @@ def test_progress_bar(tmp_path: Path) -> None:
     assert progress.bar is None and terminal.getvalue() == ""  # not within the first second
     progress.started -= 2
     progress.update(1_234_567, 12, 500)
-    progress.bar.refresh()
+    bar: Any = progress.bar
+    bar.refresh()
     shown = terminal.getvalue()
     assert "checking: 1,234,567 records, 12 invalid" in shown and "50%" in shown
     progress.next_file(write(tmp_path, "a.txt", "x" * 300))
     progress.update(1_234_568, 12, 100)
-    assert progress.bar.tasks[0].completed == 400
+    assert bar.tasks[0].completed == 400
     progress.done()
     assert progress.bar is None and terminal.getvalue().endswith("\x1b[2K")  # its line erased
     quiet = report.Progress(None, io.StringIO())
