@@ -1,6 +1,6 @@
-"""abnfc.spark.validate in Spark's local[2] mode: the column checked on the executors through
-mapInArrow and validate_arrow, against the generated Python module; errors on the driver.
-Skipped without pyspark or a Java runtime."""
+"""abnfc.spark.validate in Spark's local[2] mode: the column checked on the executors through an
+Arrow UDF (and mapInArrow, PySpark's way before 4.1) and validate_arrow, against the generated
+Python module; errors on the driver.  Skipped without pyspark or a Java runtime."""
 from __future__ import annotations
 
 import os
@@ -39,14 +39,19 @@ def spark():
     session.stop()
 
 
-@pytest.mark.parametrize("lang", ["c", "python"])
-def test_a_column_checked_on_the_executors(spark, lang):
+@pytest.mark.parametrize(("lang", "way"), [("c", "udf"), ("python", "udf"), ("c", "mapInArrow")])
+def test_a_column_checked_on_the_executors(spark, lang, way, monkeypatch):
+    import pyspark.sql.functions
+
     import abnfc.spark
 
+    if way == "mapInArrow":  # as on PySpark before 4.1, which has no arrow_udf
+        monkeypatch.delattr(pyspark.sql.functions, "arrow_udf")
     items = values(3000)
     frame = spark.createDataFrame([(index, item) for index, item in enumerate(items)], "i int, ts string")
     checked = abnfc.spark.validate(frame.repartition(4), "ts", DATETIME, start="date-time", lang=lang)
     assert checked.columns == ["i", "ts", "valid"]
+    assert ("MapInArrow" in checked._jdf.queryExecution().toString()) == (way == "mapInArrow")
     got = {row.i: row.valid for row in checked.collect()}
     module = python_module(TEXT, "date-time")
     assert [got[index] for index in range(len(items))] == [
