@@ -90,7 +90,7 @@ def spark_rows(values: list[str]) -> list[str]:
     rows = []
     for cores in (1, 2):
         spark = (SparkSession.builder.master(f"local[{cores}]").appName("bench").config("spark.ui.enabled", "false")
-                 .getOrCreate())
+                 .config("spark.ui.showConsoleProgress", "false").getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
         frame = spark.createDataFrame([(value,) for value in values], "ts string").repartition(cores * 4).cache()
         frame.count()
