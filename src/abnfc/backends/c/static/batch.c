@@ -344,6 +344,28 @@ static int abnfc_views_(const unsigned char *views, const uint8_t *validity, siz
     return 1;
 }
 
+/* The views' chunks checked, each record's first error put into out or its bit into bits
+ * (whichever is not NULL); SIZE_MAX when a view lies outside its buffer, else how many values
+ * are invalid. */
+static size_t abnfc_views_all_(const void *views, const uint8_t *validity, size_t first, size_t count,
+                               const unsigned char *const *buffers, const int64_t *sizes, size_t buffer_count,
+                               size_t *out, uint8_t *bits)
+{
+    const unsigned char *from[ABNFC_CHUNK];
+    size_t lengths[ABNFC_CHUNK], base, n, invalid = 0;
+    uint8_t ok[ABNFC_CHUNK];
+    for (base = 0; base < count; base += n) {
+        n = count - base < ABNFC_CHUNK ? count - base : ABNFC_CHUNK;
+        if (!abnfc_views_((const unsigned char *)views, validity, first + base, n, buffers, sizes, buffer_count,
+                          from, lengths))
+            return SIZE_MAX;
+        abnfc_matches_(from, lengths, n, ok);
+        invalid += out != NULL ? abnfc_put_errors_(from, lengths, ok, n, out + base)
+                               : abnfc_put_bits_(ok, n, bits, first + base);
+    }
+    return invalid;
+}
+
 /* first_errors and valid_bits over views (values first .. first + count, bit first + i written
  * for value i); SIZE_MAX when a view lies outside its buffer, else how many values are invalid. */
 size_t ABNFC_FN(first_errors_views)(const void *views, const uint8_t *validity, size_t first, size_t count,
@@ -353,18 +375,7 @@ size_t ABNFC_FN(first_errors_views)(const void *views, const uint8_t *validity, 
                                     const unsigned char *const *buffers, const int64_t *sizes,
                                     size_t buffer_count, size_t *out)
 {
-    const unsigned char *from[ABNFC_CHUNK];
-    size_t lengths[ABNFC_CHUNK], base, n, invalid = 0;
-    uint8_t ok[ABNFC_CHUNK];
-    for (base = 0; base < count; base += n) {
-        n = count - base < ABNFC_CHUNK ? count - base : ABNFC_CHUNK;
-        if (!abnfc_views_((const unsigned char *)views, validity, first + base, n, buffers, sizes, buffer_count,
-                          from, lengths))
-            return SIZE_MAX;
-        abnfc_matches_(from, lengths, n, ok);
-        invalid += abnfc_put_errors_(from, lengths, ok, n, out + base);
-    }
-    return invalid;
+    return abnfc_views_all_(views, validity, first, count, buffers, sizes, buffer_count, out, NULL);
 }
 
 size_t ABNFC_FN(valid_bits_views)(const void *views, const uint8_t *validity, size_t first, size_t count,
@@ -374,18 +385,7 @@ size_t ABNFC_FN(valid_bits_views)(const void *views, const uint8_t *validity, si
                                   const unsigned char *const *buffers, const int64_t *sizes,
                                   size_t buffer_count, uint8_t *bits)
 {
-    const unsigned char *from[ABNFC_CHUNK];
-    size_t lengths[ABNFC_CHUNK], base, n, invalid = 0;
-    uint8_t ok[ABNFC_CHUNK];
-    for (base = 0; base < count; base += n) {
-        n = count - base < ABNFC_CHUNK ? count - base : ABNFC_CHUNK;
-        if (!abnfc_views_((const unsigned char *)views, validity, first + base, n, buffers, sizes, buffer_count,
-                          from, lengths))
-            return SIZE_MAX;
-        abnfc_matches_(from, lengths, n, ok);
-        invalid += abnfc_put_bits_(ok, n, bits, first + base);
-    }
-    return invalid;
+    return abnfc_views_all_(views, validity, first, count, buffers, sizes, buffer_count, NULL, bits);
 }
 
 /* The first error of data[0 .. len) (SIZE_MAX: none) and the automaton state there. */
