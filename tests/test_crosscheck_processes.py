@@ -18,11 +18,12 @@ UTF8 = str(ROOT / "grammars" / "utf8.abnf")
 FEW = ["--exhaustive", "1", "--sample", "0", "--random", "20"]
 
 
-def crosscheck(tmp_path: Path, *arguments: str, timeout: float = 120) -> tuple[int, str, float]:
+def crosscheck(tmp_path: Path, *arguments: str, timeout: float = 120,
+               env: dict[str, str] | None = None) -> tuple[int, str, float]:
     """Run ``abnfc crosscheck`` in a child process: its status, its output, and how long it took."""
     started = time.monotonic()
     result = subprocess.run([sys.executable, "-m", "abnfc", "crosscheck", UTF8, *arguments], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=timeout)
+                            capture_output=True, text=True, timeout=timeout, env=env)
     return result.returncode, result.stdout + result.stderr, time.monotonic() - started
 
 
@@ -65,6 +66,19 @@ def test_whatever_a_python_adapter_does_is_exit_2_naming_it(tmp_path, body, said
     assert status == 2, out
     assert "adapter.py:f" in out and said in out, out
     assert "Traceback" not in out
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    ("import sys\ndef f(data):\n    sys.exit(3)\n", "hat sie SystemExit(3) ausgelöst"),
+    ("raise SystemExit(0)\ndef f(data):\n    return True\n", "ihr Import hat SystemExit(0) ausgelöst"),
+])
+def test_the_adapters_process_speaks_the_users_language(tmp_path, body, said):
+    """What the worker process says of the function comes in the language of the abnfc that
+    started it (it is told the locale), not in English."""
+    adapter = script(tmp_path, "adapter.py", body)
+    env = {key: value for key, value in os.environ.items() if key not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")}
+    status, out, _ = crosscheck(tmp_path, "--python", f"{adapter}:f", *FEW, env={**env, "LANGUAGE": "de"})
+    assert status == 2 and said in out, out
 
 
 def test_an_adapter_that_closes_standard_output_is_still_heard(tmp_path):

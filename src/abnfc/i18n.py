@@ -156,25 +156,31 @@ def translate_all(locale: str, messages: Iterable[str]) -> dict[str, str]:
 
 
 _current: gettext.NullTranslations = gettext.NullTranslations()  # English until the command line chooses
+_current_locale = ENGLISH
 
 
 def use(locale: str) -> None:
     """The locale of :func:`_` and :func:`ngettext` from here on (the command line's choice)."""
-    global _current
-    _current = translation(locale)
+    global _current, _current_locale
+    _current, _current_locale = translation(locale), locale
+
+
+def current() -> str:
+    """The locale :func:`use` chose (for a child process that is to speak it too)."""
+    return _current_locale
 
 
 @contextlib.contextmanager
 def speaking(locale: str) -> Iterator[None]:
     """:func:`use` ``locale`` for the messages made inside the block, then the locale before
     (for a generated file, whose language is its own option, never the command line's)."""
-    global _current
-    previous = _current
-    _current = translation(locale)
+    global _current, _current_locale
+    previous = _current, _current_locale
+    _current, _current_locale = translation(locale), locale
     try:
         yield
     finally:
-        _current = previous
+        _current, _current_locale = previous
 
 
 def _(message: str) -> str:

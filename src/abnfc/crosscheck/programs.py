@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..errors import AbnfError
-from ..i18n import N_, _
+from ..i18n import N_, _, current
 
 VERDICTS = {"1": True, "true": True, "valid": True, "0": False, "false": False, "invalid": False}
 NOT_A_VERDICT = N_("{who} printed {line}, which is not a verdict (1/0, true/false or valid/invalid)")
@@ -370,7 +370,7 @@ class PythonFunction(HexLines):
     """A Python function, run in a child process (:mod:`.python_worker`) that speaks hex-lines."""
 
     def __init__(self, spec: str, timeout: float, progress: Progress | None = None):
-        super().__init__([sys.executable, "-m", "abnfc.crosscheck.python_worker", spec], timeout, progress,
+        super().__init__([sys.executable, "-m", "abnfc.crosscheck.python_worker", spec, current()], timeout, progress,
                          who=_("the function {spec}").format(spec=spec))
         self.spec = spec
         self._check_loads()

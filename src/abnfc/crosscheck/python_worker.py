@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 
 from ..errors import AbnfError
+from ..i18n import LOCALES, _, use
 from .programs import load_function
 
 FLUSH_EVERY = 1024  # answers: fewer writes than one a line ...
@@ -32,7 +33,8 @@ def serve(function: Callable[[bytes], object], answers: int) -> None:
             verdict = _verdict(function, data)
         except BaseException as error:  # SystemExit, KeyboardInterrupt: the function ends the run
             _write_all(answers, b"".join(written))
-            print(f"on input {data.hex(' ').upper() or '(empty)'} it raised {error!r}", file=sys.stderr)
+            print(_("on input {input} it raised {error!r}").format(input=data.hex(" ").upper() or _("(empty)"),
+                                                                   error=error), file=sys.stderr)
             raise SystemExit(3) from None
         written.append(b"1\n" if verdict else b"0\n")
         if len(written) >= FLUSH_EVERY or time.monotonic() - flushed >= FLUSH_AFTER:
@@ -58,6 +60,10 @@ def _verdict(function: Callable[[bytes], object], data: bytes) -> bool:
 
 
 def main(argv: list[str]) -> int:
+    """``python -m abnfc.crosscheck.python_worker MODULE:FUNCTION [LOCALE]``: serve the function,
+    its messages in LOCALE (the locale of the abnfc that started it)."""
+    if len(argv) > 2 and argv[2] in LOCALES:
+        use(argv[2])
     answers = os.dup(1)
     os.dup2(2, 1)
     try:
@@ -66,7 +72,7 @@ def main(argv: list[str]) -> int:
         print(error.diagnostics[0].message, file=sys.stderr)
         return 2
     except BaseException as error:  # SystemExit while importing: the module cannot be used
-        print(f"importing it raised {error!r}", file=sys.stderr)
+        print(_("importing it raised {error!r}").format(error=error), file=sys.stderr)
         return 2
     serve(function, answers)
     return 0
