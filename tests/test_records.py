@@ -147,6 +147,10 @@ def test_parquet(capsys, tmp_path: Path) -> None:
     assert [(o.get("record"), o.get("offset")) for o in objects[:-1]] == [(2, 0), (3, None), (4, 0)]
     status, _out, err = check(capsys, DATETIME, "--records", "parquet:n", path)
     assert status == 2 and "column n holds int64" in err
+    views = str(tmp_path / "views.parquet")  # string_view, as Polars writes it
+    pq.write_table(pa.table({"ts": pa.array([GOOD, None, "bad", "x" * 30], pa.string_view())}), views)
+    status, objects, _err = check_json(capsys, DATETIME, "--records", "parquet:ts", views)
+    assert [(o.get("record"), o.get("offset")) for o in objects[:-1]] == [(2, None), (3, 0), (4, 0)]
     status, _out, err = check(capsys, DATETIME, "--records", "parquet:ts", write(tmp_path, "no.parquet", "text"))
     assert status == 2 and "not a Parquet file" in err
 

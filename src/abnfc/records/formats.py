@@ -29,7 +29,7 @@ from ..i18n import _
 FORMATS = ("lines", "csv", "jsonl", "parquet")
 LINES_PIECE = 8 << 20  # bytes read at a time for lines
 BLOCK_RECORDS = 65536  # records a block for csv, jsonl and parquet
-ARROW_TYPES = ("string", "large_string", "binary", "large_binary")
+ARROW_TYPES = ("string", "large_string", "binary", "large_binary", "string_view", "binary_view")
 
 
 class RecordError(AbnfError):
