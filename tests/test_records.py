@@ -337,3 +337,19 @@ def test_count_prints_only_the_numbers(capsys, tmp_path: Path) -> None:
     assert status == 1 and len(objects) == 3 and counted[0]["invalid"] == objects[-1]["invalid"] == 2
     status, _out, err = check(capsys, DATETIME, "--count", first)
     assert status == 2 and "--count needs --records" in err
+
+
+def test_blocks_checked_on_threads_keep_their_order(capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many small blocks through the thread pool: the records are numbered and reported in the
+    file's order, and the counts agree with the full report."""
+    from abnfc.records import formats
+
+    monkeypatch.setattr(formats, "LINES_PIECE", 256)  # a block every few lines
+    rng = random.Random(11)
+    lines = [GOOD if rng.random() < 0.7 else GOOD[: rng.randrange(len(GOOD))] for _ in range(2000)]
+    path = write(tmp_path, "many.txt", "\n".join(lines) + "\n")
+    status, objects, _err = check_json(capsys, DATETIME, "--records", "lines", path)
+    assert status == 1
+    assert [o["record"] for o in objects[:-1]] == [i + 1 for i, line in enumerate(lines) if line != GOOD]
+    status, counted, _err = check_json(capsys, DATETIME, "--records", "lines", "--count", path)
+    assert counted[0]["records"] == len(lines) and counted[0]["invalid"] == len(objects) - 1

@@ -16,10 +16,12 @@ import os
 import stat
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from ..i18n import _
 from .formats import Block, RecordError, RecordFormat, parse_format, read_blocks
@@ -73,13 +75,13 @@ def _check_file(verifier: Verifier, name: str, form: RecordFormat, output: Outpu
     """Check one file; its number of records and of invalid ones."""
     shown = "<stdin>" if name == "-" else name
     records, invalid = 0, 0
+    check: Callable[[Block], tuple[int, Any]] = verifier.count if output.count else verifier.errors
     with _opened(name, form) as stream:
-        for block in read_blocks(stream, form, shown):
+        for block, (count, result) in _checked(verifier, check, read_blocks(stream, form, shown)):
             if output.count:
-                count, bad = verifier.count(block)
-                bad += len(block.missing)
+                bad = result + len(block.missing)
             else:
-                count, found = _block_invalid(verifier, block)
+                found = _with_missing(verifier, block, result)
                 _show(found, shown, block.number, records, output.json)
                 bad = len(found)
             records, invalid = records + count, invalid + bad
@@ -96,16 +98,36 @@ def _show(found: list[Bad], name: str, number: Callable[[int, int], int], before
         sys.stdout.write("".join([f"{show(name, number(bad.row, before), bad)}\n" for bad in found]))
 
 
-def _block_invalid(verifier: Verifier, block: Block) -> tuple[int, list[Bad]]:
-    """The number of records of a block and its invalid ones, missing ones included, in order,
-    each with the bytes expected at its error."""
-    count, bad = verifier.errors(block)
+def _checked(verifier: Verifier, check: Callable[[Block], tuple[int, Any]],
+             blocks: Iterator[Block]) -> Iterator[tuple[Block, tuple[int, Any]]]:
+    """Each block with what ``check`` says of it, in order.  The C kernel runs without Python's
+    lock, so its blocks are checked on a thread per processor (up to four) while the next ones
+    are read, at most two a thread ahead; the other verifiers run Python and check in turn."""
+    workers = min(4, os.cpu_count() or 1)
+    if verifier.name != "c" or workers < 2:
+        yield from ((block, check(block)) for block in blocks)
+        return
+    with ThreadPoolExecutor(workers) as pool:
+        pending: deque[tuple[Block, Future[tuple[int, Any]]]] = deque()
+        for block in blocks:
+            pending.append((block, pool.submit(check, block)))
+            if len(pending) >= 2 * workers:
+                done, future = pending.popleft()
+                yield done, future.result()
+        while pending:
+            done, future = pending.popleft()
+            yield done, future.result()
+
+
+def _with_missing(verifier: Verifier, block: Block, bad: list[Bad]) -> list[Bad]:
+    """A block's invalid records, missing ones included, in order, each with the bytes expected
+    at its error."""
     found = [one if one.expected is not None or one.offset is None else
              one._replace(expected=verifier.expected(one.record)) for one in bad]
     if block.missing:
         found += [Bad(index, None, b"", reason, ()) for index, reason in block.missing]
         found.sort(key=lambda one: one.row)
-    return count, found
+    return found
 
 
 def _total_size(names: list[str]) -> int | None:
