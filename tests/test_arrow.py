@@ -167,3 +167,19 @@ def test_recursive_grammar_a_value_at_a_time() -> None:
         validator: Any = abnfc.load_validator(GRAMMARS / "json.abnf", lang=lang)
         assert validator.validate_arrow(pa.array(values, pa.string_view())).to_pylist() == [
             True, False, None, True, True, False]
+
+
+@pytest.mark.parametrize("kind", [pa.string(), pa.string_view()], ids=str)
+def test_large_arrays_in_pieces_on_threads(datetime_c, kind, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over 2 x PIECE values the kernel splits the array on whole bitmap bytes between threads:
+    the same verdicts as in one piece, at a slice offset that is not a multiple of 8."""
+    from abnfc.native import kernel
+
+    rng = random.Random(3)
+    pattern = [rng.choice([GOOD, None, "bad", GOOD + "x", "1999-12-31t23:59:60z"]) for _ in range(997)]
+    array = pa.array(pattern * (2 * kernel.PIECE // 997 + 50), kind).slice(3)
+    split = datetime_c.validate_arrow(array)
+    monkeypatch.setattr(kernel, "PIECE", 1 << 40)
+    whole = datetime_c.validate_arrow(array)
+    assert split.equals(whole) and split.null_count == array.null_count
+    assert split.slice(0, 997).to_pylist() == wanted((pattern * 2)[3:1000])

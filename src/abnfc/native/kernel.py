@@ -6,8 +6,11 @@ itself, checked with one call a block; each record's first error, or only the in
 from __future__ import annotations
 
 import ctypes
+import os
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from typing import Any
 
 from ..errors import AbnfError
@@ -137,16 +140,41 @@ class BatchKernel:
         count = len(values)
         bits = bytearray((values.offset + count + 7) // 8 or 1)
         if count:
-            width = arrow_width(values.type)
+            width, out = arrow_width(values.type), _address(bits)
             if width:
                 data, offsets = _arrow_buffers(values, width)
-                self._fn[f"valid_bits_i{width * 8}"](data, offsets, count, _address(bits), values.offset)
+                check = self._fn[f"valid_bits_i{width * 8}"]
+                _in_pieces(values.offset, count, lambda start, n: check(
+                    data, offsets + start * width, n, out, values.offset + start))
             else:
-                views = _Views(values)
-                views.check(self._fn["valid_bits_views"](*views.arguments, _address(bits)))
+                views, check = _Views(values), self._fn["valid_bits_views"]
+                address, validity, first, _count, *buffers = views.arguments
+                _in_pieces(values.offset, count, lambda start, n: views.check(check(
+                    address, validity, first + start, n, *buffers, out)))
         validity = values.buffers()[0]
         return pa.Array.from_buffers(pa.bool_(), count, [validity, pa.py_buffer(bits)],
                                      null_count=values.null_count, offset=values.offset)
+
+
+PIECE = 1 << 18  # values a thread checks at least: fewer cost more to hand over than to check
+_POOL: list[ThreadPoolExecutor] = []  # made on first use, for the life of the process
+
+
+def _in_pieces(offset: int, count: int, run: Callable[[int, int], object]) -> None:
+    """``run(start, n)`` over values 0 .. count, in pieces on a thread per processor (up to four)
+    when there are many: the kernel runs without Python's lock.  Each piece starts on a whole
+    byte of the bitmap (offset + start a multiple of 8), so that no two threads write one byte."""
+    workers = min(4, os.cpu_count() or 1)
+    if workers < 2 or count < 2 * PIECE:
+        run(0, count)
+        return
+    step = -(-count // workers)
+    cuts = sorted({0, count, *(min(count, (start + offset + 7) // 8 * 8 - offset)
+                               for start in range(step, count, step))})
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(workers, thread_name_prefix="abnfc-kernel"))
+    for future in [_POOL[0].submit(run, start, stop - start) for start, stop in pairwise(cuts)]:
+        future.result()
 
 
 ARROW_WIDTHS = {"string": 4, "binary": 4, "large_string": 8, "large_binary": 8,
