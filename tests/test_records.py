@@ -195,6 +195,35 @@ def test_grammars_without_a_dfa(capsys, tmp_path: Path) -> None:
         assert objects[0]["expected"]
 
 
+def test_self_embedding_grammars_through_the_c_pushdown_validator(capsys, tmp_path: Path) -> None:
+    """JSON's pushdown validator in the batch kernel: the same report as the Python pushdown
+    engine (which explains the refused records), too deep nesting refused with its reason, and
+    the counts; a cached kernel is a pushdown one again."""
+    from abnfc.engines import choose_engine
+    from abnfc.pipeline import Compilation
+    from abnfc.records.verify import Choice, EngineVerifier, PushdownCVerifier, choose, say_once
+
+    grammar = str(GRAMMARS / "json.abnf")
+    deep = "[" * 100_001 + "]" * 100_001
+    lines = ['{"a": [1, 2]}', "[1,", '"x"', deep, "[true, {}]", "{", '"caf\u00e9"', "nul"] * 50
+    path = write(tmp_path, "t.jsonl", "\n".join(lines) + "\n")
+    status, objects, _err = check_json(capsys, grammar, "--records", "lines", path)
+    assert status == 1
+    compiled = Compilation(abnfc.load_grammar(GRAMMARS / "json.abnf"))
+    python = EngineVerifier(choose_engine(compiled, "auto"))
+    expected = [python.check(i, line.encode()) for i, line in enumerate(lines)]
+    wanted = [(i + 1, bad.offset, bad.reason) for i, bad in enumerate(expected) if bad is not None]
+    assert [(o["record"], o["offset"], o.get("reason")) for o in objects[:-1]] == wanted
+    assert [o["record"] for o in objects[:4]] == [2, 4, 6, 8]  # "[1,", the deep one, "{", "nul"
+    assert "nests deeper than 100000" in str(objects[1].get("reason")) and objects[1]["offset"] is None
+    status, counted, _err = check_json(capsys, grammar, "--records", "lines", "--count", path)
+    assert counted[0]["invalid"] == len(wanted) == 4 * 50
+    choice = Choice(grammar, (), None, None, "auto", "limits")
+    for _time in range(2):  # built, then from the cache
+        verifier = choose(choice, lambda: compiled, say_once())
+        assert isinstance(verifier, PushdownCVerifier)
+
+
 def test_progress_bar(tmp_path: Path) -> None:
     """rich's bar on a terminal after the first second: the records, the invalid ones and the
     part read; nothing before that second or off a terminal; erased at the end."""

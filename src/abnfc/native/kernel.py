@@ -63,6 +63,8 @@ class BatchKernel:
         init = getattr(lib, f"{prefix}_batch_init")
         init.restype, init.argtypes = None, []
         init()  # the table, once, before threads may call the kernel (ctypes lets go of the GIL)
+        # built from a pushdown validator: its first errors include input nested past the depth limit
+        self.pushdown = bool(getattr(lib, f"{prefix}_batch_pushdown")())
 
     def expected(self, record: bytes) -> tuple[tuple[int, int], ...]:
         """The byte ranges that could continue ``record`` at its first error."""

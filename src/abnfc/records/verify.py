@@ -128,23 +128,23 @@ class EngineVerifier:
         self._expected: dict[bytes, Ranges] = {}
 
     def errors(self, block: Block) -> tuple[int, list[Bad]]:
+        missing = {index for index, _reason in block.missing}
+        records = block.records()
+        return len(records), [bad for i, record in enumerate(records) if i not in missing
+                              for bad in [self.check(i, record)] if bad is not None]
+
+    def check(self, row: int, record: bytes) -> Bad | None:
+        """Record ``row`` of its block, if it is invalid."""
         from ..engines import check_bytes
 
-        missing = {index for index, _reason in block.missing}
-        found = []
-        records = block.records()
-        for i, record in enumerate(records):
-            if i in missing:
-                continue
-            try:
-                outcome = check_bytes(self.engine, record)
-            except LimitError as error:
-                found.append(Bad(i, None, record, error.diagnostics[0].message))
-                continue
-            if not outcome.matched:
-                self._expected[record] = outcome.expected_bytes
-                found.append(Bad(i, outcome.offset, record))
-        return len(records), found
+        try:
+            outcome = check_bytes(self.engine, record)
+        except LimitError as error:
+            return Bad(row, None, record, error.diagnostics[0].message)
+        if outcome.matched:
+            return None
+        self._expected[record] = outcome.expected_bytes
+        return Bad(row, outcome.offset, record)
 
     def count(self, block: Block) -> tuple[int, int]:
         self._expected.clear()
@@ -152,6 +152,36 @@ class EngineVerifier:
 
     def expected(self, record: bytes) -> Ranges:
         return self._expected.pop(record, ())
+
+
+class PushdownCVerifier:
+    """A self-embedding grammar's pushdown validator in the batch kernel, one C call a record.
+    Only the records it refuses go on to the engine ``abnfc check`` would choose (the Python
+    pushdown validator), which gives their offset and expected bytes, or says that they nest
+    past the depth limit (the C refuses those too).  That engine is made, with the parser and
+    the automata, only when a first record is refused; a run that only counts never makes it.
+    Blocks are checked in turn (its name is not "c"): the engine is not shared between threads."""
+
+    name = "pushdown-c"
+
+    def __init__(self, kernel: native.BatchKernel, engine: Callable[[], Engine]):
+        self.fast = CVerifier(kernel)
+        self.make_engine = engine
+        self.slow: EngineVerifier | None = None
+
+    def errors(self, block: Block) -> tuple[int, list[Bad]]:
+        count, refused = self.fast.errors(block)
+        if refused and self.slow is None:
+            self.slow = EngineVerifier(self.make_engine())
+        slow = self.slow
+        return count, [bad for one in refused if slow is not None
+                       for bad in [slow.check(one.row, one.record)] if bad is not None]
+
+    def count(self, block: Block) -> tuple[int, int]:
+        return self.fast.count(block)
+
+    def expected(self, record: bytes) -> Ranges:
+        return self.slow.expected(record) if self.slow is not None else ()
 
 
 @dataclass(frozen=True)
@@ -173,7 +203,7 @@ def choose(choice: Choice, compilation: Callable[[], Compilation], warn: Callabl
     if key is not None:
         kernel = native.cached(key)
         if kernel is not None:
-            return CVerifier(kernel)
+            return _c_verifier(kernel, choice, compilation)
     # Only now the heavy modules: a cached kernel needs none of them
     from ..backends.c import batch
     from ..engines import choose_engine
@@ -191,7 +221,23 @@ def choose(choice: Choice, compilation: Callable[[], Compilation], warn: Callabl
         except LimitError:
             if choice.engine == "dfa":
                 raise
-    return EngineVerifier(choose_engine(compiled, choice.engine))
+    engine = choose_engine(compiled, choice.engine)
+    if engine.name == "pushdown" and cc is not None:
+        kernel = batch.build(cc, key or "", compiled.files(["c"], "validator", "abnfc check"))
+        return PushdownCVerifier(kernel, lambda: engine)
+    return EngineVerifier(engine)
+
+
+def _c_verifier(kernel: native.BatchKernel, choice: Choice, compilation: Callable[[], Compilation]) -> Verifier:
+    """The verifier of a cached kernel: the pushdown one makes its engine when it needs it."""
+    if not kernel.pushdown:
+        return CVerifier(kernel)
+
+    def engine() -> Engine:
+        from ..engines import choose_engine
+
+        return choose_engine(compilation(), choice.engine)
+    return PushdownCVerifier(kernel, engine)
 
 
 def _key(choice: Choice, cc: str) -> str | None:
@@ -224,4 +270,5 @@ def say_once(stream=None) -> Callable[[str], None]:
     return warn
 
 
-__all__ = ["Bad", "CVerifier", "Choice", "EngineVerifier", "PythonVerifier", "Verifier", "choose", "say_once"]
+__all__ = ["Bad", "CVerifier", "Choice", "EngineVerifier", "PushdownCVerifier", "PythonVerifier", "Verifier", "choose",
+           "say_once"]

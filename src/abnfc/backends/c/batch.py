@@ -3,11 +3,12 @@ disk, so that many records are checked with one call through ctypes.
 
 ``static/batch.c`` is compiled with the generated source included in it and the source's prefix
 as a macro (no generated file changes, the kernel works with every C strategy, and first_error
-is inlined into the kernel's loops).  It exports
+is inlined into the kernel's loops); ``ABNFC_PUSHDOWN`` is set for a pushdown validator, whose
+streams are freed and whose records are checked with one call of first_error each.  It exports
 ``P_first_errors(data, offsets, count, out)`` over ``size_t`` offsets, the same over Arrow's
-32-bit and 64-bit offsets, a variant writing Arrow's boolean bitmap, and ``P_line_errors``, which
-splits lines itself (``memchr``) and returns only the invalid ones, so that Python never touches
-a valid line.  Arrow's offsets are read in place, in both widths: converting 32-bit offsets to
+32-bit and 64-bit offsets and views, variants writing Arrow's boolean bitmap, and
+``P_line_errors``, which splits lines itself (SSE2) and returns only the invalid ones, so that
+Python never touches a valid line.  Arrow's offsets are read in place, in both widths: converting 32-bit offsets to
 ``size_t`` would cost a pass and a copy as long as the check itself for short records.
 
 The library is built once per key (what determines it: the grammar's files or the generated
@@ -46,8 +47,9 @@ def build(cc: str, key: str, files: Mapping[str, str]) -> BatchKernel:
             Path(work, name).write_text(text, encoding="utf-8")
         built = Path(work, "kernel.so")
         # one unit, the generated source included in the kernel's: first_error inlines into its loops
+        pushdown = ["-DABNFC_PUSHDOWN"] if f"{prefix}_stream_free" in files[source] else []
         command = [cc, *CFLAGS, "-I", work, f"-DABNFC_PREFIX={prefix}", f'-DABNFC_SOURCE="{source}"',
-                   f"-DABNFC_NUM_STATES={prefix.upper()}_NUM_STATES",
+                   f"-DABNFC_NUM_STATES={prefix.upper()}_NUM_STATES", *pushdown,
                    "-o", str(built), str(KERNEL)]
         result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:

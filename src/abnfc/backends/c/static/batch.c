@@ -28,6 +28,26 @@
 #define ABNFC_FN(name) ABNFC_CAT(ABNFC_PREFIX, name)
 #define ABNFC_FIRST_ERROR ABNFC_FN(first_error)
 
+/* A pushdown validator's (ABNFC_PUSHDOWN: a self-embedding grammar) stream may hold its stack on
+ * the heap, which must be freed; a regular one holds nothing.  Its first_error also refuses input
+ * nested past the depth limit, which the caller tells apart by checking such records again. */
+#ifdef ABNFC_PUSHDOWN
+#define ABNFC_STREAM_FREE(s) ABNFC_FN(stream_free)(s)
+#else
+#define ABNFC_STREAM_FREE(s) ((void)(s))
+#endif
+
+/* 1 when the kernel was built from a pushdown validator (see ABNFC_STREAM_FREE), else 0. */
+int ABNFC_FN(batch_pushdown)(void);
+int ABNFC_FN(batch_pushdown)(void)
+{
+#ifdef ABNFC_PUSHDOWN
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 /*
  * Short records: four at a time.  One record's bytes form a chain of dependent table loads, so
  * a record of 30 bytes waits on 30 load latencies in a row; four records stepped side by side
@@ -43,7 +63,7 @@
  */
 #define ABNFC_CHUNK 1024 /* records decided at a time, into buffers on the stack */
 #define ABNFC_LANES 4 /* measured: 2 to 16 lanes; 3 to 8 were alike (sorted by length) */
-#if defined(ABNFC_NUM_STATES) && ABNFC_NUM_STATES <= 4096
+#if defined(ABNFC_NUM_STATES) && ABNFC_NUM_STATES <= 4096 && !defined(ABNFC_PUSHDOWN)
 #define ABNFC_TABLE 1
 #define ABNFC_DEAD ((uint16_t)ABNFC_NUM_STATES)
 static uint16_t abnfc_full_[(ABNFC_NUM_STATES + 1) * 256]; /* successors by byte, while building */
@@ -392,10 +412,13 @@ size_t ABNFC_FN(valid_bits_views)(const void *views, const uint8_t *validity, si
 static size_t abnfc_error_at_(const unsigned char *data, size_t len, uint32_t *state)
 {
     ABNFC_FN(stream) s;
+    size_t at;
     ABNFC_FN(stream_init)(&s);
     ABNFC_FN(stream_feed)(&s, data, len);
     *state = ABNFC_FN(stream_state)(&s);
-    return ABNFC_FN(stream_finish)(&s);
+    at = ABNFC_FN(stream_finish)(&s);
+    ABNFC_STREAM_FREE(&s);
+    return at;
 }
 
 /*
@@ -486,7 +509,10 @@ uint32_t ABNFC_FN(error_state)(const void *data, size_t len);
 uint32_t ABNFC_FN(error_state)(const void *data, size_t len)
 {
     ABNFC_FN(stream) stream;
+    uint32_t state;
     ABNFC_FN(stream_init)(&stream);
     ABNFC_FN(stream_feed)(&stream, data, len);
-    return ABNFC_FN(stream_state)(&stream);
+    state = ABNFC_FN(stream_state)(&stream);
+    ABNFC_STREAM_FREE(&stream);
+    return state;
 }
