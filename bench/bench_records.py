@@ -1,6 +1,7 @@
 """Validators at data scale: ``abnfc check --records lines`` against ``grep -Evc`` and
 ``validate_arrow`` against pyarrow's RE2 (``pyarrow.compute.match_substring_regex``), with
-regular expressions equivalent to the grammars.
+regular expressions equivalent to the grammars; and JSON Lines against RFC 8259 (a recursive
+grammar, through the C pushdown validator) against a Python loop of ``json.loads``.
 
 Two columns: 2 million RFC 3339 timestamps (grammars/datetime.abnf, start rule date-time), 2,000
 of them broken (one character replaced by ``x``, which no position takes), and 1 million URI
@@ -19,6 +20,7 @@ that reporting is a third of abnfc's time).  grep runs with LC_ALL=C.  Medians o
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -150,23 +152,78 @@ def bench(name: str, grammar: Path, lines: list[bytes], pattern: str, repeats: i
     return rows
 
 
+def json_documents(count: int, seed: int = 8259) -> list[bytes]:
+    """``count`` JSON documents of a line each (nested arrays and objects up to depth 4, strings
+    with escapes), one in fifty broken (its last byte dropped, or a comma added)."""
+    rng = random.Random(seed)
+
+    def value(depth: int = 0):
+        roll = rng.random()
+        if depth > 3 or roll < 0.3:
+            return rng.choice([1, -2.5e3, "text", True, None, "caf\u00e9 \"q\"", [], {}])
+        if roll < 0.65:
+            return [value(depth + 1) for _ in range(rng.randrange(4))]
+        return {f"k{i}": value(depth + 1) for i in range(rng.randrange(4))}
+
+    lines = []
+    for index in range(count):
+        text = json.dumps(value())
+        if index % 50 == 0:
+            text = text[:-1] if len(text) > 1 else text + ","
+        lines.append(text.encode())
+    return lines
+
+
+PYTHON_JSON_LOOP = """import json, sys
+bad = 0
+for line in open(sys.argv[1], "rb"):
+    try:
+        json.loads(line)
+    except ValueError:
+        bad += 1
+print(bad)
+"""
+
+
+def bench_json_lines(count: int, repeats: int, folder: Path) -> list[str]:
+    """JSON Lines against RFC 8259 (grammars/json.abnf, a pushdown validator): check --records
+    against a Python loop of json.loads, as a whole process each."""
+    path = folder / "documents.jsonl"
+    path.write_bytes(b"\n".join(json_documents(count)) + b"\n")
+    grammar = ROOT / "grammars/json.abnf"
+    cold, _ = median_seconds(lambda: check_invalid(grammar, path), 1)
+    loop_time, theirs = median_seconds(lambda: int(subprocess.run(
+        [sys.executable, "-c", PYTHON_JSON_LOOP, str(path)], capture_output=True, text=True).stdout), repeats)
+    rows = []
+    for output in ("--count", "--format json"):
+        abnfc_time, ours = median_seconds(lambda o=output: check_invalid(grammar, path, o), repeats)
+        assert ours == theirs, ("JSON Lines", output, ours, "json.loads", theirs)
+        rows.append(row(f"JSON Lines: check --records lines {output} vs a json.loads loop", abnfc_time, loop_time,
+                        (ours, theirs)))
+    rows.append(f"| JSON Lines: the first check --records (compiles the kernel) | {cold:.3f} s | | | |")
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--timestamps", type=int, default=2_000_000)
     parser.add_argument("--uris", type=int, default=1_000_000)
+    parser.add_argument("--documents", type=int, default=200_000)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="abnfc-bench-") as work:
         os.environ["ABNFC_CACHE"] = os.environ.get("ABNFC_CACHE") or os.path.join(work, "cache")
         stamps, broken = timestamps(args.timestamps, args.timestamps // 1000)
-        print(f"{args.timestamps:,} timestamps ({broken:,} broken), {args.uris:,} URI references; "
-              f"medians of {args.repeats}")
+        print(f"{args.timestamps:,} timestamps ({broken:,} broken), {args.uris:,} URI references, "
+              f"{args.documents:,} JSON documents; medians of {args.repeats}")
         print("| run | abnfc | other | other / abnfc | invalid (abnfc = other) |")
         print("|---|---|---|---|---|")
         for line in bench("RFC 3339", ROOT / "grammars/datetime.abnf", stamps, DATETIME, args.repeats, Path(work)):
             print(line, flush=True)
         uris = corpora.uri_lines(args.uris)
         for line in bench("URI", ROOT / "grammars/uri.abnf", uris, uri_reference(), args.repeats, Path(work)):
+            print(line, flush=True)
+        for line in bench_json_lines(args.documents, args.repeats, Path(work)):
             print(line, flush=True)
 
 

@@ -197,8 +197,8 @@ def test_grammars_without_a_dfa(capsys, tmp_path: Path) -> None:
 
 def test_self_embedding_grammars_through_the_c_pushdown_validator(capsys, tmp_path: Path) -> None:
     """JSON's pushdown validator in the batch kernel: the same report as the Python pushdown
-    engine (which explains the refused records), too deep nesting refused with its reason, and
-    the counts; a cached kernel is a pushdown one again."""
+    engine (offsets, expected bytes with the closing ones, too deep nesting refused with its
+    reason) and the counts; a cached kernel is a pushdown one again."""
     from abnfc.engines import choose_engine
     from abnfc.pipeline import Compilation
     from abnfc.records.verify import Choice, EngineVerifier, PushdownCVerifier, choose, say_once
@@ -211,9 +211,13 @@ def test_self_embedding_grammars_through_the_c_pushdown_validator(capsys, tmp_pa
     assert status == 1
     compiled = Compilation(abnfc.load_grammar(GRAMMARS / "json.abnf"))
     python = EngineVerifier(choose_engine(compiled, "auto"))
-    expected = [python.check(i, line.encode()) for i, line in enumerate(lines)]
-    wanted = [(i + 1, bad.offset, bad.reason) for i, bad in enumerate(expected) if bad is not None]
-    assert [(o["record"], o["offset"], o.get("reason")) for o in objects[:-1]] == wanted
+    wanted = []
+    for i, line in enumerate(lines):
+        bad = python.check(i, line.encode())  # and then its expected bytes, once
+        if bad is not None:
+            ranges = [list(r) for r in python.expected(bad.record)] if bad.offset is not None else []
+            wanted.append((i + 1, bad.offset, bad.reason, ranges))
+    assert [(o["record"], o["offset"], o.get("reason"), o["expected"]) for o in objects[:-1]] == wanted
     assert [o["record"] for o in objects[:4]] == [2, 4, 6, 8]  # "[1,", the deep one, "{", "nul"
     assert "nests deeper than 100000" in str(objects[1].get("reason")) and objects[1]["offset"] is None
     status, counted, _err = check_json(capsys, grammar, "--records", "lines", "--count", path)

@@ -65,10 +65,22 @@ class BatchKernel:
         init()  # the table, once, before threads may call the kernel (ctypes lets go of the GIL)
         # built from a pushdown validator: its first errors include input nested past the depth limit
         self.pushdown = bool(getattr(lib, f"{prefix}_batch_pushdown")())
+        depth = getattr(lib, f"{prefix}_batch_max_depth")
+        depth.restype, depth.argtypes = size, []
+        self.max_depth = depth()
+        report = self._fn["record_report"] = getattr(lib, f"{prefix}_record_report")
+        report.restype, report.argtypes = ctypes.c_int, [text, size, pointer, pointer, size, pointer]
 
     def expected(self, record: bytes) -> tuple[tuple[int, int], ...]:
         """The byte ranges that could continue ``record`` at its first error."""
         return self.expected_in(self._fn["error_state"](record, len(record)))
+
+    def report(self, record: bytes) -> tuple[int, int, tuple[tuple[int, int], ...]]:
+        """(status, offset, expected ranges) of one record (see ``P_record_report``): status 0
+        valid, 1 invalid, 2 nested past the depth limit, 3 out of memory."""
+        at, count, out = ctypes.c_size_t(), ctypes.c_size_t(), (ctypes.c_uint8 * 512)()
+        status = self._fn["record_report"](record, len(record), ctypes.byref(at), out, 256, ctypes.byref(count))
+        return status, at.value, tuple((out[2 * k], out[2 * k + 1]) for k in range(min(count.value, 256)))
 
     def expected_in(self, state: int) -> tuple[tuple[int, int], ...]:
         """The byte ranges that let a match continue from automaton ``state`` (P_expected),

@@ -155,33 +155,41 @@ class EngineVerifier:
 
 
 class PushdownCVerifier:
-    """A self-embedding grammar's pushdown validator in the batch kernel, one C call a record.
-    Only the records it refuses go on to the engine ``abnfc check`` would choose (the Python
-    pushdown validator), which gives their offset and expected bytes, or says that they nest
-    past the depth limit (the C refuses those too).  That engine is made, with the parser and
-    the automata, only when a first record is refused; a run that only counts never makes it.
-    Blocks are checked in turn (its name is not "c"): the engine is not shared between threads."""
+    """A self-embedding grammar's pushdown validator in the batch kernel, one C call a record;
+    each refused record is fed once more to learn its status (nested past the depth limit, or
+    invalid with the bytes that could continue it there, closing bytes included).  Blocks are
+    checked in turn (its name is not "c"), as refused records are reported from Python."""
 
     name = "pushdown-c"
 
-    def __init__(self, kernel: native.BatchKernel, engine: Callable[[], Engine]):
+    def __init__(self, kernel: native.BatchKernel):
         self.fast = CVerifier(kernel)
-        self.make_engine = engine
-        self.slow: EngineVerifier | None = None
+        self.kernel = kernel
 
     def errors(self, block: Block) -> tuple[int, list[Bad]]:
         count, refused = self.fast.errors(block)
-        if refused and self.slow is None:
-            self.slow = EngineVerifier(self.make_engine())
-        slow = self.slow
-        return count, [bad for one in refused if slow is not None
-                       for bad in [slow.check(one.row, one.record)] if bad is not None]
+        return count, [self._reported(one) for one in refused]
+
+    def _reported(self, one: Bad) -> Bad:
+        status, at, expected = self.kernel.report(one.record)
+        if status == TOO_DEEP:
+            return Bad(one.row, None, one.record, _(
+                "the input nests deeper than {limit} at byte offset {offset}; the interpreter has no depth limit "
+                "(--engine interpreter)").format(limit=self.kernel.max_depth, offset=at))
+        if status == NO_MEMORY:
+            return Bad(one.row, None, one.record, _(
+                "the input nests so deep at byte offset {offset} that its stack needs more memory than there "
+                "is").format(offset=at))
+        return Bad(one.row, at, one.record, None, expected)
 
     def count(self, block: Block) -> tuple[int, int]:
         return self.fast.count(block)
 
     def expected(self, record: bytes) -> Ranges:
-        return self.slow.expected(record) if self.slow is not None else ()
+        return self.kernel.report(record)[2]
+
+
+TOO_DEEP, NO_MEMORY = 2, 3  # P_record_report's statuses beyond valid and invalid
 
 
 @dataclass(frozen=True)
@@ -203,7 +211,7 @@ def choose(choice: Choice, compilation: Callable[[], Compilation], warn: Callabl
     if key is not None:
         kernel = native.cached(key)
         if kernel is not None:
-            return _c_verifier(kernel, choice, compilation)
+            return PushdownCVerifier(kernel) if kernel.pushdown else CVerifier(kernel)
     # Only now the heavy modules: a cached kernel needs none of them
     from ..backends.c import batch
     from ..engines import choose_engine
@@ -224,20 +232,8 @@ def choose(choice: Choice, compilation: Callable[[], Compilation], warn: Callabl
     engine = choose_engine(compiled, choice.engine)
     if engine.name == "pushdown" and cc is not None:
         kernel = batch.build(cc, key or "", compiled.files(["c"], "validator", "abnfc check"))
-        return PushdownCVerifier(kernel, lambda: engine)
+        return PushdownCVerifier(kernel)
     return EngineVerifier(engine)
-
-
-def _c_verifier(kernel: native.BatchKernel, choice: Choice, compilation: Callable[[], Compilation]) -> Verifier:
-    """The verifier of a cached kernel: the pushdown one makes its engine when it needs it."""
-    if not kernel.pushdown:
-        return CVerifier(kernel)
-
-    def engine() -> Engine:
-        from ..engines import choose_engine
-
-        return choose_engine(compilation(), choice.engine)
-    return PushdownCVerifier(kernel, engine)
 
 
 def _key(choice: Choice, cc: str) -> str | None:

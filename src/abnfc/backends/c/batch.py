@@ -47,7 +47,8 @@ def build(cc: str, key: str, files: Mapping[str, str]) -> BatchKernel:
             Path(work, name).write_text(text, encoding="utf-8")
         built = Path(work, "kernel.so")
         # one unit, the generated source included in the kernel's: first_error inlines into its loops
-        pushdown = ["-DABNFC_PUSHDOWN"] if f"{prefix}_stream_free" in files[source] else []
+        pushdown = (["-DABNFC_PUSHDOWN", f"-DABNFC_MAX_DEPTH={prefix.upper()}_MAX_DEPTH"]
+                    if f"{prefix}_stream_free" in files[source] else [])
         command = [cc, *CFLAGS, "-I", work, f"-DABNFC_PREFIX={prefix}", f'-DABNFC_SOURCE="{source}"',
                    f"-DABNFC_NUM_STATES={prefix.upper()}_NUM_STATES", *pushdown,
                    "-o", str(built), str(KERNEL)]

@@ -503,6 +503,50 @@ size_t ABNFC_FN(line_errors)(const void *data, size_t len, size_t *bad, size_t c
     return found;
 }
 
+/*
+ * One record's verdict and the bytes expected at its first error, for its report: 0 when it
+ * matches, 1 when it does not, and for a pushdown validator 2 when it nests past the depth limit
+ * (ABNFC_MAX_DEPTH) or 3 when its stack could not grow, the validator's own statuses.  *at gets
+ * the offset of the error (as first_error), out up to cap (lo, hi) pairs of the bytes that could
+ * continue the input there (the closing bytes of the nested part open included), and *count how
+ * many ranges there are in all.
+ */
+int ABNFC_FN(record_report)(const void *data, size_t len, size_t *at, uint8_t *out, size_t cap, size_t *count);
+int ABNFC_FN(record_report)(const void *data, size_t len, size_t *at, uint8_t *out, size_t cap, size_t *count)
+{
+    ABNFC_FN(stream) s;
+    ABNFC_FN(range) ranges[256];
+    size_t n, k;
+    int status;
+    ABNFC_FN(stream_init)(&s);
+    ABNFC_FN(stream_feed)(&s, data, len);
+#ifdef ABNFC_PUSHDOWN
+    status = (int)ABNFC_FN(stream_result)(&s, at);
+#else
+    *at = ABNFC_FN(stream_finish)(&s);
+    status = *at != SIZE_MAX;
+#endif
+    n = ABNFC_FN(stream_expected)(&s, ranges, 256);
+    for (k = 0; k < n && k < cap; k++) {
+        out[2 * k] = ranges[k].lo;
+        out[2 * k + 1] = ranges[k].hi;
+    }
+    *count = n;
+    ABNFC_STREAM_FREE(&s);
+    return status;
+}
+
+/* A pushdown validator's depth limit (0 for a regular one, which has none). */
+size_t ABNFC_FN(batch_max_depth)(void);
+size_t ABNFC_FN(batch_max_depth)(void)
+{
+#ifdef ABNFC_PUSHDOWN
+    return ABNFC_MAX_DEPTH;
+#else
+    return 0;
+#endif
+}
+
 /* The automaton state at the first error of data[0 .. len) (or after it all): the bytes it
  * expects there are those of P_expected(state), the same for every record stopped in it. */
 uint32_t ABNFC_FN(error_state)(const void *data, size_t len);
