@@ -104,7 +104,7 @@ def _checked(verifier: Verifier, check: Callable[[Block], tuple[int, Any]],
     lock, so its blocks are checked on a thread per processor (up to four) while the next ones
     are read, at most two a thread ahead; the other verifiers run Python and check in turn."""
     workers = min(4, os.cpu_count() or 1)
-    if verifier.name != "c" or workers < 2:
+    if not verifier.parallel or workers < 2:
         yield from ((block, check(block)) for block in blocks)
         return
     with ThreadPoolExecutor(workers) as pool:

@@ -41,6 +41,7 @@ class Bad(NamedTuple):
 
 class Verifier(Protocol):
     name: str
+    parallel: bool  # whether blocks may be checked on several threads at once (C, without Python's lock)
 
     def errors(self, block: Block) -> tuple[int, list[Bad]]:
         """The number of records in the block and the invalid ones (missing ones left out)."""
@@ -53,6 +54,7 @@ class CVerifier:
     """The batch kernel: one call a block."""
 
     name = "c"
+    parallel = True
 
     def __init__(self, kernel: native.BatchKernel):
         self.kernel = kernel
@@ -98,6 +100,7 @@ class PythonVerifier:
     """The generated Python validator of the minimal DFA, a record at a time."""
 
     name = "python"
+    parallel = False
 
     def __init__(self, module):
         self.module = module
@@ -121,6 +124,8 @@ class PythonVerifier:
 class EngineVerifier:
     """An engine of ``abnfc check`` (pushdown validator or interpreter), a record at a time;
     a record beyond its limits is invalid, with the limit as the reason."""
+
+    parallel = False
 
     def __init__(self, engine: Engine):
         self.engine = engine
@@ -157,10 +162,10 @@ class EngineVerifier:
 class PushdownCVerifier:
     """A self-embedding grammar's pushdown validator in the batch kernel, one C call a record;
     each refused record is fed once more to learn its status (nested past the depth limit, or
-    invalid with the bytes that could continue it there, closing bytes included).  Blocks are
-    checked in turn (its name is not "c"), as refused records are reported from Python."""
+    invalid with the bytes that could continue it there, closing bytes included)."""
 
-    name = "pushdown-c"
+    name = "c"
+    parallel = True
 
     def __init__(self, kernel: native.BatchKernel):
         self.fast = CVerifier(kernel)
