@@ -65,6 +65,24 @@ def duckdb_rows(values: list[str]) -> list[str]:
     return rows
 
 
+def duckdb_json_rows(_values: list[str]) -> list[str]:
+    """A column of 200,000 JSON documents (bench_records.json_documents, one in fifty broken):
+    the native function of grammars/json.abnf (its C pushdown validator) against DuckDB's own
+    json_valid, at DuckDB's default number of threads."""
+    import duckdb
+    from bench_records import json_documents
+
+    import abnfc.duckdb
+
+    connection = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+    abnfc.duckdb.register(connection, "is_json", ROOT / "grammars" / "json.abnf", native=True)
+    documents = [document.decode() for document in json_documents(200_000)]
+    connection.execute("create table docs as select unnest($1::varchar[]) as doc", [documents])
+    ours = median(lambda: connection.sql("select count(*) from docs where not is_json(doc)").fetchall()[0][0])
+    theirs = median(lambda: connection.sql("select count(*) from docs where not json_valid(doc)").fetchall()[0][0])
+    return [_row("DuckDB: abnfc native is_json (RFC 8259) vs json_valid", ours, theirs)]
+
+
 def polars_rows(values: list[str]) -> list[str]:
     import polars as pl
 
@@ -116,7 +134,7 @@ def main() -> int:
     values = [line.decode("ascii") for line in lines]
     print("| run | abnfc | regular expression | ratio | invalid rows |")
     print("|---|---|---|---|---|")
-    for rows in (duckdb_rows, polars_rows, spark_rows):
+    for rows in (duckdb_rows, duckdb_json_rows, polars_rows, spark_rows):
         try:
             for row in rows(values):
                 print(row, flush=True)

@@ -10,9 +10,11 @@ The function comes in one of two forms, with the same answers (NULL stays NULL):
 * A native function (``native=True``, and the default where it can be): a DuckDB extension in C
   (:mod:`.extension`), built once per grammar, function name and DuckDB version and cached with
   the batch kernels, then LOADed.  DuckDB calls the validator itself on each vector, on all its
-  threads, with no Python in the loop.  It needs ``lang="c"``, a C compiler, a grammar without
-  recursion, and a connection opened with ``allow_unsigned_extensions`` (an extension abnfc
-  builds is not signed by DuckDB; the setting cannot be changed once the database is open).  It
+  threads, with no Python in the loop; a self-embedding grammar (JSON) gets its C pushdown
+  validator, and a value nested past its depth limit gets NULL (no verdict), not false.  It needs
+  ``lang="c"``, a C compiler, and a connection opened with ``allow_unsigned_extensions`` (an
+  extension abnfc builds is not signed by DuckDB; the setting cannot be changed once the
+  database is open).  It
   belongs to the database, so every connection to it sees the function, and registering its name
   again replaces it (the Arrow UDF refuses a name that is taken).
 * An Arrow UDF (``native=False``, and the default on any other connection): DuckDB hands each
@@ -36,7 +38,7 @@ def register(connection: Any, name: str, grammar: GrammarLike, *, start: str | N
     """Register ``name(VARCHAR) -> BOOLEAN`` on a DuckDB ``connection``: whether each value
     matches ``grammar`` (its start rule, or ``start``).  ``native``: None takes the native
     function where it can be (``lang`` "c", a C compiler, a connection that allows unsigned
-    extensions, a grammar without recursion), else the Arrow UDF; True insists on the native
+    extensions), else the Arrow UDF; True insists on the native
     function (AbnfError where it cannot be); False takes the Arrow UDF.  ``lang="python"`` checks
     one value at a time with the generated Python module, for machines without a C compiler."""
     try:
@@ -45,15 +47,11 @@ def register(connection: Any, name: str, grammar: GrammarLike, *, start: str | N
         raise AbnfError.at(None, _("abnfc.duckdb needs the duckdb package (and numpy, for its Arrow functions): "
                                    "pip install 'abnfc[duckdb]'")) from None
     if _native(connection, lang, native):
-        files = generate_files(grammar, "c", start=start, prefix="validator")
-        if _regular(files):
-            from . import extension
+        from . import extension
 
-            extension.load(connection, name, files, find_compiler() or "cc")  # _native found one
-            return
-        if native:
-            raise AbnfError.at(None, _("the native DuckDB function needs a grammar without recursion; "
-                                       "register with native=False for this one"))
+        files = generate_files(grammar, "c", start=start, prefix="validator")
+        extension.load(connection, name, files, find_compiler() or "cc")  # _native found one
+        return
     validator = load_validator(grammar, lang, start=start)
     check = validator.validate_arrow  # type: ignore[attr-defined]
     connection.create_function(name, check, [sqltypes.VARCHAR], sqltypes.BOOLEAN, type="arrow")
@@ -82,9 +80,3 @@ def _why_not_native(connection: Any, lang: str) -> str | None:
                  "native=False for an Arrow function").format(
             example="duckdb.connect(config={'allow_unsigned_extensions': 'true'})")
     return None
-
-
-def _regular(files: dict[str, str]) -> bool:
-    """Whether the generated C is a finite automaton's: a recursive grammar's has a stack (and a
-    maximum depth), which the batch kernel the extension is made of does not handle."""
-    return not any("#define VALIDATOR_MAX_DEPTH" in text for text in files.values())

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..backends.c.batch import CFLAGS
+from ..backends.c.batch import CFLAGS, kernel_macros
 from ..errors import AbnfError
 from ..i18n import _
 from ..native import KERNEL, cache_key, writable_cache_folder
@@ -58,17 +58,13 @@ def build(cc: str, stem: str, files: Mapping[str, str], name: str, platform: str
     path = folder / f"{stem}.duckdb_extension"
     if path.exists():
         return path
-    [source] = [file for file in files if file.endswith(".c")]
-    prefix = source[:-2]
     with tempfile.TemporaryDirectory(prefix="abnfc-duckdb-", dir=folder) as work:
         for file, text in files.items():
             Path(work, file).write_text(text, encoding="utf-8")
         built = Path(work, "extension.so")
         command = [cc, *CFLAGS, "-fvisibility=hidden", "-I", work, "-I", str(KERNEL.parent), "-I", str(STATIC),
-                   f"-DABNFC_PREFIX={prefix}", f'-DABNFC_SOURCE="{source}"',
-                   f"-DABNFC_NUM_STATES={prefix.upper()}_NUM_STATES",
-                   f"-DABNFC_DUCKDB_ENTRY={stem}_init_c_api", f"-DABNFC_DUCKDB_FUNCTION={c_string(name)}",
-                   "-o", str(built), str(SOURCE)]
+                   *kernel_macros(files), f"-DABNFC_DUCKDB_ENTRY={stem}_init_c_api",
+                   f"-DABNFC_DUCKDB_FUNCTION={c_string(name)}", "-o", str(built), str(SOURCE)]
         result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
             raise AbnfError.at(None, _("the C compiler failed on the DuckDB extension:\n{output}").format(

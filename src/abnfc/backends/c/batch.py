@@ -33,6 +33,19 @@ from ...native import KERNEL, BatchKernel, cached, writable_cache_folder
 CFLAGS = ["-std=c99", "-O3", "-fPIC", "-shared", "-Wall", "-Werror"]
 
 
+def kernel_macros(files: Mapping[str, str]) -> list[str]:
+    """The compiler's -D options that fit ``batch.c`` to a generated source (``files``: its
+    ``.c`` and ``.h``): its prefix, its file, its number of states, and for a pushdown
+    validator (whose streams have a heap stack to free) its depth limit."""
+    [source] = [name for name in files if name.endswith(".c")]
+    prefix = source[:-2]
+    macros = [f"-DABNFC_PREFIX={prefix}", f'-DABNFC_SOURCE="{source}"',
+              f"-DABNFC_NUM_STATES={prefix.upper()}_NUM_STATES"]
+    if f"{prefix}_stream_free" in files[source]:
+        macros += ["-DABNFC_PUSHDOWN", f"-DABNFC_MAX_DEPTH={prefix.upper()}_MAX_DEPTH"]
+    return macros
+
+
 def build(cc: str, key: str, files: Mapping[str, str]) -> BatchKernel:
     """Compile (with ``cc``) a generated source (``files``: its ``.c`` and ``.h``) with the kernel into the
     library of ``key``, or load it if it exists."""
@@ -47,11 +60,7 @@ def build(cc: str, key: str, files: Mapping[str, str]) -> BatchKernel:
             Path(work, name).write_text(text, encoding="utf-8")
         built = Path(work, "kernel.so")
         # one unit, the generated source included in the kernel's: first_error inlines into its loops
-        pushdown = (["-DABNFC_PUSHDOWN", f"-DABNFC_MAX_DEPTH={prefix.upper()}_MAX_DEPTH"]
-                    if f"{prefix}_stream_free" in files[source] else [])
-        command = [cc, *CFLAGS, "-I", work, f"-DABNFC_PREFIX={prefix}", f'-DABNFC_SOURCE="{source}"',
-                   f"-DABNFC_NUM_STATES={prefix.upper()}_NUM_STATES", *pushdown,
-                   "-o", str(built), str(KERNEL)]
+        command = [cc, *CFLAGS, "-I", work, *kernel_macros(files), "-o", str(built), str(KERNEL)]
         result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
             raise AbnfError.at(None, _("the C compiler failed on the batch kernel:\n{output}").format(
@@ -62,4 +71,4 @@ def build(cc: str, key: str, files: Mapping[str, str]) -> BatchKernel:
 
 
 
-__all__ = ["KERNEL", "build"]
+__all__ = ["KERNEL", "build", "kernel_macros"]

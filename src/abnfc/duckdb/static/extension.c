@@ -40,7 +40,23 @@ static void abnfc_values_(const duckdb_string_t *strings, const uint64_t *valid,
     }
 }
 
-/* The function: out[i] = whether value i matches; a NULL value gives NULL. */
+#ifdef ABNFC_PUSHDOWN
+/* A refused value that nests past the pushdown validator's depth limit (or whose stack found no
+ * memory) has no verdict: the grammar may well match it, so its result is NULL, not false. */
+static void abnfc_no_verdict_(duckdb_vector output, idx_t row, const unsigned char *data, size_t len)
+{
+    size_t at;
+    uint64_t *mask;
+    if ((int)ABNFC_FN(validate)(data, len, ABNFC_MAX_DEPTH, &at) == ABNFC_STATUS_INVALID)
+        return;
+    abnfc_api_.duckdb_vector_ensure_validity_writable(output);
+    mask = abnfc_api_.duckdb_vector_get_validity(output);
+    mask[row / 64] &= ~((uint64_t)1 << (row % 64));
+}
+#endif
+
+/* The function: out[i] = whether value i matches; a NULL value gives NULL, and so does a value
+ * nested past a pushdown validator's depth limit. */
 static void abnfc_check_(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output)
 {
     idx_t count = abnfc_api_.duckdb_data_chunk_get_size(input), base;
@@ -60,8 +76,13 @@ static void abnfc_check_(duckdb_function_info info, duckdb_data_chunk input, duc
         n = count - base < ABNFC_CHUNK ? (size_t)(count - base) : ABNFC_CHUNK;
         abnfc_values_(strings, valid, base, n, from, lengths);
         abnfc_matches_(from, lengths, n, ok);
-        for (k = 0; k < n; k++)
+        for (k = 0; k < n; k++) {
             out[base + k] = ok[k];
+#ifdef ABNFC_PUSHDOWN
+            if (!ok[k])
+                abnfc_no_verdict_(output, base + k, from[k], lengths[k]);
+#endif
+        }
     }
 }
 

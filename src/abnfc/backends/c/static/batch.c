@@ -31,6 +31,7 @@
 /* A pushdown validator's (ABNFC_PUSHDOWN: a self-embedding grammar) stream may hold its stack on
  * the heap, which must be freed; a regular one holds nothing.  Its first_error also refuses input
  * nested past the depth limit, which the caller tells apart by checking such records again. */
+#define ABNFC_STATUS_INVALID 1 /* a pushdown validator's status of input it refuses (PREFIX_INVALID) */
 #ifdef ABNFC_PUSHDOWN
 #define ABNFC_STREAM_FREE(s) ABNFC_FN(stream_free)(s)
 #else
