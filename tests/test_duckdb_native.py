@@ -195,3 +195,27 @@ def test_without_a_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         abnfc.duckdb.register(unsigned(), "is_number", grammar, native=True)
     with pytest.raises(AbnfError, match="lang='python'"):  # the Arrow function's C validator: the same need
         abnfc.duckdb.register(unsigned(), "is_number", grammar)
+
+
+def test_abnfc_duckdb_writes_an_extension_file_to_load(capsys, tmp_path: Path) -> None:
+    """``abnfc duckdb``: a file DuckDB LOADs by itself (as its command line would), with the
+    function named; the file must be called NAME.duckdb_extension, and its folder must exist."""
+    from helpers.cli import run_cli
+
+    out = tmp_path / "is_uri.duckdb_extension"
+    status, said, _err = run_cli(capsys, "duckdb", str(GRAMMARS / "uri.abnf"), "--name", "is_uri", "--out", str(out))
+    assert status == 0 and said.strip() == f"wrote {out}"
+    json_file = tmp_path / "is_json.duckdb_extension"
+    assert run_cli(capsys, "duckdb", str(GRAMMARS / "json.abnf"), "--name", "is_json", "--out", str(json_file))[0] == 0
+    connection = unsigned()
+    connection.execute(f"load '{out}'")
+    connection.execute(f"load '{json_file}'")
+    answers = connection.sql("select is_uri('http://example.com/a?b#c'), is_uri('http://exa mple'), is_uri(NULL), "
+                             "is_json('[1, {\"a\": null}]'), is_json('[1,]')").fetchall()
+    assert answers == [(True, False, None, True, False)]
+    for bad_out, message in [(tmp_path / "Is_uri.duckdb_extension", "NAME made of lowercase letters"),
+                             (tmp_path / "is_uri.so", "is called NAME.duckdb_extension"),
+                             (tmp_path / "missing" / "is_uri.duckdb_extension", "cannot write")]:
+        status, _out, err = run_cli(capsys, "duckdb", str(GRAMMARS / "uri.abnf"), "--name", "is_uri",
+                                    "--out", str(bad_out))
+        assert status == 2 and message in err and "Traceback" not in err

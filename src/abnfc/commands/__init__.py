@@ -14,7 +14,8 @@ import importlib
 from typing import Protocol, cast
 
 # In the order ``abnfc --help`` lists them.
-COMMANDS = ("compile", "check", "dfa", "lint", "explain", "railroad", "vectors", "crosscheck", "diff", "learn")
+COMMANDS = ("compile", "check", "dfa", "lint", "explain", "railroad", "vectors", "crosscheck", "diff", "learn",
+            "duckdb")
 
 
 class Command(Protocol):

@@ -18,6 +18,7 @@ cache folder of the batch kernels, written under a temporary name and renamed.
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 import tempfile
 from collections.abc import Mapping
@@ -58,7 +59,19 @@ def build(cc: str, stem: str, files: Mapping[str, str], name: str, platform: str
     path = folder / f"{stem}.duckdb_extension"
     if path.exists():
         return path
-    with tempfile.TemporaryDirectory(prefix="abnfc-duckdb-", dir=folder) as work:
+    content = compile_extension(cc, stem, files, name, platform)
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{stem}.", suffix=".tmp")
+    with os.fdopen(handle, "wb") as stream:
+        stream.write(content)
+    os.replace(temporary, path)  # concurrent builds of one key leave one complete file
+    return path
+
+
+def compile_extension(cc: str, stem: str, files: Mapping[str, str], name: str, platform: str) -> bytes:
+    """The bytes of an extension registering ``name`` for the generated source ``files``, to be
+    loaded from a file called ``stem.duckdb_extension`` (its entry point is ``stem_init_c_api``)
+    on DuckDB's ``platform``."""
+    with tempfile.TemporaryDirectory(prefix="abnfc-duckdb-") as work:
         for file, text in files.items():
             Path(work, file).write_text(text, encoding="utf-8")
         built = Path(work, "extension.so")
@@ -69,10 +82,23 @@ def build(cc: str, stem: str, files: Mapping[str, str], name: str, platform: str
         if result.returncode != 0:
             raise AbnfError.at(None, _("the C compiler failed on the DuckDB extension:\n{output}").format(
                 output=result.stderr[-4000:]))
-        with open(built, "ab") as library:
-            library.write(footer(platform))
-        os.replace(built, path)
-    return path
+        return built.read_bytes() + footer(platform)
+
+
+MACHINES = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}
+SYSTEMS = {"Linux": "linux", "Darwin": "osx", "Windows": "windows"}
+
+
+def this_platform() -> str | None:
+    """DuckDB's name of this machine's platform (``linux_amd64``, ``osx_arm64``, ...), as the
+    duckdb package says it when it is installed, else from the system and the machine; None
+    when neither is one DuckDB names."""
+    try:
+        import duckdb
+    except ImportError:
+        system, machine = SYSTEMS.get(platform.system()), MACHINES.get(platform.machine().lower())
+        return f"{system}_{machine}" if system and machine else None
+    return str(duckdb.connect().execute("select platform from pragma_platform()").fetchall()[0][0])
 
 
 def footer(platform: str) -> bytes:
@@ -88,4 +114,4 @@ def c_string(text: str) -> str:
 
 
 
-__all__ = ["build", "c_string", "footer", "load"]
+__all__ = ["build", "c_string", "compile_extension", "footer", "load", "this_platform"]

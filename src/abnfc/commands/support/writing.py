@@ -74,6 +74,18 @@ def write_and_say(files: Mapping[str, str], out_dir: str) -> None:
                            folder=out_dir, count=len(files)))
 
 
+def write_file_and_say(path: str, content: bytes) -> None:
+    """Write one file atomically and say so; AbnfError naming the path when it cannot be."""
+    target = Path(path)
+    try:
+        _write_atomically(target, content)
+    except IsADirectoryError:
+        raise AbnfError.at(None, _("cannot write {path}: it is a folder").format(path=path)) from None
+    except OSError as error:
+        raise AbnfError.at(None, _("cannot write {path}: {reason}").format(path=path, reason=_reason(error))) from None
+    print(_("wrote {path}").format(path=path))
+
+
 def _reason(error: OSError) -> str:
     if error.errno == errno.ENOSPC:
         return _("no space left on the device")
