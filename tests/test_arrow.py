@@ -161,12 +161,18 @@ def test_beyond_the_table() -> None:
 
 
 def test_recursive_grammar_a_value_at_a_time() -> None:
-    """A pushdown validator (JSON) has validate_arrow too, a value at a time, in C and Python."""
-    values = ["[1,2]", "{", None, "[[[]]]", '{"a": [true]}', ""]
+    """A pushdown validator (JSON) has validate_arrow too: in C through the batch kernel built
+    from its pushdown C (one call a value), in Python a value at a time; a value nested past the
+    depth limit raises NestingError, as is_valid does."""
+    values = ["[1,2]", "{", None, "[[[]]]", '{"a": [true]}', "", "[" * 99_999 + "]" * 99_999]
     for lang in ("c", "python"):
         validator: Any = abnfc.load_validator(GRAMMARS / "json.abnf", lang=lang)
         assert validator.validate_arrow(pa.array(values, pa.string_view())).to_pylist() == [
-            True, False, None, True, True, False]
+            True, False, None, True, True, False, True]
+        assert validator.validate_arrow(pa.chunked_array([pa.array(values[:3]), pa.array(values[3:])])).to_pylist() \
+            == [True, False, None, True, True, False, True]
+        with pytest.raises(validator.NestingError):
+            validator.validate_arrow(pa.array(["[1]", "[" * 100_001]))
 
 
 @pytest.mark.parametrize("kind", [pa.string(), pa.string_view()], ids=str)

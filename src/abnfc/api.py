@@ -67,7 +67,7 @@ def load_validator(grammar: GrammarLike, lang: str = "python", *, start: str | N
     if lang == "c":
         _need_compiler()
     validator = load_validators([files], lang)[0]
-    if not hasattr(validator, "validate_arrow"):  # the Python module, a pushdown C validator: a value at a time
+    if not hasattr(validator, "validate_arrow"):  # the Python module: a value at a time
         validator.validate_arrow = functools.partial(_validate_arrow, validator)  # type: ignore[attr-defined]
     return validator
 

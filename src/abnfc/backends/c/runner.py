@@ -55,7 +55,7 @@ def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list[CValid
     objects = _compile_in_parallel(cc, folder, sources)
     _run([cc, "-shared", "-o", str(library), *map(str, objects)])
     lib = ctypes.CDLL(str(library))
-    return [CPushdownValidator(lib, prefix) if hasattr(lib, f"{prefix}_validate") else CValidator(lib, prefix, files)
+    return [(CPushdownValidator if hasattr(lib, f"{prefix}_validate") else CValidator)(lib, prefix, files)
             for prefix, files in zip(prefixes, file_sets, strict=True)]
 
 
@@ -139,20 +139,8 @@ class CValidator:
         """Whether each element of a pyarrow string, large_string, binary, large_binary, string_view or
         binary_view array (or chunked array) matches, as a BooleanArray (nulls stay null), checked by the batch
         kernel over the array's own buffers; the kernel is compiled once and cached."""
-        from ... import native
-        from . import batch
-
-        if self._kernel is None:
-            if self._files is None:
-                raise AbnfError.at(None, _("this validator was loaded without its source; load it with "
-                                           "abnfc.load_validator to validate Arrow arrays"))
-            cc = compiler()
-            self._kernel = batch.build(cc, native.cache_key(cc, *sorted(self._files.values())), self._files)
-        if hasattr(values, "chunks"):  # a ChunkedArray: each chunk in place
-            import pyarrow as pa
-
-            return pa.chunked_array([self._kernel.valid_bits(chunk) for chunk in values.chunks], type=pa.bool_())
-        return self._kernel.valid_bits(values)
+        self._kernel = self._kernel or _batch_kernel(self._files)
+        return _in_chunks(self._kernel.valid_bits, values)
 
     def Validator(self) -> CStream:
         return CStream(self._fn)
@@ -238,8 +226,10 @@ class CPushdownValidator:
     NestingError = NestingError  # what it raises past the depth limit, as the Python module's attribute
     MAX_DEPTH = DEFAULT_MAX_DEPTH
 
-    def __init__(self, lib: ctypes.CDLL, prefix: str):
+    def __init__(self, lib: ctypes.CDLL, prefix: str, files: Mapping[str, str] | None = None):
         self.prefix = prefix
+        self._files = files  # the generated source, for the batch kernel (validate_arrow)
+        self._kernel: Any = None
         self._fn = {}
         handle, size = ctypes.c_void_p, ctypes.c_size_t
         signatures = {
@@ -275,8 +265,45 @@ class CPushdownValidator:
     def expected_bytes(self, state: int) -> list[tuple[int, int]]:
         return _ranges(lambda out, cap: self._fn["expected"](state, out, cap))
 
+    def validate_arrow(self, values):
+        """As the regular validator's validate_arrow, the batch kernel calling this validator once
+        a value (up to MAX_DEPTH); a value nested deeper raises NestingError, as is_valid does."""
+        self._kernel = self._kernel or _batch_kernel(self._files)
+        return _in_chunks(self._checked_arrow, values)
+
+    def _checked_arrow(self, values):
+        import pyarrow.compute as pc
+
+        verdicts = self._kernel.valid_bits(values)
+        for index in pc.indices_nonzero(pc.invert(verdicts.fill_null(True))).to_pylist():
+            value = values[index].as_py()
+            status, at, _expected = self._kernel.report(value.encode("utf-8") if isinstance(value, str) else value)
+            _verdict(status, at, self._kernel.max_depth)  # NestingError or MemoryError where there is no verdict
+        return verdicts
+
     def Validator(self, max_depth: float | None = None) -> CPushdownStream:
         return CPushdownStream(self._fn, _limit(max_depth))
+
+
+def _batch_kernel(files: Mapping[str, str] | None) -> Any:
+    """The batch kernel of a generated source, compiled once and cached (:mod:`.batch`)."""
+    from ... import native
+    from . import batch
+
+    if files is None:
+        raise AbnfError.at(None, _("this validator was loaded without its source; load it with "
+                                   "abnfc.load_validator to validate Arrow arrays"))
+    cc = compiler()
+    return batch.build(cc, native.cache_key(cc, *sorted(files.values())), files)
+
+
+def _in_chunks(check, values):
+    """``check`` over a pyarrow array, or over each chunk of a ChunkedArray, in place."""
+    if hasattr(values, "chunks"):
+        import pyarrow as pa
+
+        return pa.chunked_array([check(chunk) for chunk in values.chunks], type=pa.bool_())
+    return check(values)
 
 
 def _free_stream(free, memory) -> None:
