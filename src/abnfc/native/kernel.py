@@ -28,6 +28,11 @@ def cached(key: str, prefix: str = "validator") -> BatchKernel | None:
     return BatchKernel(ctypes.CDLL(str(library)), prefix) if library.exists() else None
 
 
+def _pairs(out: Any, count: int) -> tuple[tuple[int, int], ...]:
+    """The first ``count`` (lo, hi) ranges of a buffer of byte pairs the kernel filled."""
+    return tuple((out[2 * k], out[2 * k + 1]) for k in range(count))
+
+
 def _address(data: bytes | bytearray | array) -> int:
     """The address of a buffer's first byte (kept alive by the caller during the call)."""
     if isinstance(data, array):
@@ -80,7 +85,7 @@ class BatchKernel:
         valid, 1 invalid, 2 nested past the depth limit, 3 out of memory."""
         at, count, out = ctypes.c_size_t(), ctypes.c_size_t(), (ctypes.c_uint8 * 512)()
         status = self._fn["record_report"](record, len(record), ctypes.byref(at), out, 256, ctypes.byref(count))
-        return status, at.value, tuple((out[2 * k], out[2 * k + 1]) for k in range(min(count.value, 256)))
+        return status, at.value, _pairs(out, min(count.value, 256))
 
     def expected_in(self, state: int) -> tuple[tuple[int, int], ...]:
         """The byte ranges that let a match continue from automaton ``state`` (P_expected),
@@ -89,7 +94,7 @@ class BatchKernel:
         if ranges is None:
             out = (ctypes.c_uint8 * 512)()  # 256 ranges of (lo, hi) at most
             count = self._fn["expected"](state, out, 256)
-            ranges = self._expected[state] = tuple((out[2 * k], out[2 * k + 1]) for k in range(count))
+            ranges = self._expected[state] = _pairs(out, count)
         return ranges
 
     def first_errors(self, data: bytes, offsets: array) -> array:

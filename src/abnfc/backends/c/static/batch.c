@@ -28,10 +28,11 @@
 #define ABNFC_FN(name) ABNFC_CAT(ABNFC_PREFIX, name)
 #define ABNFC_FIRST_ERROR ABNFC_FN(first_error)
 
+#define ABNFC_STATUS_INVALID 1 /* a pushdown validator's status of input it refuses (PREFIX_INVALID) */
+
 /* A pushdown validator's (ABNFC_PUSHDOWN: a self-embedding grammar) stream may hold its stack on
  * the heap, which must be freed; a regular one holds nothing.  Its first_error also refuses input
  * nested past the depth limit, which the caller tells apart by checking such records again. */
-#define ABNFC_STATUS_INVALID 1 /* a pushdown validator's status of input it refuses (PREFIX_INVALID) */
 #ifdef ABNFC_PUSHDOWN
 #define ABNFC_STREAM_FREE(s) ABNFC_FN(stream_free)(s)
 #else
@@ -57,9 +58,7 @@ int ABNFC_FN(batch_pushdown)(void)
  * on a byte is the state after its access word and the byte) and then compressed to byte
  * classes (bytes whose columns are equal), so that it stays in the first-level cache (URI's 183
  * states: 16 KiB instead of 188 KiB); the class of a byte is a load that does not wait on the
- * state, so it stays off the chain.  One more class, the last, keeps every state as it is: a
- * record shorter than its group's longest reads byte 256, mapped to it, without a branch.
- * Only accepting or not is decided here: the offset of an invalid record's first error comes
+ * state, so it stays off the chain.  Only accepting or not is decided here: the offset of an invalid record's first error comes
  * from first_error, run again on that record alone.
  */
 #define ABNFC_CHUNK 1024 /* records decided at a time, into buffers on the stack */
@@ -68,10 +67,10 @@ int ABNFC_FN(batch_pushdown)(void)
 #define ABNFC_TABLE 1
 #define ABNFC_DEAD ((uint16_t)ABNFC_NUM_STATES)
 static uint16_t abnfc_full_[(ABNFC_NUM_STATES + 1) * 256]; /* successors by byte, while building */
-static uint32_t abnfc_next_[(ABNFC_NUM_STATES + 1) * 257]; /* by class, premultiplied by width */
+static uint32_t abnfc_next_[(ABNFC_NUM_STATES + 1) * 256]; /* by class, premultiplied by width */
 static uint8_t abnfc_accepts_[ABNFC_NUM_STATES + 1];
-static uint16_t abnfc_class_[257];                          /* byte (or 256, "none") to class */
-static uint32_t abnfc_width_;                               /* classes, the "none" class included */
+static uint16_t abnfc_class_[256];                          /* byte to class */
+static uint32_t abnfc_width_;                               /* the number of classes */
 static uint16_t abnfc_start_;
 static int abnfc_ready_;
 
@@ -134,7 +133,7 @@ static int abnfc_same_column_(int a, int b)
 /* The byte classes, then the table by class with states premultiplied by the width. */
 static void abnfc_build_(void)
 {
-    int first[257], byte, klass, classes = 0;
+    int first[256], byte, klass, classes = 0;
     size_t state;
     abnfc_explore_();
     for (byte = 0; byte < 256; byte++) {
@@ -144,14 +143,11 @@ static void abnfc_build_(void)
             first[classes++] = byte;
         abnfc_class_[byte] = (uint16_t)klass;
     }
-    abnfc_class_[256] = (uint16_t)classes; /* "none": every state stays */
-    abnfc_width_ = (uint32_t)classes + 1;
-    for (state = 0; state <= ABNFC_NUM_STATES; state++) {
+    abnfc_width_ = (uint32_t)classes;
+    for (state = 0; state <= ABNFC_NUM_STATES; state++)
         for (klass = 0; klass < classes; klass++)
             abnfc_next_[state * abnfc_width_ + (size_t)klass] =
                 (uint32_t)abnfc_full_[state * 256 + (size_t)first[klass]] * abnfc_width_;
-        abnfc_next_[state * abnfc_width_ + (size_t)classes] = (uint32_t)state * abnfc_width_;
-    }
     abnfc_ready_ = 1;
 }
 
@@ -553,11 +549,7 @@ size_t ABNFC_FN(batch_max_depth)(void)
 uint32_t ABNFC_FN(error_state)(const void *data, size_t len);
 uint32_t ABNFC_FN(error_state)(const void *data, size_t len)
 {
-    ABNFC_FN(stream) stream;
     uint32_t state;
-    ABNFC_FN(stream_init)(&stream);
-    ABNFC_FN(stream_feed)(&stream, data, len);
-    state = ABNFC_FN(stream_state)(&stream);
-    ABNFC_STREAM_FREE(&stream);
+    abnfc_error_at_((const unsigned char *)data, len, &state);
     return state;
 }
