@@ -230,13 +230,13 @@ def choose(choice: Choice, compilation: Callable[[], Compilation], warn: Callabl
                        "which is slower"))
                 files = compiled.files(["python"], "validator", "abnfc check")
                 return PythonVerifier(load_validators([files], "python")[0])
-            return CVerifier(batch.build(cc, key or "", compiled.files(["c"], "validator", "abnfc check")))
+            return CVerifier(batch.build(cc, key, compiled.files(["c"], "validator", "abnfc check")))
         except LimitError:
             if choice.engine == "dfa":
                 raise
     engine = choose_engine(compiled, choice.engine)
     if engine.name == "pushdown" and cc is not None:
-        kernel = batch.build(cc, key or "", compiled.files(["c"], "validator", "abnfc check"))
+        kernel = batch.build(cc, key, compiled.files(["c"], "validator", "abnfc check"))
         return PushdownCVerifier(kernel)
     return EngineVerifier(engine)
 

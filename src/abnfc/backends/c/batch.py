@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ...errors import AbnfError
 from ...i18n import _
-from ...native import KERNEL, BatchKernel, cached, writable_cache_folder
+from ...native import KERNEL, BatchKernel, cache_key, cached, writable_cache_folder
 
 # -O3: the lanes of batch.c unrolled, a third faster than -O2 on short records
 CFLAGS = ["-std=c99", "-O3", "-fPIC", "-shared", "-Wall", "-Werror"]
@@ -46,11 +46,12 @@ def kernel_macros(files: Mapping[str, str]) -> list[str]:
     return macros
 
 
-def build(cc: str, key: str, files: Mapping[str, str]) -> BatchKernel:
+def build(cc: str, key: str | None, files: Mapping[str, str]) -> BatchKernel:
     """Compile (with ``cc``) a generated source (``files``: its ``.c`` and ``.h``) with the kernel into the
-    library of ``key``, or load it if it exists."""
+    library of ``key`` (None: a key made of the generated source), or load it if it exists."""
     [source] = [name for name in files if name.endswith(".c")]
     prefix = source[:-2]
+    key = key or cache_key(cc, *sorted(files.values()))
     found = cached(key, prefix)
     if found is not None:
         return found
