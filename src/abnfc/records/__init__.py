@@ -46,6 +46,8 @@ def run(args: argparse.Namespace, compilation: Callable[[], object]) -> int:
             print(error.diagnostics[0].message, file=sys.stderr)
             status = 2
             continue
+        except BrokenPipeError:  # the reader of standard output went away: the command line stops quietly
+            raise
         except OSError as error:
             print(_("abnfc: cannot read {name}: {reason}").format(name=name, reason=error.strerror or error),
                   file=sys.stderr)
