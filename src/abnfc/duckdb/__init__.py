@@ -69,8 +69,9 @@ def register(connection: Any, name: str, grammar: GrammarLike, *, start: str | N
         extension.load(connection, name, files, find_compiler() or "cc")  # _native found one
         return
     validator = load_validator(grammar, lang, start=start)
+    # "special": the function answers for NULLs (NULL) and may answer NULL (no verdict)
     connection.create_function(name, _no_verdict_is_null(validator), [sqltypes.VARCHAR], sqltypes.BOOLEAN,
-                               type="arrow")
+                               type="arrow", null_handling="special")
 
 
 def is_built_in(name: str) -> bool:

@@ -38,7 +38,7 @@ def load(path: Path, key: str, prefix: str = "validator") -> BatchKernel | None:
     carry ``key``."""
     lib = ctypes.CDLL(str(path))
     if carried_key(lib) != key:
-        _ctypes.dlclose(lib._handle)  # type: ignore[attr-defined]  # so that a rebuilt file is loaded anew
+        _ctypes.dlclose(lib._handle)  # so that a rebuilt file is loaded anew
         return None
     return BatchKernel(lib, prefix)
 
