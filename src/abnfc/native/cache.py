@@ -43,8 +43,9 @@ from typing import TypeVar
 from ..i18n import _
 from ..version import __version__
 
-PACKAGE = Path(__file__).resolve().parent.parent  # the abnfc package
-STATIC = Path(__file__).resolve().parent / "static"
+HERE = Path(os.path.realpath(__file__)).parent
+PACKAGE = HERE.parent  # the abnfc package
+STATIC = HERE / "static"
 KERNEL = STATIC / "batch.c"
 # What turns a grammar's bytes into the C a kernel is built from: its source is part of every key.
 LOWERING = ("frontend", "automata", "backends/*.py", "backends/c", "native/static", "pipeline.py",
