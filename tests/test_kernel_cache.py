@@ -298,3 +298,14 @@ def test_a_last_line_ending_in_a_bare_cr_is_one_line_everywhere(capsys, tmp_path
     assert kernel.line_errors(b"1\r") == (1, []) and kernel.line_errors(b"1\r\r")[0] == 1
     assert kernel.line_errors(b"\r")[1][0][:2] == (0, 0)  # an empty line: 1*DIGIT wants a digit
 
+
+
+def test_nowhere_to_build_is_a_clear_error(capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No usable cache folder and no temporary folder: a message and exit 2, not a traceback."""
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("ABNFC_CACHE", str(blocker / "cache"))
+    monkeypatch.setattr("tempfile.tempdir", str(blocker / "tmp"))
+    grammar, data = files(tmp_path)
+    status, _out, err = check(capsys, grammar, data)
+    assert status == 2 and "the kernel cannot be built" in err and "internal error" not in err

@@ -40,6 +40,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
+from ..errors import AbnfError
 from ..i18n import _
 from ..version import __version__
 
@@ -239,7 +240,11 @@ def obtain(name: str, key: str, make: Callable[[], bytes], use: Callable[[Path],
             found = use(path)
             if found is not None:
                 return found
-    content = wrap(make())
+    try:
+        content = wrap(make())
+    except OSError as error:  # no temporary folder to compile in, a compiler that cannot be run
+        raise AbnfError.at(None, _("abnfc: the kernel cannot be built: {reason}").format(
+            reason=error.strerror or error)) from None
     if folder is not None:
         try:
             write_atomically(folder / name, content, 0o700)
@@ -250,10 +255,14 @@ def obtain(name: str, key: str, make: Callable[[], bytes], use: Callable[[Path],
             return _used(use, folder / name)
     (note or warn_once)(_("abnfc: {problem}; the kernel is built in a private temporary folder and not kept").format(
         problem=problem))
-    with private_build() as private:
-        path = private / name
-        write_atomically(path, content, 0o700)
-        return _used(use, path)
+    try:
+        with private_build() as private:
+            path = private / name
+            write_atomically(path, content, 0o700)
+            return _used(use, path)
+    except OSError as error:
+        raise AbnfError.at(None, _("abnfc: the kernel cannot be built: {reason}").format(
+            reason=error.strerror or error)) from None
 
 
 def _used(use: Callable[[Path], T | None], path: Path) -> T:
