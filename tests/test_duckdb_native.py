@@ -4,7 +4,10 @@ NULLs, across vectors and row groups, on one thread and two; the Arrow function 
 that loads no unsigned extension, and the errors of native=True."""
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -219,3 +222,87 @@ def test_abnfc_duckdb_writes_an_extension_file_to_load(capsys, tmp_path: Path) -
         status, _out, err = run_cli(capsys, "duckdb", str(GRAMMARS / "uri.abnf"), "--name", "is_uri",
                                     "--out", str(bad_out))
         assert status == 2 and message in err and "Traceback" not in err
+
+
+def test_a_name_checks_the_grammar_it_was_last_registered_with(cache: Path) -> None:
+    """DuckDB LOADs a file once a database: registering f with A, then B, then A again left f
+    checking B.  The third registration loads A's extension under its next generation's name;
+    registering the grammar a name checks already builds and loads nothing."""
+    import abnfc.duckdb
+
+    digits, letters = abnfc.load_grammar(text="r = 1*DIGIT\n"), abnfc.load_grammar(text="r = 1*ALPHA\n")
+    connection = unsigned()
+    for grammar, wanted in [(digits, (True, False)), (letters, (False, True)), (digits, (True, False)),
+                            (letters, (False, True)), (digits, (True, False))]:
+        abnfc.duckdb.register(connection, "f", grammar)
+        assert connection.sql("select f('123'), f('abc')").fetchall() == [wanted]
+    files = sorted(cache.glob("*.duckdb_extension"))
+    loaded = connection.sql("select count(*) from duckdb_extensions() where loaded and "
+                            "extension_name like 'abnfc_%'").fetchall()[0][0]
+    abnfc.duckdb.register(connection, "f", digits)  # what f checks already
+    assert sorted(cache.glob("*.duckdb_extension")) == files
+    assert connection.sql("select count(*) from duckdb_extensions() where loaded and "
+                          "extension_name like 'abnfc_%'").fetchall()[0][0] == loaded
+
+
+def test_a_built_in_name_needs_replace_and_a_nul_is_refused() -> None:
+    """A native function called lower replaced DuckDB's lower for the whole database."""
+    import abnfc.duckdb
+
+    grammar = abnfc.load_grammar(text=NUMBER)
+    connection = unsigned()
+    with pytest.raises(AbnfError, match=r"built-in.*replace=True"):
+        abnfc.duckdb.register(connection, "LOWER", grammar)
+    assert connection.sql("select lower('AB')").fetchall() == [("ab",)]
+    abnfc.duckdb.register(connection, "lower", grammar, replace=True)
+    assert connection.sql("select lower('1.5')").fetchall() == [(True,)]
+    for native in (True, False):
+        with pytest.raises(AbnfError, match="NUL"):
+            abnfc.duckdb.register(connection, "is_n\0umber", grammar, native=native)
+
+
+def test_past_the_depth_limit_both_forms_give_null() -> None:
+    """The native function gave NULL past the depth limit while the Arrow UDF failed the query."""
+    import abnfc.duckdb
+
+    deep = "[" * 100_001 + "]" * 100_001
+    for native, config in [(True, {"allow_unsigned_extensions": "true"}), (False, {})]:
+        connection = duckdb.connect(config=config)
+        abnfc.duckdb.register(connection, "is_json", GRAMMARS / "json.abnf", native=native)
+        assert is_native(connection) == native
+        connection.execute("create table docs as select unnest($1::varchar[]) as doc", [["[1]", deep, "[", None]])
+        assert connection.sql("select is_json(doc) from docs").fetchall() == [(True,), (None,), (False,), (None,)]
+
+
+def test_a_damaged_cached_extension_is_rebuilt(cache: Path) -> None:
+    import abnfc.duckdb
+
+    text = 'r = "damaged" 1*DIGIT\n'
+    grammar = abnfc.load_grammar(text=text)
+    # built in another process: this one must not have the file mapped when it is cut short
+    program = ("import abnfc, abnfc.duckdb, duckdb; abnfc.duckdb.register(duckdb.connect(config="
+               f"{{'allow_unsigned_extensions': 'true'}}), 'is_damaged', abnfc.load_grammar(text={text!r}))")
+    subprocess.run([sys.executable, "-c", program], check=True,
+                   env={**os.environ, "ABNFC_CACHE": str(cache), "PYTHONPATH": os.pathsep.join(sys.path)})
+    [path] = [p for p in cache.glob("*.duckdb_extension") if b"is_damaged" in p.read_bytes()]
+    path.write_bytes(path.read_bytes()[:4096])
+    connection = unsigned()
+    abnfc.duckdb.register(connection, "is_damaged", grammar)
+    assert connection.sql("select is_damaged('damaged1'), is_damaged('x')").fetchall() == [(True, False)]
+    assert len(path.read_bytes()) > 4096
+
+
+def test_abnfc_duckdb_name_that_is_no_file_name(capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without --out the file is named after --name: a name that cannot be one is blamed as
+    --name (not --out), and ../x is no path to write to."""
+    from helpers.cli import run_cli
+
+    inside = tmp_path.name
+    monkeypatch.chdir(tmp_path)
+    for name in ["isURI", f"../{inside}x", "a/b"]:
+        status, _out, err = run_cli(capsys, "duckdb", str(GRAMMARS / "uri.abnf"), "--name", name)
+        assert status == 2 and f"--name {name}:" in err and "--out" in err
+    assert list(tmp_path.iterdir()) == [] and not (tmp_path.parent / f"{inside}x.duckdb_extension").exists()
+    status, _out, _err = run_cli(capsys, "duckdb", str(GRAMMARS / "uri.abnf"), "--name", "isURI",
+                                 "--out", str(tmp_path / "is_uri.duckdb_extension"))
+    assert status == 0

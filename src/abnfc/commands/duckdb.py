@@ -43,6 +43,11 @@ def run(args: argparse.Namespace) -> int:
     from ..native import find_compiler
     from .support.writing import write_file_and_say
 
+    if args.out is None and not STEM.fullmatch(args.name):
+        raise AbnfError.at(None, _("--name {name}: without --out the file is called NAME.duckdb_extension, and "
+                                   "DuckDB takes only a NAME of lowercase letters, digits and underscores that "
+                                   "starts with a letter; give --out FILE.duckdb_extension with such a name (the "
+                                   "function keeps its own)").format(name=args.name))
     out = args.out or f"{args.name}{SUFFIX}"
     stem = os.path.basename(out)[: -len(SUFFIX)] if out.endswith(SUFFIX) else ""
     if not STEM.fullmatch(stem):

@@ -67,6 +67,12 @@ def _load(path: str) -> Grammar:
         except OSError as error:
             raise AbnfError.at(None, _("cannot read grammar file {path}: {reason}").format(
                 path=shown, reason=error.strerror)) from None
+    return from_bytes(raw, shown)
+
+
+def from_bytes(raw: bytes, shown: str) -> Grammar:
+    """A grammar file's bytes, read already (``shown``: its name in messages and headers),
+    decoded and parsed as :func:`load` does: the caller compiles exactly the bytes it read."""
     text = _decode(raw, shown)
     return Grammar(shown, text, hashlib.sha256(raw).hexdigest(), parse(text, shown))
 

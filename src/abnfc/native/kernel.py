@@ -5,17 +5,19 @@ itself, checked with one call a block; each record's first error, or only the in
 """
 from __future__ import annotations
 
+import _ctypes
 import ctypes
 import os
 from array import array
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 from ..errors import AbnfError
 from ..i18n import _
-from .cache import cache_folder
+from .cache import KEY_LENGTH, private_folder, verified
 
 MAX_BAD = 4096  # invalid lines P_line_errors reports a call (5 numbers each)
 SIZE_CODE = "Q" if ctypes.sizeof(ctypes.c_size_t) == 8 else "I"  # array typecode of size_t
@@ -23,9 +25,31 @@ SIZE_MAX = ctypes.c_size_t(-1).value  # a record's first error when it is valid
 
 
 def cached(key: str, prefix: str = "validator") -> BatchKernel | None:
-    """The library of ``key`` if it was built before."""
-    library = cache_folder() / f"{key}.so"
-    return BatchKernel(ctypes.CDLL(str(library)), prefix) if library.exists() else None
+    """The library of ``key`` if it was built before and is whole (see :func:`.cache.verified`)."""
+    folder, _problem = private_folder()
+    if folder is None:
+        return None
+    path = folder / f"{key}.so"
+    return load(path, key, prefix) if verified(path, key) is not None else None
+
+
+def load(path: Path, key: str, prefix: str = "validator") -> BatchKernel | None:
+    """The kernel in the library at ``path``, or None (and the library let go) when it does not
+    carry ``key``."""
+    lib = ctypes.CDLL(str(path))
+    if carried_key(lib) != key:
+        _ctypes.dlclose(lib._handle)  # so that a rebuilt file is loaded anew
+        return None
+    return BatchKernel(lib, prefix)
+
+
+def carried_key(lib: ctypes.CDLL) -> str | None:
+    """The key a library was built with (its ``abnfc_kernel_key``), None if it has none."""
+    try:
+        text = (ctypes.c_char * (KEY_LENGTH + 1)).in_dll(lib, "abnfc_kernel_key")
+    except ValueError:
+        return None
+    return text.value.decode("ascii", "replace")
 
 
 def _pairs(out: Any, count: int) -> tuple[tuple[int, int], ...]:
@@ -238,4 +262,4 @@ def arrow_width(kind: Any) -> int:
     return width
 
 
-__all__ = ["MAX_BAD", "SIZE_MAX", "BatchKernel", "cached"]
+__all__ = ["MAX_BAD", "SIZE_MAX", "BatchKernel", "cached", "carried_key", "load"]

@@ -33,7 +33,7 @@ def run(args: argparse.Namespace, compilation: Callable[[], object]) -> int:
     """``abnfc check --records``: every file's records, then the summary; the exit status."""
     started = time.monotonic()
     choice = Choice(args.grammar, tuple(args.imports or ()), args.encoding, args.start, args.engine,
-                    repr((args.max_nfa_states, args.max_dfa_states, args.max_work)))
+                    (args.max_nfa_states, args.max_dfa_states, args.max_work))
     verifier = choose(choice, compilation, say_once())  # type: ignore[arg-type]
     output = Output(args.format == "json", args.quiet, args.count)
     names = args.inputs or ["-"]

@@ -3,10 +3,11 @@ generated Python validator where there is a DFA and no compiler, and otherwise t
 ``abnfc check`` would choose (the pushdown validator or the interpreter), one record at a time.
 
 Each verifier returns only the invalid records, with their first error; the bytes expected
-there are asked for afterwards, for those records alone.  The C library is looked up in the
-cache (:mod:`abnfc.backends.c.batch`) by a key made of the grammar files' bytes and the options
-before anything is parsed, so a run with a cached kernel loads neither the parser nor the
-automata.
+there are asked for afterwards, for those records alone.  The grammar files are read once: their
+bytes make the key the C library is looked up by in the cache (:mod:`abnfc.native`), before
+anything is parsed, so a run with a cached kernel loads neither the parser nor the automata; on
+a miss exactly those bytes are compiled, so a file that changes meanwhile cannot put one
+grammar's kernel under another's key.
 """
 from __future__ import annotations
 
@@ -206,23 +207,25 @@ class Choice:
     encoding: str | None
     start: str | None
     engine: str
-    limits: str
+    limits: tuple[int, int, int]  # max NFA states, max DFA states, max work
 
 
 def choose(choice: Choice, compilation: Callable[[], Compilation], warn: Callable[[str], None]) -> Verifier:
-    """The cached C kernel if there is one, else what the grammar and the machine allow."""
+    """The cached C kernel if there is one, else what the grammar and the machine allow
+    (``compilation``: the grammar's, when its files cannot be read here, as from standard input)."""
     cc = native.find_compiler()
-    key = _key(choice, cc) if cc and choice.engine != "interpreter" else None
+    sources = read_sources(choice)
+    key = records_key(choice, cc, sources) if cc and sources is not None and choice.engine != "interpreter" else None
     if key is not None:
         kernel = native.cached(key)
         if kernel is not None:
             return PushdownCVerifier(kernel) if kernel.pushdown else CVerifier(kernel)
     # Only now the heavy modules: a cached kernel needs none of them
-    from ..backends.c import batch
     from ..engines import choose_engine
+    from ..native import batch
     from ..pipeline import load_validators
 
-    compiled = compilation()
+    compiled = compilation() if sources is None else compile_sources(choice, sources)
     if choice.engine != "interpreter" and compiled.resolved.is_regular:
         try:
             if cc is None:
@@ -230,34 +233,54 @@ def choose(choice: Choice, compilation: Callable[[], Compilation], warn: Callabl
                        "which is slower"))
                 files = compiled.files(["python"], "validator", "abnfc check")
                 return PythonVerifier(load_validators([files], "python")[0])
-            return CVerifier(batch.build(cc, key, compiled.files(["c"], "validator", "abnfc check")))
+            return CVerifier(batch.build(cc, key, compiled.files(["c"], "validator", "abnfc check"), warn))
         except LimitError:
             if choice.engine == "dfa":
                 raise
     engine = choose_engine(compiled, choice.engine)
     if engine.name == "pushdown" and cc is not None:
-        kernel = batch.build(cc, key, compiled.files(["c"], "validator", "abnfc check"))
+        kernel = batch.build(cc, key, compiled.files(["c"], "validator", "abnfc check"), warn)
         return PushdownCVerifier(kernel)
     return EngineVerifier(engine)
 
 
-def _key(choice: Choice, cc: str) -> str | None:
-    """The cache key of a grammar read from files: their bytes and every option; None for a
-    grammar on standard input or a file that cannot be read (the compilation says why)."""
+MAX_GRAMMAR_BYTES = 16 << 20  # as abnfc.frontend.source's: a larger file is left for it to refuse
+
+
+def read_sources(choice: Choice) -> tuple[bytes, ...] | None:
+    """The bytes of the grammar file and its imports, each read once; None for a grammar on
+    standard input, a file that cannot be read or is too large (the compilation says why)."""
     paths: Sequence[str] = (choice.grammar, *choice.imports)
     if "-" in paths:
         return None
     try:
-        texts = [_read(path) for path in paths]
+        texts = tuple(_read(path) for path in paths)
     except OSError:
         return None
-    options = repr((choice.encoding, choice.start, choice.engine, choice.limits, len(texts)))
-    return native.cache_key(cc, "records", native.templates_stamp(), options, *texts)
+    return None if any(len(text) > MAX_GRAMMAR_BYTES for text in texts) else texts
+
+
+def records_key(choice: Choice, cc: str, sources: Sequence[bytes]) -> str:
+    """The cache key of the kernel compiled from ``sources`` (the grammar file's bytes and its
+    imports') with ``choice``'s options."""
+    options = repr((choice.encoding, choice.start, choice.engine, choice.limits, len(sources)))
+    return native.kernel_key(cc, "records", options, *sources)
+
+
+def compile_sources(choice: Choice, sources: Sequence[bytes]) -> Compilation:
+    """The compilation of exactly ``sources`` (read by :func:`read_sources`), with ``choice``'s
+    options."""
+    from ..frontend.source import display_path, from_bytes, with_options
+    from ..pipeline import Compilation, Limits
+
+    grammar, *imports = [from_bytes(text, display_path(path))
+                         for path, text in zip((choice.grammar, *choice.imports), sources, strict=True)]
+    return Compilation(with_options(grammar, imports, choice.encoding), choice.start, Limits(*choice.limits))
 
 
 def _read(path: str) -> bytes:
     with open(path, "rb") as file:
-        return file.read()
+        return file.read(MAX_GRAMMAR_BYTES + 1)
 
 
 def say_once(stream=None) -> Callable[[str], None]:
@@ -272,4 +295,4 @@ def say_once(stream=None) -> Callable[[str], None]:
 
 
 __all__ = ["Bad", "CVerifier", "Choice", "EngineVerifier", "PushdownCVerifier", "PythonVerifier", "Verifier", "choose",
-           "say_once"]
+           "compile_sources", "read_sources", "records_key", "say_once"]

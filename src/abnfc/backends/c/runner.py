@@ -101,7 +101,7 @@ class CValidator:
     def __init__(self, lib: ctypes.CDLL, prefix: str, files: Mapping[str, str] | None = None):
         self.prefix = prefix
         self._files = files  # the generated source, for the batch kernel (validate_arrow)
-        self._kernel: Any = None  # the batch kernel (abnfc.backends.c.batch), built on first use
+        self._kernel: Any = None  # the batch kernel (abnfc.native.batch), built on first use
         self._fn = {}
         signatures = {
             "is_valid": (ctypes.c_bool, [ctypes.c_char_p, ctypes.c_size_t]),
@@ -286,8 +286,8 @@ class CPushdownValidator:
 
 
 def _batch_kernel(files: Mapping[str, str] | None) -> Any:
-    """The batch kernel of a generated source, compiled once and cached (:mod:`.batch`)."""
-    from . import batch
+    """The batch kernel of a generated source, compiled once and cached (:mod:`abnfc.native.batch`)."""
+    from ...native import batch
 
     if files is None:
         raise AbnfError.at(None, _("this validator was loaded without its source; load it with "

@@ -127,8 +127,9 @@ typedef struct {
     uint64_t *(*duckdb_vector_get_validity)(duckdb_vector vector);
     /* 196 */
     void (*duckdb_vector_ensure_validity_writable)(duckdb_vector vector);
-    abnfc_unused_fn duckdb_vector_assign_string_element, duckdb_vector_assign_string_element_len,
-        duckdb_list_vector_get_child, duckdb_list_vector_get_size, duckdb_list_vector_set_size,
+    /* 197 */
+    void (*duckdb_vector_assign_string_element)(duckdb_vector vector, idx_t index, const char *str);
+    abnfc_unused_fn duckdb_vector_assign_string_element_len, duckdb_list_vector_get_child, duckdb_list_vector_get_size, duckdb_list_vector_set_size,
         duckdb_list_vector_reserve, duckdb_struct_vector_get_child, duckdb_array_vector_get_child,
         duckdb_validity_row_is_valid, duckdb_validity_set_row_validity, duckdb_validity_set_row_invalid,
         duckdb_validity_set_row_valid;

@@ -2,10 +2,13 @@
  * abnfc's DuckDB extension: a grammar's validator as the scalar function NAME(VARCHAR) -> BOOLEAN,
  * run by DuckDB itself on each vector, on every thread, with no Python in the loop.
  *
- * Compiled as the batch kernel is (backends/c/static/batch.c, included here with the generated
+ * Compiled as the batch kernel is (native/static/batch.c, included here with the generated
  * source: ABNFC_PREFIX, ABNFC_SOURCE, ABNFC_NUM_STATES), and with
  *   ABNFC_DUCKDB_ENTRY     the entry point DuckDB looks for: <file name>_init_c_api
  *   ABNFC_DUCKDB_FUNCTION  the function's name, a C string literal
+ *   ABNFC_DUCKDB_MARKER    the name of a function of no arguments registered beside it, whose value
+ *                          is ABNFC_DUCKDB_STEM (the file's name): which extension registered the
+ *                          function last, in that database (DuckDB LOADs a file once a database)
  * DuckDB's C API comes as a struct of function pointers (duckdb_capi.h), handed to the entry point
  * and copied, since DuckDB's own copy lives only as long as the call.
  *
@@ -86,8 +89,32 @@ static void abnfc_check_(duckdb_function_info info, duckdb_data_chunk input, duc
     }
 }
 
-/* Registers the function on a connection (replacing one of the same name and argument); false if
- * DuckDB refuses it. */
+/* The marker: every row gets the extension's file name. */
+static void abnfc_marker_(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output)
+{
+    idx_t count = abnfc_api_.duckdb_data_chunk_get_size(input), row;
+    (void)info;
+    for (row = 0; row < count; row++)
+        abnfc_api_.duckdb_vector_assign_string_element(output, row, ABNFC_DUCKDB_STEM);
+}
+
+/* Registers the marker (see ABNFC_DUCKDB_MARKER); false if DuckDB refuses it. */
+static bool abnfc_register_marker_(duckdb_connection connection)
+{
+    duckdb_scalar_function function = abnfc_api_.duckdb_create_scalar_function();
+    duckdb_logical_type varchar = abnfc_api_.duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
+    duckdb_state state;
+    abnfc_api_.duckdb_scalar_function_set_name(function, ABNFC_DUCKDB_MARKER);
+    abnfc_api_.duckdb_scalar_function_set_return_type(function, varchar);
+    abnfc_api_.duckdb_scalar_function_set_function(function, abnfc_marker_);
+    state = abnfc_api_.duckdb_register_scalar_function(connection, function);
+    abnfc_api_.duckdb_destroy_logical_type(&varchar);
+    abnfc_api_.duckdb_destroy_scalar_function(&function);
+    return state == DuckDBSuccess;
+}
+
+/* Registers the function on a connection (replacing one of the same name and argument), and its
+ * marker; false if DuckDB refuses them. */
 static bool abnfc_register_(duckdb_connection connection)
 {
     duckdb_scalar_function function = abnfc_api_.duckdb_create_scalar_function();
@@ -102,7 +129,7 @@ static bool abnfc_register_(duckdb_connection connection)
     abnfc_api_.duckdb_destroy_logical_type(&varchar);
     abnfc_api_.duckdb_destroy_logical_type(&boolean);
     abnfc_api_.duckdb_destroy_scalar_function(&function);
-    return state == DuckDBSuccess;
+    return state == DuckDBSuccess && abnfc_register_marker_(connection);
 }
 
 /* The entry point of LOAD: the API, the kernel's table (built before any thread reads it), then

@@ -39,6 +39,13 @@
 #define ABNFC_STREAM_FREE(s) ((void)(s))
 #endif
 
+/* The cache key the kernel was built for (40 hexadecimal digits), which the loader compares with
+ * the key it looked the library up by: a library under another key's name is never used. */
+#ifdef ABNFC_KERNEL_KEY
+extern const char abnfc_kernel_key[];
+const char abnfc_kernel_key[] = ABNFC_KERNEL_KEY;
+#endif
+
 /* 1 when the kernel was built from a pushdown validator (see ABNFC_STREAM_FREE), else 0. */
 int ABNFC_FN(batch_pushdown)(void);
 int ABNFC_FN(batch_pushdown)(void)
@@ -448,7 +455,8 @@ static size_t abnfc_line_ends_(const unsigned char *data, size_t start, size_t l
 
 /*
  * The lines of data[0 .. len), each without its "\n" or "\r\n" (no empty last line after a final
- * "\n"), checked in order, ABNFC_CHUNK lines at a time.  Each invalid line is written to bad as
+ * "\n"; a last line without "\n" loses a final "\r" all the same, as in Python's reader and every
+ * other engine), checked in order, ABNFC_CHUNK lines at a time.  Each invalid line is written to bad as
  * five numbers: its index, its first error, its start and its end in data, and the automaton
  * state at the error (for P_expected).  Stops after `cap`
  * invalid lines; *lines gets the number of lines checked and *consumed the bytes they took, so
@@ -469,7 +477,7 @@ size_t ABNFC_FN(line_errors)(const void *data, size_t len, size_t *bad, size_t c
         for (k = 0; k < n; k++) {
             size_t end = nexts[k];
             nexts[k] = end < len ? end + 1 : len; /* end == len: a last line with no newline */
-            if (end < len && end > start && bytes[end - 1] == '\r')
+            if (end > start && bytes[end - 1] == '\r')
                 end--;
             starts[k] = start;
             lengths[k] = end - start;

@@ -1,5 +1,5 @@
-"""The batch kernel: a grammar's generated C and ``static/batch.c`` in one shared library, cached on
-disk, so that many records are checked with one call through ctypes.
+"""Building the batch kernel: a grammar's generated C and ``static/batch.c`` in one shared library,
+cached (:mod:`.cache`), so that many records are checked with one call through ctypes.
 
 ``static/batch.c`` is compiled with the generated source included in it and the source's prefix
 as a macro (no generated file changes, the kernel works with every C strategy, and first_error
@@ -8,26 +8,26 @@ streams are freed and whose records are checked with one call of first_error eac
 ``P_first_errors(data, offsets, count, out)`` over ``size_t`` offsets, the same over Arrow's
 32-bit and 64-bit offsets and views, variants writing Arrow's boolean bitmap, and
 ``P_line_errors``, which splits lines itself (SSE2) and returns only the invalid ones, so that
-Python never touches a valid line.  Arrow's offsets are read in place, in both widths: converting 32-bit offsets to
-``size_t`` would cost a pass and a copy as long as the check itself for short records.
+Python never touches a valid line.  Arrow's offsets are read in place, in both widths:
+converting 32-bit offsets to ``size_t`` would cost a pass and a copy as long as the check itself
+for short records.  The library carries its key (``abnfc_kernel_key``), compared on load.
 
-The library is built once per key (what determines it: the grammar's files or the generated
-source, the compiler and its file, abnfc's version and the kernel's text) under the cache folder:
-``$ABNFC_CACHE``, else ``$XDG_CACHE_HOME/abnfc``, else ``~/.cache/abnfc``.  It is written under a
-temporary name and renamed, so concurrent builds of one key leave one complete file.
+A line, in every engine of ``abnfc check --records lines``: the bytes up to a "\\n", without the
+"\\n" and without one "\\r" before it; the last line needs no "\\n" (and loses a final "\\r" too);
+there is no empty line after a final "\\n".
 """
 from __future__ import annotations
 
-import ctypes
-import os
 import subprocess
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from ...errors import AbnfError
-from ...i18n import _
-from ...native import KERNEL, BatchKernel, cache_key, cached, writable_cache_folder
+from ..errors import AbnfError
+from ..i18n import _
+from . import cache
+from .cache import KERNEL, Note, kernel_key, key_define
+from .kernel import BatchKernel, load
 
 # -O3: the lanes of batch.c unrolled, a third faster than -O2 on short records
 CFLAGS = ["-std=c99", "-O3", "-fPIC", "-shared", "-Wall", "-Werror"]
@@ -46,30 +46,36 @@ def kernel_macros(files: Mapping[str, str]) -> list[str]:
     return macros
 
 
-def build(cc: str, key: str | None, files: Mapping[str, str]) -> BatchKernel:
-    """Compile (with ``cc``) a generated source (``files``: its ``.c`` and ``.h``) with the kernel into the
-    library of ``key`` (None: a key made of the generated source), or load it if it exists."""
+def source_key(cc: str, files: Mapping[str, str]) -> str:
+    """The key of a kernel known by its generated source alone (no grammar files)."""
+    return kernel_key(cc, "source", *sorted(files.values()))
+
+
+def build(cc: str, key: str | None, files: Mapping[str, str], note: Note | None = None) -> BatchKernel:
+    """The kernel of a generated source (``files``: its ``.c`` and ``.h``) under ``key`` (None:
+    :func:`source_key`): loaded from the cache when it is there and whole, else compiled with
+    ``cc`` and stored (``note``: told when the cache cannot be used)."""
     [source] = [name for name in files if name.endswith(".c")]
     prefix = source[:-2]
-    key = key or cache_key(cc, *sorted(files.values()))
-    found = cached(key, prefix)
-    if found is not None:
-        return found
-    folder = writable_cache_folder()
-    with tempfile.TemporaryDirectory(prefix="abnfc-kernel-", dir=folder) as work:
+    chosen = key or source_key(cc, files)
+    return cache.obtain(f"{chosen}.so", chosen, lambda: compile_kernel(cc, chosen, files),
+                        lambda path: load(path, chosen, prefix), note)
+
+
+def compile_kernel(cc: str, key: str, files: Mapping[str, str]) -> bytes:
+    """The shared library of the kernel over ``files``, carrying ``key``, compiled in a private
+    temporary folder."""
+    with tempfile.TemporaryDirectory(prefix="abnfc-kernel-") as work:
         for name, text in files.items():
             Path(work, name).write_text(text, encoding="utf-8")
         built = Path(work, "kernel.so")
         # one unit, the generated source included in the kernel's: first_error inlines into its loops
-        command = [cc, *CFLAGS, "-I", work, *kernel_macros(files), "-o", str(built), str(KERNEL)]
+        command = [cc, *CFLAGS, "-I", work, *kernel_macros(files), key_define(key), "-o", str(built), str(KERNEL)]
         result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
             raise AbnfError.at(None, _("the C compiler failed on the batch kernel:\n{output}").format(
                 output=result.stderr[-4000:]))
-        library = folder / f"{key}.so"
-        os.replace(built, library)
-    return BatchKernel(ctypes.CDLL(str(library)), prefix)
+        return built.read_bytes()
 
 
-
-__all__ = ["KERNEL", "build", "kernel_macros"]
+__all__ = ["CFLAGS", "KERNEL", "build", "compile_kernel", "kernel_macros", "source_key"]
