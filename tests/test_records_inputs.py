@@ -395,3 +395,11 @@ def test_polars_shows_the_errors_message() -> None:
         frame.select(abnfc.polars.is_valid(pl.col("n"), grammar))
     with pytest.raises(NestingError, match="nests deeper than 100000"):
         frame.select(abnfc.polars.is_valid(pl.col("s"), grammar))
+
+
+def test_file_names_are_escaped_by_plain_check(capsys, tmp_path: Path) -> None:
+    path = write(tmp_path, "a\nb\x1b.txt", "x")
+    status, out, _err = check(capsys, DATETIME, path)
+    assert status == 1 and out.startswith(f"{tmp_path}/a\\nb\\x1b.txt: invalid at offset 0")
+    status, _out, err = check(capsys, DATETIME, str(tmp_path / "gone\n.txt"))
+    assert status == 2 and err.startswith(f"abnfc: cannot read {tmp_path}/gone\\n.txt: ")

@@ -80,10 +80,10 @@ def _check_one(engine, name: str, quiet: bool) -> int:
     """Check one input: 0 valid, 1 invalid, 2 unreadable, beyond the interpreter's work limit or
     nesting deeper than the pushdown validator's depth limit."""
     from ..engines import NestingLimitError, check_stream
-    from ..errors import AbnfError
+    from ..errors import AbnfError, printable
     from ..interpret import WorkLimitError
 
-    shown = "<stdin>" if name == "-" else name
+    shown = "<stdin>" if name == "-" else printable(name)  # a newline or ESC in a name cannot forge a line
     try:
         if name == "-":
             if sys.stdin is None:
@@ -93,7 +93,7 @@ def _check_one(engine, name: str, quiet: bool) -> int:
             with open(name, "rb") as stream:
                 outcome = check_stream(engine, stream, shown)
     except OSError as error:
-        print(_("abnfc: cannot read {name}: {reason}").format(name=name, reason=error.strerror), file=sys.stderr)
+        print(_("abnfc: cannot read {name}: {reason}").format(name=shown, reason=error.strerror), file=sys.stderr)
         return 2
     except (WorkLimitError, NestingLimitError) as error:  # too much for the engine; go on with the next
         print(f"{shown}: {error.diagnostics[0].format()}", file=sys.stderr)
