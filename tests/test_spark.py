@@ -68,3 +68,24 @@ def test_mistakes_are_reported_on_the_driver(spark):
         abnfc.spark.validate(frame, "ts", DATETIME, output_column="ts")
     with pytest.raises(AbnfError, match="start rule 'no-such-rule' is not defined"):
         abnfc.spark.validate(frame, "ts", DATETIME, start="no-such-rule")
+
+
+def test_columns_are_checked_on_the_driver_as_spark_resolves_them(spark):
+    """A column that holds neither strings nor binary is refused on the driver (not a traceback
+    from a failed task), and a column name is found as Spark's resolver finds it: regardless of
+    case unless spark.sql.caseSensitive is set."""
+    import abnfc.spark
+
+    frame = spark.createDataFrame([(1, "2020-01-01T00:00:00Z", "x")], "n int, Ts string, valid string")
+    with pytest.raises(AbnfError, match=r"the column n holds int, not strings or binary; cast it first"):
+        abnfc.spark.validate(frame, "n", DATETIME, output_column="ok")
+    checked = abnfc.spark.validate(frame, "ts", DATETIME, start="date-time", output_column="ok")
+    assert [row.ok for row in checked.collect()] == [True]
+    with pytest.raises(AbnfError, match="already has a column VALID"):
+        abnfc.spark.validate(frame, "Ts", DATETIME, output_column="VALID")
+    spark.conf.set("spark.sql.caseSensitive", "true")
+    try:
+        with pytest.raises(AbnfError, match="the frame has no column ts; it has n, Ts, valid"):
+            abnfc.spark.validate(frame, "ts", DATETIME, output_column="ok")
+    finally:
+        spark.conf.unset("spark.sql.caseSensitive")

@@ -76,14 +76,13 @@ def _validate_arrow(validator: backends.Validator, values):
     """As the C validator's validate_arrow, a value at a time through ``validator.is_valid``."""
     import pyarrow as pa
 
-    from .native.kernel import arrow_width
+    from .backends.arrow_input import as_bytes
 
     if hasattr(values, "chunks"):
         return pa.chunked_array([_validate_arrow(validator, chunk) for chunk in values.chunks], type=pa.bool_())
-    arrow_width(values.type)  # an AbnfError for a type that holds no strings
-    return pa.array([None if value is None else validator.is_valid(value.encode("utf-8") if isinstance(value, str)
-                                                                   else value)
-                     for value in values.to_pylist()], type=pa.bool_())
+    values = as_bytes(values)  # its offsets checked, and its strings as bytes; AbnfError for other types
+    return pa.array([None if value is None else validator.is_valid(value) for value in values.to_pylist()],
+                    type=pa.bool_())
 
 
 def _need_compiler() -> None:

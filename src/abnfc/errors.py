@@ -8,12 +8,14 @@ quoted as a window around the span, and many diagnostics of one kind are summari
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Self
+from typing import Any, Self
 
 from .i18n import N_, _
 
@@ -143,10 +145,63 @@ def printable(text: str) -> str:
     return "".join(ch if ch.isprintable() or ch == "\t" else ascii(ch)[1:-1] for ch in text)
 
 
-class AbnfError(Exception):
+def _rebuilt(cls: type[BaseException], args: tuple, state: dict) -> BaseException:
+    """An exception as it was pickled, made without calling its ``__init__``."""
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
+
+def _takes_message(init: Callable[..., None]) -> bool:
+    """Whether ``init`` can be called with one positional argument (the message)."""
+    try:
+        inspect.signature(init).bind(None, "")
+    except TypeError:
+        return False
+    return True
+
+
+def _from_message(cls: type, init: Callable[..., None]) -> Callable[..., None]:
+    """``init``, or, called with nothing but a message it cannot take, its base class's."""
+    if _takes_message(init):
+        return init
+
+    @functools.wraps(init)
+    def remade(self: BaseException, *args: Any, **kwargs: Any) -> None:
+        if len(args) == 1 and not kwargs and isinstance(args[0], str):
+            super(cls, self).__init__(args[0])  # type: ignore[arg-type]
+        else:
+            init(self, *args, **kwargs)
+    return remade
+
+
+class PicklableError(Exception):
+    """An exception that survives pickling and copying, and being made again from its message,
+    whatever its ``__init__`` takes.
+
+    Exceptions pickle as ``cls(*args)``, which fails for one whose ``__init__`` takes other
+    arguments than its message (``AbnfError(diagnostics)``, ``NestingError(offset, limit)``), so
+    they pickle here as their class, arguments and attributes.  Polars remakes what a batch
+    function raises as ``type(error)(message)``: a subclass whose ``__init__`` takes no lone
+    message is then made by its base class's from the message alone (without its other
+    attributes), so that the user sees the message and can catch the error by its type."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__init__" in cls.__dict__:
+            cls.__init__ = _from_message(cls, cls.__dict__["__init__"])  # type: ignore[method-assign]
+
+    def __reduce__(self) -> tuple:
+        return _rebuilt, (type(self), self.args, dict(self.__dict__))
+
+
+class AbnfError(PicklableError):
     """One or more error diagnostics; raised by every pipeline stage."""
 
-    def __init__(self, diagnostics: list[Diagnostic] | Diagnostic):
+    def __init__(self, diagnostics: list[Diagnostic] | Diagnostic | str):
+        if isinstance(diagnostics, str):  # a message alone, as Polars remakes an error from str(error)
+            diagnostics = Diagnostic(diagnostics.removeprefix(f"{_(SEVERITIES['error'])}: "))
         if isinstance(diagnostics, Diagnostic):
             diagnostics = [diagnostics]
         self.diagnostics = tuple(diagnostics)

@@ -37,7 +37,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from ..charset import Ranges, contiguous_classes, intersect, members, normalize
-from ..errors import InvariantError, LimitError, Span
+from ..errors import InvariantError, LimitError, PicklableError, Span
 from ..frontend.ir import Origin
 from ..frontend.resolve import ResolvedGrammar
 from ..i18n import _
@@ -244,7 +244,7 @@ def _step(table, calls, return_classes, stack: tuple[int, ...], state: int, cls:
     return stack, target
 
 
-class NestingError(Exception):
+class NestingError(PicklableError):
     """The input nests deeper than a pushdown validator's depth limit."""
 
     def __init__(self, offset: int, limit: int):

@@ -31,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                 "ending), a CSV column (by header name or number from 1), a string field "
                                 "of JSON Lines, or a Parquet column (needs pyarrow); prints the invalid "
                                 "records and a summary"))
+    parser.add_argument("--delimiter", type=_delimiter, metavar="CHAR",
+                        help=N_("with --records csv:COLUMN: the character between fields (default ','); "
+                                "\\t or tab for TSV"))
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help=N_("with --records: text (default), or one JSON object per invalid record and a "
                                 "last one with the totals"))
@@ -48,9 +51,9 @@ def run(args: argparse.Namespace) -> int:
         from .. import records
 
         return records.run(args, lambda: options.compilation(args))
-    if args.format != "text" or args.count:
-        print(_("abnfc check: {option} needs --records").format(option="--count" if args.count else "--format json"),
-              file=sys.stderr)
+    if args.format != "text" or args.count or args.delimiter:
+        option = "--count" if args.count else "--delimiter" if args.delimiter else "--format json"
+        print(_("abnfc check: {option} needs --records").format(option=option), file=sys.stderr)
         return 2
     from ..engines import choose_engine
 
@@ -67,14 +70,20 @@ def _record_format(text: str):
     return record_format(text)
 
 
+def _delimiter(text: str):
+    from ..records import delimiter
+
+    return delimiter(text)
+
+
 def _check_one(engine, name: str, quiet: bool) -> int:
     """Check one input: 0 valid, 1 invalid, 2 unreadable, beyond the interpreter's work limit or
     nesting deeper than the pushdown validator's depth limit."""
     from ..engines import NestingLimitError, check_stream
-    from ..errors import AbnfError
+    from ..errors import AbnfError, printable
     from ..interpret import WorkLimitError
 
-    shown = "<stdin>" if name == "-" else name
+    shown = "<stdin>" if name == "-" else printable(name)  # a newline or ESC in a name cannot forge a line
     try:
         if name == "-":
             if sys.stdin is None:
@@ -84,7 +93,7 @@ def _check_one(engine, name: str, quiet: bool) -> int:
             with open(name, "rb") as stream:
                 outcome = check_stream(engine, stream, shown)
     except OSError as error:
-        print(_("abnfc: cannot read {name}: {reason}").format(name=name, reason=error.strerror), file=sys.stderr)
+        print(_("abnfc: cannot read {name}: {reason}").format(name=shown, reason=error.strerror), file=sys.stderr)
         return 2
     except (WorkLimitError, NestingLimitError) as error:  # too much for the engine; go on with the next
         print(f"{shown}: {error.diagnostics[0].format()}", file=sys.stderr)

@@ -5,9 +5,15 @@ a Parquet column), each block checked with one call of the C batch kernel where 
 DFA (:mod:`.verify`; the Python validator or the interpreter otherwise), and the invalid records
 reported with the bytes expected at their first error (:mod:`.report`).
 
+A gzip file is read as the records it holds, and a zstd file where the zstandard package is
+installed (:mod:`.compressed`).
+
 Exit status: 0 when every record matches, 1 when one does not (null and missing values count as
 invalid), 2 when a file cannot be read as records of its format (the message names the file and,
-where it is one record's fault, the record); the other files are still checked.
+where it is one record's fault, the record); the other files are still checked, and the records
+of a file read before its error count in the totals.  The summary is printed when at least one
+file was read to its end.  In text output a file name is printed with its control characters
+escaped (``\n``, ``\x1b``), as ``ls`` does, so that a name cannot forge a line or move the cursor.
 """
 from __future__ import annotations
 
@@ -20,10 +26,12 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
+from ..errors import printable
 from ..i18n import _
+from .compressed import READ_ERRORS, decompressed
 from .formats import Block, RecordError, RecordFormat, parse_format, read_blocks
 from .report import Progress, Totals, file_line, json_line, summary, text_line
 from .verify import Bad, Choice, Verifier, choose, say_once
@@ -32,34 +40,47 @@ from .verify import Bad, Choice, Verifier, choose, say_once
 def run(args: argparse.Namespace, compilation: Callable[[], object]) -> int:
     """``abnfc check --records``: every file's records, then the summary; the exit status."""
     started = time.monotonic()
+    form = _with_delimiter(args.records, getattr(args, "delimiter", None))
+    if form is None:
+        return 2
     choice = Choice(args.grammar, tuple(args.imports or ()), args.encoding, args.start, args.engine,
                     (args.max_nfa_states, args.max_dfa_states, args.max_work))
     verifier = choose(choice, compilation, say_once())  # type: ignore[arg-type]
     output = Output(args.format == "json", args.quiet, args.count)
     names = args.inputs or ["-"]
     progress = Progress(_total_size(names))
-    status, records, invalid = 0, 0, 0
+    status, tally, read = 0, Tally(), 0
     for name in names:
         try:
-            counted, bad = _check_file(verifier, name, args.records, output, progress, records, invalid)
+            _check_file(verifier, name, form, output, progress, tally)
+            read += 1
         except RecordError as error:
             print(error.diagnostics[0].message, file=sys.stderr)
             status = 2
-            continue
         except BrokenPipeError:  # the reader of standard output went away: the command line stops quietly
             raise
-        except OSError as error:
-            print(_("abnfc: cannot read {name}: {reason}").format(name=name, reason=error.strerror or error),
+        except READ_ERRORS as error:
+            reason = getattr(error, "strerror", None) or error
+            print(_("abnfc: cannot read {name}: {reason}").format(name=printable(name), reason=reason),
                   file=sys.stderr)
             status = 2
-            continue
         finally:
             progress.next_file(name)
-        records, invalid = records + counted, invalid + bad
-        status = max(status, 1 if bad else 0)
+    status = max(status, 1 if tally.invalid else 0)
     progress.done()
-    print(summary(Totals(records, invalid, time.monotonic() - started), output.json))
+    if read:  # after files that could not be read and nothing else, totals would only mislead
+        print(summary(Totals(tally.records, tally.invalid, time.monotonic() - started), output.json))
     return status
+
+
+def _with_delimiter(form: RecordFormat, delimiter: str | None) -> RecordFormat | None:
+    """``--records`` with ``--delimiter`` (CSV only); None, said, when it is not CSV."""
+    if delimiter is None:
+        return form
+    if form.kind != "csv":
+        print(_("abnfc check: --delimiter needs --records csv:COLUMN"), file=sys.stderr)
+        return None
+    return replace(form, delimiter=delimiter)
 
 
 @dataclass(frozen=True)
@@ -72,32 +93,43 @@ class Output:
     count: bool
 
 
+class Tally:
+    """The records and invalid ones of every file so far, counted as they are reported, so that
+    those of a file that fails later still count."""
+
+    def __init__(self) -> None:
+        self.records = 0
+        self.invalid = 0
+
+
 def _check_file(verifier: Verifier, name: str, form: RecordFormat, output: Output, progress: Progress,
-                records_before: int, invalid_before: int) -> tuple[int, int]:
-    """Check one file; its number of records and of invalid ones."""
+                tally: Tally) -> None:
+    """Check one file, adding its records and invalid ones to ``tally``."""
     shown = "<stdin>" if name == "-" else name
+    text_name = printable(shown)  # JSON output escapes the name itself
     records, invalid = 0, 0
     check: Callable[[Block], tuple[int, Any]] = verifier.count if output.count else verifier.errors
-    with _opened(name, form) as stream:
-        for block, (count, result) in _checked(verifier, check, read_blocks(stream, form, shown)):
+    with _opened(name, form) as (raw, stream):
+        for block, (count, result) in _checked(verifier, check, read_blocks(stream, form, text_name)):
             if output.count:
                 bad = result + len(block.missing)
             else:
                 found = _with_missing(verifier, block, result)
-                _show(found, shown, block.number, records, output.json)
+                _show(found, shown if output.json else text_name, block, records, output.json)
                 bad = len(found)
             records, invalid = records + count, invalid + bad
-            progress.update(records_before + records, invalid_before + invalid, _position(stream))
+            tally.records, tally.invalid = tally.records + count, tally.invalid + bad
+            progress.update(tally.records, tally.invalid, _position(raw))
     if not (output.quiet or output.json):
-        print(file_line(shown, records, invalid))
-    return records, invalid
+        print(file_line(text_name, records, invalid))
 
 
-def _show(found: list[Bad], name: str, number: Callable[[int, int], int], before: int, json_output: bool) -> None:
+def _show(found: list[Bad], name: str, block: Block, before: int, json_output: bool) -> None:
     """The invalid records of a block, in one write (``before``: the file's records before it)."""
     if found:
         show = json_line if json_output else text_line
-        sys.stdout.write("".join([f"{show(name, number(bad.row, before), bad)}\n" for bad in found]))
+        sys.stdout.write("".join([f"{show(name, block.number(bad.row, before), bad, block.line(bad.row), block.lead)}\n"
+                                  for bad in found]))
 
 
 def _checked(verifier: Verifier, check: Callable[[Block], tuple[int, Any]],
@@ -152,16 +184,18 @@ def _position(stream: BinaryIO) -> int | None:
 
 
 @contextmanager
-def _opened(name: str, form: RecordFormat) -> Iterator[BinaryIO]:
+def _opened(name: str, form: RecordFormat) -> Iterator[tuple[BinaryIO, BinaryIO]]:
+    """The file (for how far it has been read) and its records' bytes, decompressed."""
+    shown = "<stdin>" if name == "-" else printable(name)
     if name != "-":
         with open(name, "rb") as stream:
-            yield stream
+            yield stream, stream if form.kind == "parquet" else decompressed(stream, shown)
         return
     if form.kind == "parquet":
         raise RecordError.at(None, _("Parquet cannot be read from standard input; give a file"))
     if sys.stdin is None:
         raise RecordError.at(None, _("cannot read <stdin>: it is closed"))
-    yield sys.stdin.buffer
+    yield sys.stdin.buffer, decompressed(sys.stdin.buffer, shown)
 
 
 def record_format(text: str) -> RecordFormat:
@@ -173,4 +207,14 @@ def record_format(text: str) -> RecordFormat:
             text=text)) from None
 
 
-__all__ = ["record_format", "run"]
+def delimiter(text: str) -> str:
+    """The argparse type of ``--delimiter``: one character (``\\t`` or ``tab`` for a tab), not a
+    quote or a line break."""
+    character = "\t" if text in ("\\t", "tab", "TAB") else text
+    if len(character) != 1 or character in "\"\r\n":
+        raise argparse.ArgumentTypeError(_("{text!r} is not one character other than a quote or a line break "
+                                           "(\\t or tab: a tab)").format(text=text))
+    return character
+
+
+__all__ = ["delimiter", "record_format", "run"]

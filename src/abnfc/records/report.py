@@ -3,9 +3,11 @@ and a progress bar on a terminal.
 
 Text: ``FILE:RECORD: invalid at offset K: unexpected byte ...; expected RANGES`` (the sentences
 and range format of ``abnfc check``) and an escaped excerpt with the byte at the error in
-brackets.  JSON: one object per invalid record, ``{"file", "record", "offset", "expected"}``
-(``offset`` null and a ``reason`` for a null or missing value), and a last object with the
-totals.
+brackets; a CSV record is named by its line, ``FILE:LINE``, and ``FILE:LINE (record N)`` where
+quoted line breaks or blank lines before it make its number differ from its line's (less the
+header's).  JSON: one object per invalid record, ``{"file", "record", "offset", "expected"}``
+(``line`` too for CSV; ``offset`` null and a ``reason`` for a null or missing value), and a last
+object with the totals.
 """
 from __future__ import annotations
 
@@ -32,9 +34,19 @@ class Totals:
     seconds: float
 
 
-def text_line(file: str, number: int, bad: Bad) -> str:
+def where(file: str, number: int, line: int | None = None, lead: int = 0) -> str:
+    """``FILE:NUMBER``, or for a record that starts on ``line`` (after ``lead`` lines of header)
+    ``FILE:LINE``, with ``(record NUMBER)`` where the two disagree."""
+    if line is None:
+        return f"{file}:{number}"
+    if line == lead + number:
+        return f"{file}:{line}"
+    return _("{file}:{line} (record {number})").format(file=file, line=line, number=number)
+
+
+def text_line(file: str, number: int, bad: Bad, line: int | None = None, lead: int = 0) -> str:
     """Record ``number`` of ``file``, invalid: where, why, what was expected, and an excerpt."""
-    name = f"{file}:{number}"
+    name = where(file, number, line, lead)
     if bad.offset is None:
         return f"{name}: {bad.reason}"
     data = bad.record
@@ -58,13 +70,15 @@ def _escape(data: bytes) -> str:
     return repr(data)[2:-1]
 
 
-def json_line(file: str, number: int, bad: Bad) -> str:
-    """``{"file": ..., "record": N, "offset": K, "expected": [[lo, hi], ...]}``, and ``reason``
-    for a missing record.  Written by hand, the file name and ranges encoded once each: tens of
-    thousands of invalid records otherwise spend more time in json.dumps than in checking."""
+def json_line(file: str, number: int, bad: Bad, line: int | None = None, lead: int = 0) -> str:
+    """``{"file": ..., "record": N, "offset": K, "expected": [[lo, hi], ...]}``, ``line`` for a
+    CSV record and ``reason`` for a missing one.  Written by hand, the file name and ranges encoded
+    once each: tens of thousands of invalid records otherwise spend more time in json.dumps than
+    in checking."""
     offset = "null" if bad.offset is None else bad.offset
     reason = "" if bad.reason is None else f", \"reason\": {_json(bad.reason)}"
-    return (f'{{"file": {_json(file)}, "record": {number}, "offset": {offset}, '
+    starts = "" if line is None else f", \"line\": {line}"
+    return (f'{{"file": {_json(file)}, "record": {number}{starts}, "offset": {offset}, '
             f'"expected": {_json_ranges(bad.expected or ())}{reason}}}')
 
 
@@ -150,4 +164,4 @@ class Progress:
             self.bar = None
 
 
-__all__ = ["Progress", "Totals", "excerpt", "file_line", "json_line", "summary", "text_line"]
+__all__ = ["Progress", "Totals", "excerpt", "file_line", "json_line", "summary", "text_line", "where"]

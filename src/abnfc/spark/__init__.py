@@ -11,6 +11,9 @@ kernel is compiled on the executor the first time and then found in the executor
 (``ABNFC_CACHE``). The executors need abnfc installed (``pip install 'abnfc[spark]'`` on each, or
 ``spark-submit --py-files`` with a wheel) and a C compiler, or ``lang="python"`` to check with the
 generated Python module instead.
+
+The column is checked on the driver, before any task runs: found as Spark's resolver finds a name
+(regardless of case unless ``spark.sql.caseSensitive`` is set), and holding strings or binary.
 """
 from __future__ import annotations
 
@@ -49,10 +52,8 @@ def validate(frame: Any, column: str, grammar: GrammarLike, *, output_column: st
     except ImportError:
         raise AbnfError.at(None, _("abnfc.spark needs pyspark (with pandas and pyarrow): "
                                    "pip install 'abnfc[spark]'")) from None
-    if column not in frame.columns:
-        raise AbnfError.at(None, _("the frame has no column {column}; it has {columns}").format(
-            column=column, columns=", ".join(frame.columns)))
-    if output_column in frame.columns:
+    column = _column(frame, column)
+    if _matching(frame, output_column):
         raise AbnfError.at(None, _("the frame already has a column {column}; choose another output_column").format(
             column=output_column))
     shipped = _ship(grammar)
@@ -67,6 +68,38 @@ def validate(frame: Any, column: str, grammar: GrammarLike, *, output_column: st
 
     udf: Any = arrow_udf  # its stubs want the function type too, which type hints give at run time
     return frame.withColumn(output_column, udf(check, BooleanType())(col(column)))
+
+
+def _matching(frame: Any, name: str) -> list[str]:
+    """The frame's columns that Spark's resolver takes ``name`` for: equal, or equal but for case
+    unless ``spark.sql.caseSensitive`` is set."""
+    try:
+        sensitive = str(frame.sparkSession.conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
+    except Exception:  # a session that cannot tell: Spark's default
+        sensitive = False
+    if sensitive:
+        return [name] if name in frame.columns else []
+    return [one for one in frame.columns if one.lower() == name.lower()]
+
+
+def _column(frame: Any, column: str) -> str:
+    """The frame's name of ``column``, a column of strings or binary, checked here on the driver:
+    on the executors a mistake would be a Python traceback in a failed task."""
+    from pyspark.sql.types import BinaryType, StringType
+
+    found = _matching(frame, column)
+    if not found:
+        raise AbnfError.at(None, _("the frame has no column {column}; it has {columns}").format(
+            column=column, columns=", ".join(frame.columns)))
+    if len(found) > 1:
+        raise AbnfError.at(None, _("the column name {column} is ambiguous: the frame has {columns}").format(
+            column=column, columns=", ".join(found)))
+    kind = frame.schema[found[0]].dataType
+    if not isinstance(kind, (StringType, BinaryType)):
+        raise AbnfError.at(None, _("the column {column} holds {type}, not strings or binary; cast it first "
+                                   "(col({column!r}).cast('string'))").format(
+            column=found[0], type=kind.simpleString()))
+    return found[0]
 
 
 def _mapped(frame: Any, column: str, output_column: str, shipped: Shipped, start: str | None, lang: str) -> Any:

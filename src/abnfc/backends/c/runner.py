@@ -29,6 +29,7 @@ from ...automata.pushdown import NestingError as ReferenceNestingError
 from ...errors import AbnfError
 from ...i18n import _
 from ...native import find_compiler
+from ..arrow_input import as_bytes
 
 SIZE_MAX = ctypes.c_size_t(-1).value
 CFLAGS = ["-std=c99", "-O2", "-fPIC", "-Wall", "-Werror"]
@@ -140,7 +141,7 @@ class CValidator:
         binary_view array (or chunked array) matches, as a BooleanArray (nulls stay null), checked by the batch
         kernel over the array's own buffers; the kernel is compiled once and cached."""
         self._kernel = self._kernel or _batch_kernel(self._files)
-        return _in_chunks(self._kernel.valid_bits, values)
+        return _in_chunks(self._kernel.valid_bits, as_bytes(values))
 
     def Validator(self) -> CStream:
         return CStream(self._fn)
@@ -269,7 +270,7 @@ class CPushdownValidator:
         """As the regular validator's validate_arrow, the batch kernel calling this validator once
         a value (up to MAX_DEPTH); a value nested deeper raises NestingError, as is_valid does."""
         self._kernel = self._kernel or _batch_kernel(self._files)
-        return _in_chunks(self._checked_arrow, values)
+        return _in_chunks(self._checked_arrow, as_bytes(values))
 
     def _checked_arrow(self, values):
         import pyarrow.compute as pc
