@@ -39,12 +39,12 @@ TIMEOUT = 1.0  # crosscheck's --timeout in these runs
 # that failed, the failing input alone and at most MAX_PROBES probes to find the input behind the
 # fault.  Waiting on every input would be hundreds.
 WAITS = {"exit": os.cpu_count() or 1, "hex-lines": MAX_PROBES + 2, "--python": MAX_PROBES + 2}
-# CPU seconds (user and system) of crosscheck and the programs it ran, per run: CPU_LIMIT and
-# CPU_PER_PROCESS for each process the program started.  Measured (2 cores, Python 3.12): runs of one
-# or a few programs used at most 1.3 s (the endless writer, which writes until it is stopped, plus
-# two Pythons' start-up); exit-protocol runs 15 s for about 980 processes, 15 ms each.  Both bounds
-# are over 5 times those figures.
-CPU_LIMIT = 10.0
+# CPU seconds (user and system) of crosscheck and the programs it waited for, per run: CPU_LIMIT
+# and CPU_PER_PROCESS for each process the programs started.  Measured (2 cores, Python 3.11, the
+# default 24 runs): runs of one program or adapter used at most 0.47 s (crosscheck's and the
+# program's start-up); exit-protocol runs 14 s for 981 processes, 14.4 ms each.  Both bounds are
+# over 5 times those figures.
+CPU_LIMIT = 4.0
 CPU_PER_PROCESS = 0.1
 # A run still going after this long is stopped and reported as hung: a bound on a hang, not on
 # speed (runs wait out --timeout a few times at most).

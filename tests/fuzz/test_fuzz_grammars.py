@@ -35,13 +35,13 @@ HERE = Path(__file__).resolve().parent
 FINDINGS = HERE / "findings"
 # A grammar whose DFA the subset construction's work limit (20,000,000 steps) stops: the most
 # expensive way a command ends in the default campaign that no fix of an ordering can make cheaper.
-# ``abnfc dfa`` on it used 2.9 s of CPU in a fuzz worker on a quiet machine, 3.3-4.3 s as a process of
-# its own (with Python's start-up) beside the test suite and two CPU-bound processes.
+# ``abnfc dfa`` on it used 2.9 s of CPU in a fuzz worker on a quiet machine, 3.5-4.3 s as a process of
+# its own (with Python's start-up) on a busy machine, with or without two CPU-bound processes beside.
 HEAVY = HERE / "heavy" / "subset-work-limit.abnf"
 HOG = "while True: pass"
 CASES = int(os.environ.get("ABNFC_FUZZ_CASES", "300"))
 SEED = int(os.environ.get("ABNFC_FUZZ_SEED", "5234"))
-# CPU seconds per command (user and system).  Measured on a quiet machine (2 cores, Python 3.12),
+# CPU seconds per command (user and system).  Measured on a quiet machine (2 cores, Python 3.11),
 # the default campaign's (300 grammars, seed 5234) most expensive command used 5.8 s: ``abnfc diff``
 # of case 45 (it compiles the first grammar before finding the second does not parse); the others
 # stay under 3.1 s (``abnfc lint``/``dfa``/``compile`` of case 146, which the subset construction's
