@@ -1,17 +1,20 @@
 """Shared helpers: grammars compiled once per test run, validators loaded through the backends'
 runners, the repository's UTF-8 conformance vectors.
 
-Tests read nothing outside the repository.  ``-m "not slow"`` is the fast tier.
+Tests read nothing outside the repository.  The tiers (tests/README.md): ``-m quick`` (the
+tests tiers.py names, marked here), ``-m "not slow"``, ``-m static``, and the full run.
 """
 from __future__ import annotations
 
 import functools
 import importlib.util
 import shutil
+import sys
 import types
 from pathlib import Path
 
 import pytest
+import tiers
 from helpers.paths import DATA, ROOT, UTF8_GRAMMAR
 
 import abnfc
@@ -20,6 +23,19 @@ from abnfc.frontend.source import Grammar
 from abnfc.pipeline import DEFAULT_LIMITS, Compilation, Compiled, Limits, load_validators
 
 LANGUAGES = backends.names()
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the quick tier's tests and the static checks, as tiers.py lists them (before ``-m``
+    selects: pytest's own selection runs after this conftest's hook)."""
+    for item in items:
+        path = item.path.relative_to(TESTS).as_posix() if item.path.is_relative_to(TESTS) else ""
+        if path in tiers.STATIC:
+            item.add_marker(pytest.mark.static)
+        function = getattr(item, "originalname", item.name)
+        if item.get_closest_marker("slow") is None and tiers.is_named(tiers.quick_names(path), function, item.name):
+            item.add_marker(pytest.mark.quick)
 
 
 # How a grammar text is read: its encoding (None: chosen from the grammar) and the grammar files
@@ -116,11 +132,16 @@ def utf8_compiled() -> Compiled:
 
 
 def import_file(path: Path) -> types.ModuleType:
-    """Import a Python file under a private name, outside sys.modules."""
+    """Import a Python file under a private name, outside sys.modules, writing no bytecode beside
+    it (a __pycache__ in generated/ is not what compile writes there)."""
     spec = importlib.util.spec_from_file_location(f"_test_{path.stem}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    writes, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = writes
     return module
 
 
