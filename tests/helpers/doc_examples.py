@@ -29,6 +29,8 @@ from helpers.paths import ROOT
 FENCE = re.compile(r"^```(\w*)[ \t]*([^\n`]*)\n(.*?)^```$", re.M | re.S)
 RUNNABLE = ("python", "c", "js", "rust", "go")  # code in these languages must be run by a console block
 COPIED = ("grammars", "generated", "examples")
+# How the pages name each backend of the registry (tests/test_docs_backends.py holds the pages to it).
+LANGUAGE_NAMES = {"python": "Python", "c": "C", "js": "JavaScript", "rust": "Rust", "go": "Go", "html": "HTML"}
 # The toolchain a command needs, by the programs it calls (a skip names it when it is missing).
 TOOLCHAINS = (("rust", re.compile(r"(?:^|[;&|(]\s*)(?:rustc|cargo)\b")),
               ("go", re.compile(r"(?:^|[;&|(]\s*)go\s")))
