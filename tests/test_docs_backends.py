@@ -1,6 +1,7 @@
 """Every list of backends a reader meets is the backend registry's (:func:`abnfc.backends.names`):
 ``abnfc --help`` prints the registry's names, and pyproject's description, the README and the
-documentation name each backend the registry holds.
+documentation name each backend the registry holds (the site's table of backends is made from
+the registry when it is built).
 """
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 import tomllib
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, import_file
 from helpers import doc_examples
 
 from abnfc import backends
@@ -30,3 +31,14 @@ def test_the_texts_name_the_backends_of_the_registry():
     for where, text in texts.items():
         missing = [language for language in LANGUAGE_NAMES.values() if not re.search(rf"\b{language}\b", text)]
         assert not missing, f"{where} does not name {missing}"
+
+
+def test_the_site_names_the_backends_of_the_registry():
+    """The site's home page names each backend, and the validators page shows the table that the
+    site's hook makes from the registry."""
+    home = (ROOT / "docs" / "index.md").read_text("utf-8")
+    missing = [language for language in LANGUAGE_NAMES.values() if not re.search(rf"\b{language}\b", home)]
+    assert not missing, f"docs/index.md does not name {missing}"
+    assert "<!-- abnfc: backends -->" in (ROOT / "docs" / "validators.md").read_text("utf-8")
+    table = import_file(ROOT / "docs" / "hooks.py").backends_table()
+    assert all(f"| `{name}` |" in table for name in backends.names())
