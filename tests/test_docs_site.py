@@ -1,11 +1,13 @@
 """The documentation site: it builds with ``mkdocs build --strict`` (no broken link or anchor), its
-command-line reference is made from the parsers, and its validators page has a complete program
-for every validator backend of the registry.
+command-line reference is made from the parsers, its validators page has a complete program for
+every validator backend of the registry, and the README and the pages say what is (the history
+of the project belongs in the commits).
 """
 from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 
@@ -17,6 +19,7 @@ from abnfc import backends
 from abnfc.commands import COMMANDS
 
 HOOKS = import_file(ROOT / "docs" / "hooks.py")
+HISTORY = re.compile(r"before this work|\bissue \d+|\bused to\b|\bno longer\b", re.I)
 VALIDATORS = [name for name in backends.names() if name != "html"]  # html writes a book, not a validator
 
 
@@ -80,3 +83,14 @@ def test_every_validator_has_a_complete_example():
     for name in VALIDATORS:
         assert f"\n## {doc_examples.LANGUAGE_NAMES[name]}\n" in text, name
         assert name in named, f"no {name} program on {page.name}"
+
+
+@pytest.mark.parametrize("page", [ROOT / "README.md", *doc_examples.pages()], ids=doc_examples.page_name)
+def test_the_pages_say_what_is(page):
+    """No project history on a page: that belongs in the commits."""
+    found = [line for line in page.read_text("utf-8").splitlines() if HISTORY.search(line)]
+    assert not found
+
+
+def test_the_readme_is_short():
+    assert len((ROOT / "README.md").read_text("utf-8").splitlines()) <= 200
