@@ -39,6 +39,8 @@ def test_the_site_names_the_backends_of_the_registry():
     home = (ROOT / "docs" / "index.md").read_text("utf-8")
     missing = [language for language in LANGUAGE_NAMES.values() if not re.search(rf"\b{language}\b", home)]
     assert not missing, f"docs/index.md does not name {missing}"
-    assert "<!-- abnfc: backends -->" in (ROOT / "docs" / "validators.md").read_text("utf-8")
+    validators = (ROOT / "docs" / "validators.md").read_text("utf-8")
+    assert "<!-- abnfc: backends -->" in validators
+    assert f"(default `{','.join(backends.DEFAULT_LANGUAGES)}`)" in validators
     table = import_file(ROOT / "docs" / "hooks.py").backends_table()
     assert all(f"| `{name}` |" in table for name in backends.names())
