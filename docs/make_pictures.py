@@ -1,4 +1,4 @@
-"""Makes the pictures README.md shows, from the repository's own files and commands:
+"""Makes the pictures the documentation shows (docs/teaching.md), from the repository's own files and commands:
 
 - docs/utf8-dfa.svg: the minimal DFA of grammars/utf8.abnf, drawn by Graphviz
   (``abnfc dfa grammars/utf8.abnf --format svg``);

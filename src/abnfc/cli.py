@@ -30,8 +30,9 @@ from .version import __version__
 
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
-DESCRIPTION = N_("Compile ABNF grammars (RFC 5234, RFC 7405) to minimal DFAs and validators in Python, C "
-               "and JavaScript, or match inputs against any grammar.")
+# {backends}: the names of the backend registry (abnfc.backends.names()), so the help cannot drift.
+DESCRIPTION = N_("Compile ABNF grammars (RFC 5234, RFC 7405) to minimal DFAs, and to validators and grammar "
+               "books with the backends {backends}, or match inputs against any grammar.")
 
 EXAMPLE_HEADINGS = (N_("examples:"), N_("example:"))  # the first line of each command's EXAMPLE
 
@@ -115,13 +116,21 @@ def _main(argv: list[str]) -> int:
 def _top_parser(listed: bool) -> argparse.ArgumentParser:
     listing = "".join(f"  {name:<11} {_(command(name).HELP)}\n" for name in COMMANDS) if listed else ""
     parser = argparse.ArgumentParser(
-        prog="abnfc", description=_(DESCRIPTION), usage="abnfc [--version] [--debug] COMMAND ...",
+        prog="abnfc", description=description() if listed else None, usage="abnfc [--version] [--debug] COMMAND ...",
         epilog=_("commands:\n{listing}\nrun 'abnfc COMMAND --help' for each command's options and an "
                  "example").format(listing=listing),
         formatter_class=_Formatter)
     parser.add_argument("--version", action="version", version=f"abnfc {__version__}")
     parser.add_argument("--debug", action="store_true", help=N_("show Python tracebacks on errors"))
     return parser
+
+
+def description() -> str:
+    """What abnfc does, naming the backends of the registry (only the help shows it: listing them
+    imports the backends' registry)."""
+    from . import backends
+
+    return _(DESCRIPTION).format(backends=", ".join(backends.names()))
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
