@@ -19,13 +19,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import PurePosixPath
 
 from markupsafe import Markup, escape
 
 from ...charset import Ranges, format_hex, format_readable, normalize
 from ...errors import printable
 from ...i18n import LOCALES, translate_all, translator
-from ..facts import PICTURE_DRAWN, PICTURE_NO_GRAPHVIZ, GrammarFacts, Mention
+from ..facts import PICTURE_DRAWN, PICTURE_NO_GRAPHVIZ, ExactRun, GrammarFacts, Mention, Position
 from ..js.plan import lower as lower_js
 from ..js.render import render as render_js
 from ..tables import Pushdown, Tables
@@ -129,7 +130,9 @@ def lower(tables: Tables, options: Mapping[str, str]) -> HtmlPlan:
         file_name=f"{options['prefix']}.html",
         lang=facts.locale.replace("_", "-"),
         t=page,
-        title=escape(_("{file}: a grammar book").format(file=file)),
+        # the file's name, not its path: the header's path is relative to the output folder
+        title=escape(_("{file} ({start}): a grammar book").format(file=PurePosixPath(file).name,
+                                                                  start=tables.header.start_rule)),
         summary=escape(_("Rules: {rules}; start rule: {start}.").format(
             rules=sum(not rule.core for rule in facts.rules), start=tables.header.start_rule)),
         header_lines=tuple(comment_safe(line) for line in tables.header.lines),
@@ -304,6 +307,7 @@ def _script(tables: Tables, facts: GrammarFacts, options: Mapping[str, str]) -> 
         "positions": [[[p.rule, p.alternative, p.element, [list(r) for r in p.reads]] for p in state]
                       for state in facts.positions],
         "messages": translate_all(facts.locale, labels.TESTER),
+        "exact": _exact(facts.exact),
     }
     steps = "tester_dfa.js"
     if tables.pushdown is not None:
@@ -315,6 +319,25 @@ def _script(tables: Tables, facts: GrammarFacts, options: Mapping[str, str]) -> 
         "const BOOK = " + script_safe(json.dumps(data, ensure_ascii=False, sort_keys=True)) + ";",
         script_safe(_static("tester.js") + _static(steps)),
     ]))
+
+
+def _exact(exact: ExactRun | None) -> dict[str, object] | None:
+    """The automaton before minimization as the tester runs it: each distinct position once, and
+    per state the indices of its positions."""
+    if exact is None:
+        return None
+    index: dict[Position, int] = {}
+    for state in exact.positions:
+        for p in state:
+            index.setdefault(p, len(index))
+    return {
+        "byte_class": list(exact.byte_class), "transitions": [list(row) for row in exact.transitions],
+        "start": exact.start, "dead": exact.dead,
+        "position_list": [[p.rule, p.alternative, p.element, [list(r) for r in p.reads]] for p in index],
+        "positions": [[index[p] for p in state] for state in exact.positions],
+        "first_call": exact.first_call, "entries": list(exact.entries),
+        "returns": [[list(r) for r in ranges] for ranges in exact.returns],
+    }
 
 
 __all__ = ["LOCALES", "HtmlPlan", "lower"]
