@@ -28,7 +28,7 @@ from .charset import Ranges, byte_text, format_readable, intersect, normalize
 from .errors import AbnfError, LimitError, printable
 from .frontend.encoding import UTF8, code_points, format_code_points, led_by
 from .frontend.resolve import ResolvedGrammar
-from .i18n import Translate, _, ngettext
+from .i18n import N_, Translate, _, ngettext
 from .interpret import DEFAULT_MAX_WORK, Recognizer
 from .pipeline import Compilation, load_validators
 
@@ -39,6 +39,8 @@ ENGINES = ("auto", "dfa", "interpreter")
 
 Expected = tuple[tuple[Ranges, str], ...]  # (byte ranges, rule whose terminal reads them), sorted
 MAX_RULES_SHOWN = 8
+# Marked here: called through ``(translate or _)``, which pybabel extract does not recognize.
+BYTES_FROM = N_("bytes from offset {offset}:")
 
 
 def expected_by_rule(pairs) -> Expected:
@@ -58,6 +60,7 @@ class Outcome:
     context_start: int
     context: bytes
     code_points: Expected = ()  # ``expected`` as code points per rule, when that is clearer
+    could_end: bool = False  # the input before ``offset`` is a match: it could have ended there
 
     @property
     def expected_bytes(self) -> Ranges:
@@ -82,6 +85,9 @@ class Outcome:
             shown, describe = self.expected, format_readable
         everything = normalize(r for ranges, _unused in shown for r in ranges)
         expected = _("; expected {ranges}").format(ranges=describe(everything)) if shown else ""
+        if self.could_end and self.offset < self.size:
+            expected = (_("; expected {ranges} or the end of the input").format(ranges=describe(everything))
+                        if shown else _("; expected the end of the input"))
         return "\n".join([_("{name}: invalid at offset {offset}: {what}").format(
             name=self.name, offset=self.offset, what=what) + expected,
                           f"  {self.hexdump()}", *self._rule_lines(shown, describe)])
@@ -117,13 +123,14 @@ class Outcome:
             cells.append(f"[{cell}]" if self.context_start + index == self.offset else cell)
         if self.offset == self.size:
             cells.append("[end]")
-        words = (translate or _)("bytes from offset {offset}:").format(offset=self.context_start)
+        words = (translate or _)(BYTES_FROM).format(offset=self.context_start)
         return words + " " + " ".join(cells)
 
 
 class Session(Protocol):
     def feed(self, chunk: bytes) -> bool: ...
     def result(self) -> tuple[int | None, Expected]: ...
+    def could_end(self) -> bool: ...  # after result(): the input before the error is a match
 
 
 class Engine(Protocol):
@@ -142,16 +149,21 @@ class DfaEngine:
         files = compilation.files(["python"], "validator", "abnfc check", which="subset")
         [self.module] = load_validators([files], "python")
         self.origins = compilation.dfa.origins
+        self.accepting = compilation.dfa.accepting
         self.resolved = compilation.resolved
 
     def session(self) -> Session:
-        return _DfaSession(self.module.Validator(), self.origins)
+        return _DfaSession(self.module.Validator(), self.origins, self.accepting)
 
 
 class _DfaSession:
-    def __init__(self, validator, origins):
+    def __init__(self, validator, origins, accepting: frozenset[int]):
         self.validator = validator
         self.origins = origins
+        self.accepting = accepting
+
+    def could_end(self) -> bool:
+        return self.validator.state in self.accepting
 
     def feed(self, chunk: bytes) -> bool:
         return self.validator.feed(chunk)
@@ -186,6 +198,9 @@ class _PushdownSession:
         self.validator = validator
         self.automaton = automaton
         self.too_deep = too_deep  # the generated module's NestingError
+
+    def could_end(self) -> bool:
+        return self.validator.depth == 0 and self.validator.state in self.automaton.dfa.accepting
 
     def feed(self, chunk: bytes) -> bool:
         try:
@@ -228,6 +243,9 @@ class _InterpreterSession:
     def result(self) -> tuple[int | None, Expected]:
         verdict = self.recognizer.verdict()
         return verdict.offset, expected_by_rule((e.ranges, e.rule) for e in verdict.expected)
+
+    def could_end(self) -> bool:
+        return self.recognizer.verdict().could_end
 
 
 def choose_engine(compilation: Compilation, engine: str) -> Engine:
@@ -279,7 +297,8 @@ def check_stream(engine: Engine, stream: Readable, name: str) -> Outcome:
         return Outcome(name, size, None, (), 0, b"")
     low = max(offset - CONTEXT, window_start)
     context = window[low - window_start: offset + CONTEXT + 1 - window_start]
-    return Outcome(name, size, offset, expected, low, context, expected_code_points(engine.resolved, expected))
+    return Outcome(name, size, offset, expected, low, context, expected_code_points(engine.resolved, expected),
+                   session.could_end())
 
 
 CONTINUATION_BYTES = ((0x80, 0xBF),)

@@ -158,9 +158,10 @@ class _Run:
         """The local states the run holds, for compaction."""
         return self.live_states()
 
-    def die(self, offset: int, sids: list[int]) -> None:
+    def die(self, offset: int, sids: list[int], complete: bool) -> None:
+        """No parse reads the byte at ``offset``; ``complete``: the input before it is a match."""
         self.pos = offset
-        self.dead = Verdict(False, offset, self.expected(sids))
+        self.dead = Verdict(False, offset, self.expected(sids), could_end=complete)
 
     def expected(self, sids: list[int]) -> tuple[Expectation, ...]:
         """The leaves of every thread in ``sids`` (and those pending calls could start with)."""
@@ -225,7 +226,7 @@ class RegularRun(_Run):
             if following == UNKNOWN:
                 following = cache.step(sid, byte_class)
             if following == DEAD:
-                self.die(self.pos + index, [sid])
+                self.die(self.pos + index, [sid], cache.done[sid])
                 return False
             sid = following
             if cache.full(self.limit):
@@ -354,8 +355,8 @@ class RecursiveRun(_Run):
         if self.work > self.budget:
             self.check_budget()
         if not stepped:
-            fresh, _, _ = self.settled()
-            self.die(self.pos, [sid for _, sid in fresh])
+            fresh, complete, _ = self.settled()
+            self.die(self.pos, [sid for _, sid in fresh], complete)
             return False
         self.config = {stepped[0][0]: stepped[0][1]} if len(stepped) == 1 else group(cache, stepped)
         if lone is not None and not called and len(self.config) == 1 and lone[0] in self.config:

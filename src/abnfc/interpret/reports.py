@@ -47,13 +47,15 @@ class Verdict:
     ``offset`` is None when matched; otherwise the offset of the first byte no parse could
     consume, or the input length when the input ended while parses were incomplete
     (``end_of_input`` is then True).  ``expected`` lists what some parse could have consumed at
-    ``offset``.
+    ``offset``.  ``could_end`` is True when the input before ``offset`` is itself a match: the
+    grammar wanted the input to end there (or to go on as ``expected`` says).
     """
 
     matched: bool
     offset: int | None
     expected: tuple[Expectation, ...] = ()
     end_of_input: bool = False
+    could_end: bool = False
 
     def describe(self) -> str:
         if self.matched:
