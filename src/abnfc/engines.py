@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from .automata.pushdown import Pushdown
 from .charset import Ranges, byte_text, format_readable, intersect, normalize
@@ -29,7 +29,7 @@ from .errors import AbnfError, LimitError, printable
 from .frontend.encoding import UTF8, code_points, format_code_points, led_by
 from .frontend.resolve import ResolvedGrammar
 from .i18n import N_, Translate, _, ngettext
-from .interpret import DEFAULT_MAX_WORK, Recognizer
+from .interpret import DEFAULT_MAX_WORK, DepthLimitError, Recognizer
 from .pipeline import Compilation, load_validators
 
 CHUNK_SIZE = 1 << 20
@@ -182,22 +182,28 @@ class PushdownEngine:
 
     name = "pushdown"
 
-    def __init__(self, compilation: Compilation):
+    def __init__(self, compilation: Compilation, max_depth: int | None = None):
+        """``max_depth``: the nested parts an input may open at once (default: the generated
+        validators' own default)."""
         files = compilation.files(["python"], "validator", "abnfc check", which="subset")
         [self.module] = load_validators([files], "python")
         self.automaton = compilation.pushdown_automaton("subset")
         self.resolved = compilation.resolved
+        self.max_depth = max_depth
 
     def session(self) -> Session:
         too_deep: type[Exception] = self.module.NestingError  # type: ignore[attr-defined]
-        return _PushdownSession(self.module.Validator(), self.automaton, too_deep)
+        make: Any = self.module.Validator  # a pushdown validator's takes the depth limit
+        validator = make() if self.max_depth is None else make(self.max_depth)
+        return _PushdownSession(validator, self.automaton, too_deep, self.max_depth is not None)
 
 
 class _PushdownSession:
-    def __init__(self, validator, automaton: Pushdown, too_deep: type[Exception]):
+    def __init__(self, validator, automaton: Pushdown, too_deep: type[Exception], chosen: bool = False):
         self.validator = validator
         self.automaton = automaton
         self.too_deep = too_deep  # the generated module's NestingError
+        self.chosen = chosen  # the limit is --max-depth's, not the default
 
     def could_end(self) -> bool:
         return self.validator.depth == 0 and self.validator.state in self.automaton.dfa.accepting
@@ -206,10 +212,13 @@ class _PushdownSession:
         try:
             return self.validator.feed(chunk)
         except self.too_deep as error:
-            raise NestingLimitError.at(None, _("the input nests deeper than {limit} at byte offset {offset}; the "
-                                               "interpreter has no depth limit (--engine interpreter)").format(
-                                                   limit=getattr(error, "limit", "?"),
-                                                   offset=getattr(error, "offset", "?"))) from None
+            limit, offset = getattr(error, "limit", "?"), getattr(error, "offset", "?")
+            if self.chosen:
+                raise nesting_error(limit, offset) from None
+            raise NestingLimitError.at(None, _("the input nests deeper than {limit} at byte offset {offset}, the "
+                                               "pushdown validator's default limit: raise it with --max-depth, or "
+                                               "use --engine interpreter, which has no depth limit unless "
+                                               "--max-depth gives one").format(limit=limit, offset=offset)) from None
 
     def result(self) -> tuple[int | None, Expected]:
         offset = self.validator.first_error()
@@ -219,18 +228,25 @@ class _PushdownSession:
 
 
 class NestingLimitError(LimitError):
-    """An input nests deeper than the pushdown validator's depth limit."""
+    """An input nests deeper than the pushdown validator's depth limit, or --max-depth."""
+
+
+def nesting_error(limit: object, offset: object) -> NestingLimitError:
+    """The error of an input that nests deeper than --max-depth, with either engine."""
+    return NestingLimitError.at(None, _("the input nests deeper than {limit} at byte offset {offset}: the limit "
+                                        "of --max-depth {limit}").format(limit=limit, offset=offset))
 
 
 class InterpreterEngine:
     name = "interpreter"
 
-    def __init__(self, resolved: ResolvedGrammar, max_work: int = DEFAULT_MAX_WORK):
+    def __init__(self, resolved: ResolvedGrammar, max_work: int = DEFAULT_MAX_WORK, max_depth: int | None = None):
         self.resolved = resolved
         self.max_work = max_work  # the interpreter's work limit (--max-work)
+        self.max_depth = max_depth  # calls of recursive rules open at once (--max-depth); None: no limit
 
     def session(self) -> Session:
-        return _InterpreterSession(Recognizer(self.resolved, max_work=self.max_work))
+        return _InterpreterSession(Recognizer(self.resolved, max_work=self.max_work, max_depth=self.max_depth))
 
 
 class _InterpreterSession:
@@ -238,7 +254,10 @@ class _InterpreterSession:
         self.recognizer = recognizer
 
     def feed(self, chunk: bytes) -> bool:
-        return self.recognizer.feed(chunk)
+        try:
+            return self.recognizer.feed(chunk)
+        except DepthLimitError as error:
+            raise nesting_error(error.limit, error.offset) from None
 
     def result(self) -> tuple[int | None, Expected]:
         verdict = self.recognizer.verdict()
@@ -248,19 +267,20 @@ class _InterpreterSession:
         return self.recognizer.verdict().could_end
 
 
-def choose_engine(compilation: Compilation, engine: str) -> Engine:
+def choose_engine(compilation: Compilation, engine: str, max_depth: int | None = None) -> Engine:
     """``auto``: the DFA when the grammar is regular and fits the limits, the pushdown validator
     when it is self-embedding and has one, else the interpreter.  ``dfa`` asks for the compiled
     validator (a pushdown validator for a self-embedding grammar), or an error saying why there
-    is none."""
-    interpreter = InterpreterEngine(compilation.resolved, compilation.limits.max_work)
+    is none.  ``max_depth`` bounds the nesting of a recursive grammar's inputs (--max-depth)."""
+    interpreter = InterpreterEngine(compilation.resolved, compilation.limits.max_work, max_depth)
     if engine == "interpreter":
         return interpreter
     if not compilation.resolved.is_regular:
         if engine == "dfa":
-            return PushdownEngine(compilation)
+            return PushdownEngine(compilation, max_depth)
         try:
-            return PushdownEngine(compilation) if isinstance(compilation.pushdown_subset, Pushdown) else interpreter
+            return (PushdownEngine(compilation, max_depth) if isinstance(compilation.pushdown_subset, Pushdown)
+                    else interpreter)
         except LimitError:
             return interpreter
     try:

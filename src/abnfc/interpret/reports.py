@@ -29,6 +29,15 @@ class WorkLimitError(LimitError):
             "is intended"))
 
 
+class DepthLimitError(LimitError):
+    """The input opened more than ``limit`` calls of recursive rules at once (the recogniser's
+    ``max_depth``); ``offset`` is the byte that opened one too many."""
+
+    def __init__(self, offset: int, limit: int):
+        self.offset, self.limit = offset, limit
+        super().__init__(Diagnostic(f"the input nests deeper than {limit} at byte offset {offset}"))
+
+
 @dataclass(frozen=True, order=True)
 class Expectation:
     """Bytes some parse could have consumed, and the rule whose body holds that terminal."""
