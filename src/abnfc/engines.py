@@ -215,10 +215,10 @@ class _PushdownSession:
             limit, offset = getattr(error, "limit", "?"), getattr(error, "offset", "?")
             if self.chosen:
                 raise nesting_error(limit, offset) from None
-            raise NestingLimitError.at(None, _("the input nests deeper than {limit} at byte offset {offset}, the "
-                                               "pushdown validator's default limit: raise it with --max-depth, or "
-                                               "use --engine interpreter, which has no depth limit unless "
-                                               "--max-depth gives one").format(limit=limit, offset=offset)) from None
+            # the words of check --records' C kernel, which gives the same reports
+            raise NestingLimitError.at(None, _("the input nests deeper than {limit} at byte offset {offset}; the "
+                                               "interpreter has no depth limit (--engine interpreter)").format(
+                                                   limit=limit, offset=offset)) from None
 
     def result(self) -> tuple[int | None, Expected]:
         offset = self.validator.first_error()
