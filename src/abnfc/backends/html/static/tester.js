@@ -25,6 +25,14 @@ CLASSES.forEach((ranges, index) => { for (const [lo, hi] of ranges) classOf.fill
 // took, as abnfc explain does.  Null when the book could not embed it (a very large table): then
 // a state's positions are all those of the minimal state.
 const EXACT = BOOK.exact;
+if (EXACT) { // each row: its most common target, then (class, target) pairs for the other cells
+  const classes = Math.max(...EXACT.byte_class) + 1;
+  EXACT.transitions = EXACT.rows.map(([common, ...pairs]) => {
+    const row = new Array(classes).fill(common);
+    for (let i = 0; i < pairs.length; i += 2) row[pairs[i]] = pairs[i + 1];
+    return row;
+  });
+}
 const EXACT_POSITIONS = EXACT ? EXACT.positions.map((list) => list.map((index) => EXACT.position_list[index])) : null;
 const positionsAt = (state, exact) => (EXACT_POSITIONS && exact !== null ? EXACT_POSITIONS[exact] : BOOK.positions[state]);
 
