@@ -62,3 +62,15 @@ def test_a_rejected_true_names_only_true(tmp_path):
     [result] = run_tester(page, [b'{"a": [1, 2, {"b": tru}]}'], tmp_path)
     assert result["expected"] == ["%x65 ('e'): true alternative 1, element 1"]
     assert result["steps"][21][-1] == "%x75 ('u') (true alternative 1, element 1)"
+
+
+def test_a_table_too_large_to_embed_leaves_the_minimal_states_positions(tmp_path, monkeypatch):
+    """Past MAX_EXACT_CELLS the book holds no table before minimization; the tester still runs,
+    naming every position of the minimal state (false's too)."""
+    import abnfc.grammar_facts
+
+    monkeypatch.setattr(abnfc.grammar_facts, "MAX_EXACT_CELLS", 0)
+    [(_, page)] = api.generate_files(ROOT / "grammars" / "json.abnf", "html", prefix="json").items()
+    assert '"exact": null' in page
+    [result] = run_tester(page, [b'{"a": [1, 2, {"b": tru}]}'], tmp_path)
+    assert result["expected"] == ["%x65 ('e'): false alternative 1, element 1; true alternative 1, element 1"]
