@@ -69,3 +69,12 @@ def test_the_end_of_the_input_is_translated(tmp_path, capsys, monkeypatch):
     first = capsys.readouterr().out.splitlines()[0]
     assert first.endswith(translator("de")("; expected the end of the input"))
     assert "expected" not in first
+
+
+def test_explain_says_the_input_could_also_have_ended(tmp_path, capsys):
+    (tmp_path / "a.json").write_bytes(b"[1]x")
+    (tmp_path / "b.json").write_bytes(b"[1x")
+    assert main(["explain", JSON, str(tmp_path / "a.json"), "--locale", "en"]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == "or the end of the input: JSON-text is complete after 3 bytes"
+    assert main(["explain", JSON, str(tmp_path / "b.json"), "--locale", "en"]) == 1
+    assert "or the end of the input" not in capsys.readouterr().out
