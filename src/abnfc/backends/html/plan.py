@@ -3,7 +3,10 @@ translated, ready for ``templates/book.html.j2``.
 
 The tester's validator is the JavaScript backend's own module (its plan and template), inlined
 in a module script; the page's script steps the same tables to show each byte's class, states and
-grammar positions, so the page needs nothing but itself.  The script is ``static/tester.js`` (what
+grammar positions, so the page needs nothing but itself.  The positions come from the automaton
+before minimization, run alongside (``GrammarFacts.exact``, its rows written sparse): a minimal
+state merges states reached along different paths, and its positions would name rules the input
+never took; explain's steps are made the same way.  The script is ``static/tester.js`` (what
 every tester shares) followed by ``static/tester_dfa.js`` for a DFA, or by
 ``static/tester_pushdown.js`` for a self-embedding grammar's pushdown validator (its run with the
 stack: which bytes open and close nested parts, and the depth).
