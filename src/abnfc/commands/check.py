@@ -39,6 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                 "last one with the totals"))
     parser.add_argument("--count", action="store_true", help=N_("with --records: print no invalid record, only "
                         "how many there are (per file and in all), as grep -c does"))
+    parser.add_argument("--max-depth", type=options.positive, metavar="N",
+                        help=N_("recursive grammars: the nested parts an input may open at once (the pushdown "
+                                "validator's default: 100000; the interpreter's: no limit); deeper is exit 2"))
     options.add_limits(parser)
 
 
@@ -57,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from ..engines import choose_engine
 
-    engine = choose_engine(options.compilation(args), args.engine)
+    engine = choose_engine(options.compilation(args), args.engine, args.max_depth)
     status = 0
     for name in args.inputs or ["-"]:
         status = max(status, _check_one(engine, name, args.quiet))

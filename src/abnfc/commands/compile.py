@@ -64,12 +64,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _languages(text: str) -> list[str]:
+    """The backends named, in any case (``Rust``, ``HTML``), by their own names."""
+    known = {name.lower(): name for name in backends.names()}
     languages = [part.strip() for part in text.split(",") if part.strip()]
-    unknown = [lang for lang in languages if lang not in backends.names()]
+    unknown = [lang for lang in languages if lang.lower() not in known]
     if unknown or not languages:
         raise argparse.ArgumentTypeError(_("unknown language {language}; choose from {names}").format(
             language=", ".join(unknown) or repr(text), names=", ".join(backends.names())))
-    return languages
+    return [known[lang.lower()] for lang in languages]
 
 
 def _check_prefix(args: argparse.Namespace) -> None:

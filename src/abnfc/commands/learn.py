@@ -24,6 +24,7 @@ EXAMPLE = ("examples:\n  abnfc learn grammars/utf8.abnf --python examples/cpytho
 
 DEFAULT_MAX_STATES = 2000
 DEFAULT_MAX_QUERIES = 5_000_000
+DEFAULT_MAX_SECONDS = 600.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,6 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=N_("stop when the learned automaton would need more than N states (default 2000)"))
     parser.add_argument("--max-queries", type=options.positive, default=DEFAULT_MAX_QUERIES, metavar="N",
                         help=N_("stop after N distinct inputs asked (default 5000000)"))
+    parser.add_argument("--max-seconds", type=options.positive_seconds, default=DEFAULT_MAX_SECONDS,
+                        metavar="SECONDS", help=N_("stop after SECONDS of learning, with the last hypothesis "
+                                                   "(default 600)"))
     parser.add_argument("--seed", type=int, default=0, help=N_("seed of the random walks among the tests (default 0)"))
     parser.add_argument("--progress", action="store_true", help=N_("report progress on standard error "
                         "(the default when it is a terminal)"))
@@ -75,7 +79,7 @@ def learned_grammar(args: argparse.Namespace):
     if not compilation.resolved.is_regular:
         raise AbnfError.at(None, _("abnfc learn needs a grammar that compiles to a DFA, the prior it starts from; "
                                    "rule '{rule}' is recursive").format(rule=compilation.resolved.start_name))
-    progress = Progress(args.progress or sys.stderr.isatty(), sys.stderr.isatty())
+    progress = Progress(args.progress or sys.stderr.isatty(), sys.stderr.isatty(), "learn")
     runner, _kind = options.target_runner(args, progress)
     prior = compilation.minimal
     tests = [v.data for v in build_suite(prior, DfaProvenance(compilation.dfa, compilation.resolved.start_name),
@@ -89,9 +93,10 @@ def learned_grammar(args: argparse.Namespace):
     extra = args.extra_states  # crosscheck --learn: its own --extra-states (default 0)
     try:
         learned = learn(prior, tests, runner.verdicts, extra, getattr(args, "max_states", DEFAULT_MAX_STATES),
-                        getattr(args, "max_queries", DEFAULT_MAX_QUERIES), args.seed, told)
+                        getattr(args, "max_queries", DEFAULT_MAX_QUERIES), args.seed, told,
+                        getattr(args, "max_seconds", DEFAULT_MAX_SECONDS))
     except Fault as fault:  # the program crashed, hung or answered garbage: nothing can be learned
-        raise AbnfError.at(None, fault.message) from None
+        raise AbnfError.at(None, fault.described()) from None
     program = args.cmd if args.cmd else args.python
     with i18n.speaking(i18n.ENGLISH):  # the grammar is a file: the same words on every machine
         comments = (
@@ -129,4 +134,11 @@ def _stopped(limit: str, args: argparse.Namespace) -> str:
     if limit == "states":
         return _("stopped at --max-states {limit}: this is the last hypothesis, not the implementation's "
                  "language").format(limit=getattr(args, "max_states", DEFAULT_MAX_STATES))
+    if limit == "time":
+        return _("stopped at --max-seconds {limit:g}: this is the last hypothesis, not the implementation's "
+                 "language").format(limit=getattr(args, "max_seconds", DEFAULT_MAX_SECONDS))
+    if limit == "irregular":
+        return _("stopped: the program does not look regular (its answers fit no finite automaton: a language "
+                 "no DFA decides, or answers that change from run to run); this is the last hypothesis, not the "
+                 "implementation's language")
     return ""

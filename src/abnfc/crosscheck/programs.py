@@ -71,6 +71,13 @@ class Fault(Exception):
         self.message = message
         self.data = data
 
+    def described(self) -> str:
+        """The message and the input behind it, as crosscheck's report gives them."""
+        from .provenance import hex_text
+
+        shown = hex_text(self.data) if self.data is not None else _("none found")
+        return self.message + "\n  " + _("triggering input: {input}").format(input=shown)
+
 
 @dataclass(frozen=True)
 class _Batch:
