@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from abnfc.commands.diff import _count
+from abnfc.crosscheck.report import count_text as _count
 
 ROOT = Path(__file__).resolve().parents[1]
 

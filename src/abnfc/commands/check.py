@@ -1,5 +1,6 @@
-"""``abnfc check``: validate files (or standard input) of any size against a grammar
-(:mod:`abnfc.engines`)."""
+"""``abnfc check``: validate files (or standard input) of any size against a grammar with one of
+the engines of :mod:`abnfc.engines`; with ``--records``, each record of the files on its own
+(:func:`abnfc.records.job.check_records`)."""
 from __future__ import annotations
 
 import argparse
@@ -45,9 +46,12 @@ def run(args: argparse.Namespace) -> int:
                 "'-' to read standard input (run 'abnfc check --help')"), file=sys.stderr)
         return 2
     if args.records is not None:
-        from .. import records
+        from ..records.job import Output, RecordsRequest, check_records
 
-        return records.run(args, lambda: options.compilation(args))
+        output = Output(args.format == "json", args.quiet, args.count)
+        limits = (args.max_nfa_states, args.max_dfa_states, args.max_work)
+        return check_records(RecordsRequest(args.grammar, tuple(args.inputs), args.records, output, limits,
+                                            tuple(args.imports), args.encoding, args.start, args.engine))
     if args.format != "text" or args.count:
         print(_("abnfc check: {option} needs --records").format(option="--count" if args.count else "--format json"),
               file=sys.stderr)
@@ -62,9 +66,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _record_format(text: str):
-    from ..records import record_format
+    """The argparse type of ``--records``."""
+    from ..records.formats import parse_format
 
-    return record_format(text)
+    try:
+        return parse_format(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("{text!r} is not lines, csv:COLUMN, jsonl:FIELD or parquet:COLUMN").format(
+            text=text)) from None
 
 
 def _check_one(engine, name: str, quiet: bool) -> int:
