@@ -71,14 +71,14 @@ def add_grammar(parser: argparse.ArgumentParser, metavar: str = "GRAMMAR") -> No
 
 
 def add_limits(parser: argparse.ArgumentParser, max_work: int = DEFAULT_MAX_WORK) -> None:
-    """The limits of every stage and engine (see the README's "Command line"); ``max_work`` is
-    the command's default work limit."""
+    """The limits of every stage and of the interpreter (see the README's "Command line");
+    ``max_work`` is the command's default work limit."""
     parser.add_argument("--max-nfa-states", type=positive, default=DEFAULT_MAX_NFA_STATES, metavar="N",
                         help=N_("NFA size limit (default %(default)s)"))
     parser.add_argument("--max-dfa-states", type=positive, default=DEFAULT_MAX_DFA_STATES, metavar="N",
                         help=N_("DFA size limit before minimization (default %(default)s)"))
     parser.add_argument("--max-work", type=positive, default=max_work, metavar="N",
-                        help=N_("the work each engine may do (default %(default)s): the steps of the "
+                        help=N_("the work each algorithm may do (default %(default)s): the steps of the "
                              "subset construction and of minimization, or the interpreter's and "
                              "the tree search's steps beyond 100 a byte"))
 

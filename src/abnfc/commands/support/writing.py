@@ -64,20 +64,19 @@ def write_files(files: Mapping[str, str], out_dir: str) -> list[str]:
 
 
 def check_writable(out_dir: str, file: str | None = None) -> None:
-    """AbnfError, as :func:`write_files` would raise it, when ``out_dir`` cannot be written to (or
-    created) or ``file`` in it is a folder: called before a command's work, so that a mistake in
-    ``--out`` costs no compiling.  (Whatever only writing can tell, a full disk, stays for then.)"""
+    """AbnfError, as :func:`write_files` would raise it, when ``out_dir`` is a file or cannot be
+    created, or ``file`` in it is a folder: called before a command's work, so that such a mistake
+    in ``--out`` costs no compiling.  An existing folder is left for writing to judge: files that
+    are up to date need no permission to write."""
     folder = Path(out_dir)
     if folder.exists() and not folder.is_dir():
         raise AbnfError.at(None, _("cannot write to {folder}: it is a file, not a folder").format(folder=out_dir))
-    existing = next(parent for parent in (folder, *folder.absolute().parents) if parent.exists())
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        reason = os.strerror(errno.ENOTDIR if not existing.is_dir() else errno.EACCES)
-        if existing == folder:
-            raise AbnfError.at(None, _("cannot write {path}: {reason}").format(path=out_dir, reason=reason))
-        raise AbnfError.at(None, _("cannot create the output folder {folder}: {reason}").format(
-            folder=out_dir, reason=reason))
-    if file is not None and (folder / file).is_dir():
+    if not folder.exists():
+        existing = next(parent for parent in folder.absolute().parents if parent.exists())
+        if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+            raise AbnfError.at(None, _("cannot create the output folder {folder}: {reason}").format(
+                folder=out_dir, reason=os.strerror(errno.ENOTDIR if not existing.is_dir() else errno.EACCES)))
+    elif file is not None and (folder / file).is_dir():
         raise AbnfError.at(None, _("cannot write {path}: {reason}").format(
             path=folder / file, reason=os.strerror(errno.EISDIR)))
 
