@@ -91,11 +91,11 @@ def test_the_expensive_grammar_is_expensive(folder):
 
 def test_a_missing_record_file_stops_the_run_before_the_others_are_checked(folder):
     """All the record inputs are checked first: with one missing, none is read (the exit status is 2,
-    and no record line is printed), and the summary still ends the output."""
+    and no invalid record is printed)."""
     (folder / "bad.txt").write_text("c\n")
     result, _cpu = run_measured("check", "--records", "lines", EXPENSIVE, "bad.txt", "missing.txt", *BIG, cwd=folder)
     assert result.returncode == 2
-    assert "bad.txt" not in result.stdout and "0 records, 0 invalid" in result.stdout
+    assert "bad.txt" not in result.stdout and "invalid at" not in result.stdout
     assert result.stderr.count("cannot read") == 1
 
 
@@ -106,3 +106,12 @@ def test_learn_writes_where_it_was_checked(tmp_path):
                                 "--out", str(out), cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert "learned by abnfc learn" in out.read_text()
+
+
+def test_learns_defaults_are_the_jobs():
+    """The command line names learn's limits without importing the job; they must agree."""
+    from abnfc.commands import learn
+    from abnfc.learn import job
+
+    assert (learn.DEFAULT_MAX_STATES, learn.DEFAULT_MAX_QUERIES) == (job.DEFAULT_MAX_STATES, job.DEFAULT_MAX_QUERIES)
+    assert job.LearnRequest.__dataclass_params__.frozen  # type: ignore[attr-defined]

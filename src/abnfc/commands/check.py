@@ -46,12 +46,11 @@ def run(args: argparse.Namespace) -> int:
                 "'-' to read standard input (run 'abnfc check --help')"), file=sys.stderr)
         return 2
     if args.records is not None:
-        from ..records.job import Output, RecordsRequest, check_records
+        from ..records.job import RecordsRequest, check_records
 
-        output = Output(args.format == "json", args.quiet, args.count)
-        limits = (args.max_nfa_states, args.max_dfa_states, args.max_work)
-        return check_records(RecordsRequest(args.grammar, tuple(args.inputs), args.records, output, limits,
-                                            tuple(args.imports), args.encoding, args.start, args.engine))
+        return check_records(RecordsRequest(
+            args.grammar, tuple(args.inputs), args.records, args.max_nfa_states, args.max_dfa_states, args.max_work,
+            args.format, args.quiet, args.count, tuple(args.imports), args.encoding, args.start, args.engine))
     if args.format != "text" or args.count:
         print(_("abnfc check: {option} needs --records").format(option="--count" if args.count else "--format json"),
               file=sys.stderr)
@@ -66,14 +65,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _record_format(text: str):
-    """The argparse type of ``--records``."""
-    from ..records.formats import parse_format
+    from ..records import record_format
 
-    try:
-        return parse_format(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(_("{text!r} is not lines, csv:COLUMN, jsonl:FIELD or parquet:COLUMN").format(
-            text=text)) from None
+    return record_format(text)
 
 
 def _check_one(engine, name: str, quiet: bool) -> int:

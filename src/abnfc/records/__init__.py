@@ -3,16 +3,218 @@
 Files are read as blocks of records (:mod:`.formats`: lines, a CSV column, a JSON Lines field,
 a Parquet column), each block checked with one call of the C batch kernel where the grammar has a
 DFA (:mod:`.verify`; the Python validator or the interpreter otherwise), and the invalid records
-reported with the bytes expected at their first error (:mod:`.report`).  :mod:`.job` runs the
-whole check from a typed request (:class:`~.job.RecordsRequest`).
+reported with the bytes expected at their first error (:mod:`.report`).  :mod:`.job` runs it
+from a typed request, once the inputs are found readable.
 
 Exit status: 0 when every record matches, 1 when one does not (null and missing values count as
 invalid), 2 when a file cannot be read as records of its format (the message names the file and,
-where it is one record's fault, the record); once the inputs have been found readable, the other
-files are still checked.
+where it is one record's fault, the record); the other files are still checked.
 """
 from __future__ import annotations
 
-from .job import Output, RecordsRequest, check_records
+import argparse
+import os
+import stat
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Protocol
 
-__all__ = ["Output", "RecordsRequest", "check_records"]
+from ..i18n import _
+from .formats import Block, RecordError, RecordFormat, parse_format, read_blocks
+from .report import Progress, Totals, file_line, json_line, summary, text_line
+from .verify import Bad, Choice, Verifier, choose, say_once
+
+
+class Options(Protocol):
+    """What :func:`run` reads of its request (:class:`.job.RecordsRequest`), read-only."""
+
+    @property
+    def grammar(self) -> str: ...
+
+    @property
+    def imports(self) -> tuple[str, ...]: ...
+
+    @property
+    def encoding(self) -> str | None: ...
+
+    @property
+    def start(self) -> str | None: ...
+
+    @property
+    def engine(self) -> str: ...
+
+    @property
+    def max_nfa_states(self) -> int: ...
+
+    @property
+    def max_dfa_states(self) -> int: ...
+
+    @property
+    def max_work(self) -> int: ...
+
+    @property
+    def inputs(self) -> tuple[str, ...]: ...
+
+    @property
+    def records(self) -> RecordFormat: ...
+
+    @property
+    def format(self) -> str: ...
+
+    @property
+    def quiet(self) -> bool: ...
+
+    @property
+    def count(self) -> bool: ...
+
+
+def run(args: Options, compilation: Callable[[], object]) -> int:
+    """Every file's records, then the summary; the exit status (see :func:`.job.check_records`)."""
+    started = time.monotonic()
+    choice = Choice(args.grammar, tuple(args.imports or ()), args.encoding, args.start, args.engine,
+                    repr((args.max_nfa_states, args.max_dfa_states, args.max_work)))
+    verifier = choose(choice, compilation, say_once())  # type: ignore[arg-type]
+    output = Output(args.format == "json", args.quiet, args.count)
+    names = args.inputs or ["-"]
+    progress = Progress(_total_size(names))
+    status, records, invalid = 0, 0, 0
+    for name in names:
+        try:
+            counted, bad = _check_file(verifier, name, args.records, output, progress, records, invalid)
+        except RecordError as error:
+            print(error.diagnostics[0].message, file=sys.stderr)
+            status = 2
+            continue
+        except BrokenPipeError:  # the reader of standard output went away: the command line stops quietly
+            raise
+        except OSError as error:
+            print(_("abnfc: cannot read {name}: {reason}").format(name=name, reason=error.strerror or error),
+                  file=sys.stderr)
+            status = 2
+            continue
+        finally:
+            progress.next_file(name)
+        records, invalid = records + counted, invalid + bad
+        status = max(status, 1 if bad else 0)
+    progress.done()
+    print(summary(Totals(records, invalid, time.monotonic() - started), output.json))
+    return status
+
+
+@dataclass(frozen=True)
+class Output:
+    """What to print: JSON Lines or text, the per-file lines left out (quiet), the invalid
+    records left out (count)."""
+
+    json: bool
+    quiet: bool
+    count: bool
+
+
+def _check_file(verifier: Verifier, name: str, form: RecordFormat, output: Output, progress: Progress,
+                records_before: int, invalid_before: int) -> tuple[int, int]:
+    """Check one file; its number of records and of invalid ones."""
+    shown = "<stdin>" if name == "-" else name
+    records, invalid = 0, 0
+    check: Callable[[Block], tuple[int, Any]] = verifier.count if output.count else verifier.errors
+    with _opened(name, form) as stream:
+        for block, (count, result) in _checked(verifier, check, read_blocks(stream, form, shown)):
+            if output.count:
+                bad = result + len(block.missing)
+            else:
+                found = _with_missing(verifier, block, result)
+                _show(found, shown, block.number, records, output.json)
+                bad = len(found)
+            records, invalid = records + count, invalid + bad
+            progress.update(records_before + records, invalid_before + invalid, _position(stream))
+    if not (output.quiet or output.json):
+        print(file_line(shown, records, invalid))
+    return records, invalid
+
+
+def _show(found: list[Bad], name: str, number: Callable[[int, int], int], before: int, json_output: bool) -> None:
+    """The invalid records of a block, in one write (``before``: the file's records before it)."""
+    if found:
+        show = json_line if json_output else text_line
+        sys.stdout.write("".join([f"{show(name, number(bad.row, before), bad)}\n" for bad in found]))
+
+
+def _checked(verifier: Verifier, check: Callable[[Block], tuple[int, Any]],
+             blocks: Iterator[Block]) -> Iterator[tuple[Block, tuple[int, Any]]]:
+    """Each block with what ``check`` says of it, in order.  The C kernel runs without Python's
+    lock, so its blocks are checked on a thread per processor (up to four) while the next ones
+    are read, at most two a thread ahead; the other verifiers run Python and check in turn."""
+    workers = min(4, os.cpu_count() or 1)
+    if not verifier.parallel or workers < 2:
+        yield from ((block, check(block)) for block in blocks)
+        return
+    with ThreadPoolExecutor(workers) as pool:
+        pending: deque[tuple[Block, Future[tuple[int, Any]]]] = deque()
+        for block in blocks:
+            pending.append((block, pool.submit(check, block)))
+            if len(pending) >= 2 * workers:
+                done, future = pending.popleft()
+                yield done, future.result()
+        while pending:
+            done, future = pending.popleft()
+            yield done, future.result()
+
+
+def _with_missing(verifier: Verifier, block: Block, bad: list[Bad]) -> list[Bad]:
+    """A block's invalid records, missing ones included, in order, each with the bytes expected
+    at its error."""
+    found = [one if one.expected is not None or one.offset is None else
+             one._replace(expected=verifier.expected(one.record)) for one in bad]
+    if block.missing:
+        found += [Bad(index, None, b"", reason, ()) for index, reason in block.missing]
+        found.sort(key=lambda one: one.row)
+    return found
+
+
+def _total_size(names: Sequence[str]) -> int | None:
+    """The bytes of all the files, or None when one is standard input or not a regular file."""
+    try:
+        sizes = [os.stat(name) for name in names if name != "-"]
+    except OSError:
+        return None
+    if len(sizes) < len(names) or not all(stat.S_ISREG(size.st_mode) for size in sizes):
+        return None
+    return sum(size.st_size for size in sizes)
+
+
+def _position(stream: BinaryIO) -> int | None:
+    """How far a file has been read, or None (a pipe)."""
+    try:
+        return stream.tell()
+    except (OSError, ValueError):
+        return None
+
+
+@contextmanager
+def _opened(name: str, form: RecordFormat) -> Iterator[BinaryIO]:
+    if name != "-":
+        with open(name, "rb") as stream:
+            yield stream
+        return
+    if form.kind == "parquet":
+        raise RecordError.at(None, _("Parquet cannot be read from standard input; give a file"))
+    if sys.stdin is None:
+        raise RecordError.at(None, _("cannot read <stdin>: it is closed"))
+    yield sys.stdin.buffer
+
+
+def record_format(text: str) -> RecordFormat:
+    """The argparse type of ``--records``."""
+    try:
+        return parse_format(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("{text!r} is not lines, csv:COLUMN, jsonl:FIELD or parquet:COLUMN").format(
+            text=text)) from None
+
+
+__all__ = ["record_format", "run"]
