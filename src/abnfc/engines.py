@@ -1,5 +1,9 @@
-"""The engines of ``abnfc check``: validate inputs of any size against a grammar, with the DFA or
-the interpreter.
+"""The engines of ``abnfc check``: validate inputs of any size against a grammar, with the DFA, the
+pushdown validator or the interpreter.
+
+"Engine" means this one thing in abnfc: what ``abnfc check --engine`` chooses to run on an input.
+The generated validators of the backends are *validators*; the stages that build automata are
+*stages*.
 
 Inputs are read in chunks of 1 MiB and fed to an incremental matcher, so memory does not grow
 with the input.  The DFA engine runs the module the Python backend generates for the grammar,

@@ -4,6 +4,10 @@ disagreement with the grammar, with its shortest witness (:mod:`abnfc.crosscheck
 With ``--spark``, a ``--python`` function runs over every string of up to ``--exhaustive`` bytes
 on Spark's executors (:mod:`abnfc.spark.crosscheck`); the rest runs here, as without it.
 
+Every grammar (``--against`` ones too) is read and resolved and the implementation's options
+checked before any grammar is compiled or the implementation run.  With ``--learn`` the job is
+:func:`abnfc.learn.job.learn_grammar`.
+
 Exit status 0: no disagreement; 1: disagreements; 2: a usage error, or a program that crashed,
 hung or printed something that is not a verdict.
 """
@@ -56,6 +60,32 @@ def run(args: argparse.Namespace) -> int:
     from ..crosscheck.language import load_language
     from ..crosscheck.report import text, to_json
     from ..crosscheck.session import DEFAULTS, Amounts, Progress, crosscheck
+
+    _check_spark(args)
+    target = options.target(args)
+    grammar = options.parsed(args)
+    others = [options.parsed(args, path) for path in args.against]  # every grammar read before any compiles
+    if args.learn:
+        return _learned(args, grammar, target)
+    progress = Progress(args.progress or sys.stderr.isatty(), sys.stderr.isatty())
+    runner = target.runner(progress)
+    language, *against = (load_language(one, args.max_length, args.max_runs, args.max_nesting)
+                          for one in (grammar, *others))
+    defaults = DEFAULTS[target.protocol]
+    amounts = Amounts(defaults.exhaustive if args.exhaustive is None else args.exhaustive,
+                      defaults.sample if args.sample is None else args.sample,
+                      defaults.random if args.random is None else args.random, args.seed, args.extra_states,
+                      defaults.every_byte)
+    if args.spark is not None:
+        return _on_spark(args, language, against, runner, amounts, progress)
+    label = args.cmd if args.cmd else _("{function} (a Python function, in a child process)").format(
+        function=args.python)
+    result = crosscheck(language, against, runner, target.protocol, amounts, progress, label)
+    sys.stdout.write(to_json(result) if args.format == "json" else text(result))
+    return result.exit_status
+
+
+def _check_spark(args: argparse.Namespace) -> None:
     from ..errors import AbnfError
 
     if args.spark is not None and not args.python:
@@ -63,25 +93,6 @@ def run(args: argparse.Namespace) -> int:
                                    "--cmd programs"))
     if args.spark is not None and args.learn:
         raise AbnfError.at(None, _("--spark does not apply to --learn"))
-    if args.learn:
-        return _learned(args)
-    progress = Progress(args.progress or sys.stderr.isatty(), sys.stderr.isatty())
-    language = load_language(options.compilation(args), args.max_length, args.max_runs, args.max_nesting)
-    others = [load_language(options.compilation(args, path), args.max_length, args.max_runs, args.max_nesting)
-              for path in args.against]
-    runner, kind = options.target_runner(args, progress)
-    defaults = DEFAULTS[kind]
-    amounts = Amounts(defaults.exhaustive if args.exhaustive is None else args.exhaustive,
-                      defaults.sample if args.sample is None else args.sample,
-                      defaults.random if args.random is None else args.random, args.seed, args.extra_states,
-                      defaults.every_byte)
-    if args.spark is not None:
-        return _on_spark(args, language, others, runner, amounts, progress)
-    label = args.cmd if args.cmd else _("{function} (a Python function, in a child process)").format(
-        function=args.python)
-    result = crosscheck(language, others, runner, kind, amounts, progress, label)
-    sys.stdout.write(to_json(result) if args.format == "json" else text(result))
-    return result.exit_status
 
 
 def _on_spark(args: argparse.Namespace, language, others, runner, amounts, progress) -> int:
@@ -99,14 +110,15 @@ def _on_spark(args: argparse.Namespace, language, others, runner, amounts, progr
     return result.exit_status
 
 
-def _learned(args: argparse.Namespace) -> int:
+def _learned(args: argparse.Namespace, grammar, target) -> int:
     """crosscheck --learn: the exact differences of the learned language, as ``abnfc diff`` says them."""
-    from .learn import compared, learned_grammar
+    from ..learn.job import LearnRequest, compare_learned, learn_grammar
 
-    text, compilation, stopped = learned_grammar(args)
-    lines, equal = compared(text, "<learned>", compilation, args)
+    learned = learn_grammar(LearnRequest(grammar, target, args.extra_states, seed=args.seed,
+                                         progress=args.progress or sys.stderr.isatty()))
+    lines, equal = compare_learned(learned.text, "<learned>", grammar)
     sys.stdout.write("\n".join(lines) + "\n")
-    if stopped:
-        print(f"abnfc crosscheck: {stopped}", file=sys.stderr)
+    if learned.stopped:
+        print(f"abnfc crosscheck: {learned.stopped}", file=sys.stderr)
         return 2
     return 0 if equal else 1
