@@ -27,7 +27,7 @@ from grammar_gen import mutations, random_bytes, random_regular_grammar, sample
 from helpers.c_build import generate
 
 from abnfc.automata.dfa import Dfa
-from abnfc.automata.windows import Windows, windows
+from abnfc.automata.window_test import WindowTest, window_test
 
 HERE = Path(__file__).resolve().parent
 SECONDS = int(os.environ.get("ABNFC_FUZZ_SECONDS", "3"))
@@ -53,7 +53,7 @@ def _targets() -> list[tuple[str, str, str]]:
                 targets.append((name, text, strategy))
     for path in [ROOT / "grammars" / "utf8.abnf", *(ROOT / "grammars" / "variants").glob("*.abnf")]:
         text = path.read_text()
-        if isinstance(windows(compile_text(text).minimal), Windows):  # auto: is_valid by windows
+        if isinstance(window_test(compile_text(text).minimal), WindowTest):  # auto: is_valid by windows
             targets.append((f"{path.stem}-windows", text, "auto"))
     targets.append(("utf8-windows-avx2", (ROOT / "grammars" / "utf8.abnf").read_text(), "auto-avx2"))
     return targets
@@ -98,8 +98,8 @@ def test_generated_c_survives_input_fuzzing(name, text, strategy, tmp_path):
     generated = generate(tmp_path, text, "fz", strategy=strategy.removesuffix("-avx2"))
     (tmp_path / "reference.h").write_text(reference_header(generated.minimal))
     defines = [f"-DPFX={generated.prefix}", f"-DMPFX={generated.plan.macro}", f'-DHEADER="{generated.header.name}"',
-               f"-I{tmp_path}", *(["-DFZ_WINDOWS_MIN=1"] if strategy.startswith("auto") else []),
-               *(["-DFZ_WINDOWS_AVX2"] if strategy == "auto-avx2" else [])]
+               f"-I{tmp_path}", *(["-DFZ_WINDOW_TEST_MIN=1"] if strategy.startswith("auto") else []),
+               *(["-DFZ_WINDOW_TEST_AVX2"] if strategy == "auto-avx2" else [])]
     rng = random.Random(f"{name}/{strategy}")
     corpus = tmp_path / "corpus"
     corpus.mkdir()
