@@ -955,8 +955,9 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_lanes_(const uint8_
 UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_classes2_(__m256i x)
 {
     __m256i nibble = _mm256_set1_epi8(0x0F);
-    __m256i high = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble), low = _mm256_and_si256(x, nibble);
+    __m256i high = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
     __m256i c = _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_by_high_), high);
+    __m256i low = _mm256_and_si256(x, nibble);
     c = _mm256_blendv_epi8(c, _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_row12_), low),
                            _mm256_cmpeq_epi8(high, _mm256_set1_epi8(12)));
     c = _mm256_blendv_epi8(c, _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_row14_), low),
