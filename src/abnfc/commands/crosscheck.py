@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--spark", nargs="?", const="", metavar="MASTER", help=N_(
         "run the --python function over every string of up to --exhaustive bytes (at most 4 with --spark) on "
         "Spark's executors, MASTER (default: spark-submit's master under spark-submit, else local[*]; give it "
-        "after GRAMMAR or as --spark=MASTER); needs pip install 'abnfc[spark]' and Java"))
+        "after GRAMMAR or as --spark=MASTER); needs pip install pyspark pandas pyarrow and Java"))
     options.add_exploration(parser)
     options.add_limits(parser)
 

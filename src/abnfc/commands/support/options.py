@@ -71,7 +71,7 @@ def add_grammar(parser: argparse.ArgumentParser, metavar: str = "GRAMMAR") -> No
 
 
 def add_limits(parser: argparse.ArgumentParser, max_work: int = DEFAULT_MAX_WORK) -> None:
-    """The limits of every stage and of the interpreter (see the README's "Command line");
+    """The limits of every stage and of the interpreter (see docs/reference/cli.md);
     ``max_work`` is the command's default work limit."""
     parser.add_argument("--max-nfa-states", type=positive, default=DEFAULT_MAX_NFA_STATES, metavar="N",
                         help=N_("NFA size limit (default %(default)s)"))
