@@ -77,3 +77,14 @@ def test_compile_lang_still_refuses_an_unknown_language(capsys):
         main(["compile", str(ROOT / "grammars" / "utf8.abnf"), "--lang", "Cobol"])
     assert raised.value.code == 2
     assert "unknown language Cobol" in capsys.readouterr().err
+
+
+def test_check_max_depth_with_records_is_refused_not_ignored(tmp_path, capsys, monkeypatch):
+    """The records' kernel keeps the pushdown validator's own limit, so --max-depth there would be
+    silently ignored: it is refused, saying which limit applies."""
+    monkeypatch.setenv("LANGUAGE", "en")
+    lines = tmp_path / "docs.jsonl"
+    lines.write_bytes(b"[[[1]]]\n")
+    assert main(["check", "--records", "lines", "--max-depth", "2", JSON, str(lines)]) == 2
+    err = capsys.readouterr().err
+    assert "--max-depth is not taken with --records" in err and "100000" in err

@@ -51,6 +51,14 @@ def run(args: argparse.Namespace) -> int:
         print(_("abnfc check: no input files, and standard input is a terminal; give files, or "
                 "'-' to read standard input (run 'abnfc check --help')"), file=sys.stderr)
         return 2
+    if args.records is not None and args.max_depth is not None:
+        from ..automata.pushdown import DEFAULT_MAX_DEPTH
+
+        # the batch kernel is built with the pushdown validator's own limit, which a record keeps
+        print(_("abnfc check: --max-depth is not taken with --records: each record may nest as deep as the "
+                "pushdown validator's limit ({limit}), and one nested deeper is reported as invalid with that "
+                "limit").format(limit=DEFAULT_MAX_DEPTH), file=sys.stderr)
+        return 2
     if args.records is not None:
         from ..records.job import RecordsRequest, check_records
 
