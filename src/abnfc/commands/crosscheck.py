@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     language = load_language(options.compilation(args), args.max_length, args.max_runs, args.max_nesting)
     others = [load_language(options.compilation(args, path), args.max_length, args.max_runs, args.max_nesting)
               for path in args.against]
+    neighbours = _neighbours(args)
     runner, kind = options.target_runner(args, progress)
     defaults = DEFAULTS[kind]
     amounts = Amounts(defaults.exhaustive if args.exhaustive is None else args.exhaustive,
@@ -76,15 +77,30 @@ def run(args: argparse.Namespace) -> int:
                       defaults.random if args.random is None else args.random, args.seed, args.extra_states,
                       defaults.every_byte)
     if args.spark is not None:
-        return _on_spark(args, language, others, runner, amounts, progress)
+        return _on_spark(args, language, others, runner, amounts, progress, neighbours)
     label = args.cmd if args.cmd else _("{function} (a Python function, in a child process)").format(
         function=args.python)
-    result = crosscheck(language, others, runner, kind, amounts, progress, label)
+    result = crosscheck(language, others, runner, kind, amounts, progress, label, neighbours=neighbours)
     sys.stdout.write(to_json(result) if args.format == "json" else text(result))
     return result.exit_status
 
 
-def _on_spark(args: argparse.Namespace, language, others, runner, amounts, progress) -> int:
+def _neighbours(args: argparse.Namespace):
+    """The grammar's dialects (:mod:`abnfc.crosscheck.neighbours`), loaded as the grammar is."""
+    from ..crosscheck.language import load_language
+    from ..crosscheck.neighbours import for_grammar
+
+    def load(path: str):
+        return load_language(options.compilation(args, path, args.start), args.max_length, args.max_runs,
+                             args.max_nesting)
+
+    def warn(message: str) -> None:
+        print(f"abnfc crosscheck: {message}", file=sys.stderr)
+
+    return for_grammar(args.grammar, getattr(args, "neighbours", None) or [], load, warn)
+
+
+def _on_spark(args: argparse.Namespace, language, others, runner, amounts, progress, neighbours) -> int:
     """crosscheck --spark: the exhaustive part on Spark's executors, the rest here."""
     from ..crosscheck.report import text, to_json
     from ..crosscheck.session import crosscheck
@@ -94,7 +110,7 @@ def _on_spark(args: argparse.Namespace, language, others, runner, amounts, progr
     label = _("{function} (a Python function, in a child process and on Spark's executors)").format(
         function=args.python)
     with OnSpark(args.spark, language, others, args.python, progress, args.debug) as remote:
-        result = crosscheck(language, others, runner, "python", amounts, progress, label, remote)
+        result = crosscheck(language, others, runner, "python", amounts, progress, label, remote, neighbours)
     sys.stdout.write(to_json(result) if args.format == "json" else text(result))
     return result.exit_status
 
