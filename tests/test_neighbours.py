@@ -147,3 +147,65 @@ def test_a_neighbour_the_user_names_that_does_not_load_stops_the_run(tmp_path):
     (tmp_path / "variants" / "broken.abnf").write_text("; Dialect of: ok.abnf\n\na = %x30-\n")
     assert for_grammar(str(tmp_path / "ok.abnf"), [], language, warned.append) == []
     assert warned and "broken.abnf" in warned[0]
+
+
+UTF8_DIALECTS = [p for p in VARIANTS if "utf8.abnf" in dialect_of(p)]
+
+
+def minimal(path: str):
+    return Compilation(load(path)).minimal
+
+
+def learned(target, neighbours):
+    from abnfc.crosscheck.provenance import DfaProvenance
+    from abnfc.crosscheck.suite import build_suite
+    from abnfc.learn import learn
+
+    grammar = Compilation(load("grammars/utf8.abnf"))
+    prior = grammar.minimal
+    tests = [v.data for v in build_suite(prior, DfaProvenance(grammar.dfa, grammar.resolved.start_name),
+                                         prior.matches)]
+    return learn(prior, tests, lambda words: [target.matches(w) for w in words], neighbours=neighbours)
+
+
+@pytest.mark.parametrize("path", UTF8_DIALECTS, ids=os.path.basename)
+def test_a_black_box_that_speaks_a_neighbour_is_learned_exactly_within_the_default_limits(path):
+    from abnfc.automata.product import equivalent
+
+    target = minimal(path)
+    result = learned(target, [minimal(p) for p in UTF8_DIALECTS])
+    assert not result.stopped
+    assert equivalent(result.dfa, target), path
+
+
+def test_without_the_neighbours_the_glibc_and_noncharacter_boxes_are_learned_wrong():
+    from abnfc.automata.product import equivalent
+
+    for name in ("rfc2279-utf8-no-surrogates", "utf8-no-noncharacters"):
+        target = minimal(f"grammars/variants/{name}.abnf")
+        assert not equivalent(learned(target, []).dfa, target), name
+
+
+def test_the_long_runs_follow_a_refused_byte_with_one_class_edge_beyond_k():
+    from abnfc.learn.neighbours import runs
+
+    hypothesis = minimal("grammars/utf8.abnf")
+    words = runs(hypothesis, 1)
+    assert bytes.fromhex("ff bf bf bf bf bf") in words  # the shape of a six-byte form
+    for word in words:
+        assert len(set(word[-3:])) == 1 and not hypothesis.matches(word)
+
+
+def test_learn_names_the_neighbours_in_the_learned_grammar_header(capsys, tmp_path):
+    box = tmp_path / "box.py"
+    box.write_text("from abnfc.pipeline import Compilation\nfrom abnfc.frontend.source import load\n"
+                   "DFA = Compilation(load('grammars/variants/utf8-no-noncharacters.abnf')).minimal\n\n"
+                   "def accepts(data):\n    return DFA.matches(data)\n")
+    status, out = run_cli_text(capsys, "learn", "grammars/utf8.abnf", "--python", f"{box}:accepts",
+                               "--out", str(tmp_path / "learned.abnf"))
+    assert status == 1, out
+    text = (tmp_path / "learned.abnf").read_text()
+    assert "Exact also for every implementation that accepts what one of these neighbour grammars accepts" in text
+    status, out = run_cli_text(capsys, "diff", str(tmp_path / "learned.abnf"),
+                               "grammars/variants/utf8-no-noncharacters.abnf")
+    assert status == 0, out

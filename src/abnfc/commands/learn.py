@@ -78,6 +78,7 @@ def learned_grammar(args: argparse.Namespace):
     progress = Progress(args.progress or sys.stderr.isatty(), sys.stderr.isatty())
     runner, _kind = options.target_runner(args, progress)
     prior = compilation.minimal
+    neighbours = neighbour_dfas(args)
     tests = [v.data for v in build_suite(prior, DfaProvenance(compilation.dfa, compilation.resolved.start_name),
                                          prior.matches)]
 
@@ -89,7 +90,8 @@ def learned_grammar(args: argparse.Namespace):
     extra = args.extra_states  # crosscheck --learn: its own --extra-states (default 0)
     try:
         learned = learn(prior, tests, runner.verdicts, extra, getattr(args, "max_states", DEFAULT_MAX_STATES),
-                        getattr(args, "max_queries", DEFAULT_MAX_QUERIES), args.seed, told)
+                        getattr(args, "max_queries", DEFAULT_MAX_QUERIES), args.seed, told,
+                        [n.dfa for n in neighbours])
     except Fault as fault:  # the program crashed, hung or answered garbage: nothing can be learned
         raise AbnfError.at(None, fault.message) from None
     program = args.cmd if args.cmd else args.python
@@ -105,9 +107,22 @@ def learned_grammar(args: argparse.Namespace):
                 "Exact for every implementation whose minimal DFA has at most {states} states (these plus "
                 "--extra-states {extra}) and treats alike the bytes of each class the probes found.").format(
                     states=learned.dfa.num_states + extra, extra=extra),
-        )
+        ) + ((_("Exact also for every implementation that accepts what one of these neighbour grammars "
+                "accepts: {paths}.").format(paths=", ".join(n.path for n in neighbours)),)
+             if neighbours and not learned.stopped else ())
     text = to_abnf(learned.dfa, comments, compilation.resolved, rule_languages(compilation.resolved, compilation))
     return text, compilation, _stopped(learned.stopped, args)
+
+
+def neighbour_dfas(args: argparse.Namespace):
+    """The grammar's regular dialects (:mod:`abnfc.learn.neighbours`), compiled as the grammar is."""
+    from ..learn.neighbours import regular_neighbours
+
+    def warn(message: str) -> None:
+        print(f"abnfc learn: {message}", file=sys.stderr)
+
+    return regular_neighbours(args.grammar, getattr(args, "neighbours", None) or [],
+                              lambda path: options.compilation(args, path, args.start), warn)
 
 
 def compared(text: str, name: str, compilation, args: argparse.Namespace) -> tuple[list[str], bool]:

@@ -105,7 +105,7 @@ def witnesses(grammar: Language, neighbour: Neighbour, limit: int = MAX_WITNESSE
     """The shortest inputs through every place where ``neighbour`` parts from ``grammar`` (see
     the module's docstring), at most ``limit``, shortest first; each is a real difference."""
     found = []
-    for data in sorted(_parting_inputs(grammar.minimal, neighbour.language.minimal, max_pairs),
+    for data in sorted(parting_inputs(grammar.minimal, neighbour.language.minimal, max_pairs),
                        key=lambda d: (len(d), d)):
         accepted = neighbour.language.accepts(data)
         if accepted != grammar.accepts(data):
@@ -119,7 +119,7 @@ def all_witnesses(grammar: Language, neighbours: Sequence[Neighbour], limit: int
     return [witness for neighbour in neighbours for witness in witnesses(grammar, neighbour, limit)]
 
 
-def _parting_inputs(a: Dfa, b: Dfa, max_pairs: int) -> set[bytes]:
+def parting_inputs(a: Dfa, b: Dfa, max_pairs: int) -> set[bytes]:
     together = pairs(a, b, max_pairs)
     access = shortest_words(together.classes, together.rows, together.start)
     ends = (completions(a), completions(b))

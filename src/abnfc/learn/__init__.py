@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..automata.dfa import Dfa
 from .learner import Learner, TooLarge
+from .neighbours import first_tests
 from .oracle import counterexample
 
 Ask = Callable[[Sequence[bytes]], list[bool]]
@@ -33,8 +34,9 @@ class QueryLimit(Exception):
 
 def learn(prior: Dfa, prior_tests: Sequence[bytes], ask: Ask, extra_states: int = 1, max_states: int = 2_000,
           max_queries: int = 2_000_000, seed: int = 0,
-          progress: Callable[[int, int, int], None] | None = None) -> Learned:
-    """Learn the black box ``ask`` from the grammar's minimal DFA ``prior`` and its test inputs."""
+          progress: Callable[[int, int, int], None] | None = None, neighbours: Sequence[Dfa] = ()) -> Learned:
+    """Learn the black box ``ask`` from the grammar's minimal DFA ``prior`` and its test inputs;
+    each round asks first the ``neighbours``' witnesses and long runs (:mod:`.neighbours`)."""
     began = time.monotonic()
     asked = [0]
 
@@ -52,7 +54,9 @@ def learn(prior: Dfa, prior_tests: Sequence[bytes], ask: Ask, extra_states: int 
             rounds += 1
             if progress is not None:
                 progress(rounds, hypothesis.num_states, learner.queries)
-            found = counterexample(learner.query, hypothesis, prior_tests, extra_states, seed=seed + rounds)
+            found = counterexample(learner.query, hypothesis,
+                                   [*first_tests(hypothesis, neighbours, extra_states), *prior_tests],
+                                   extra_states, seed=seed + rounds)
             if found is None:
                 return Learned(hypothesis, learner.queries, rounds, time.monotonic() - began)
             learner.refine(found, hypothesis)
