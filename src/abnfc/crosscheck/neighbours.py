@@ -184,12 +184,15 @@ SHOWN = 4  # inputs shown per dialect
 
 
 def dialects(neighbours: Sequence[Neighbour], found: Sequence[Witness], implementation_accepts: bool,
-             witness: bytes, members: Sequence[bytes]) -> tuple[Dialect, ...]:
+             witness: bytes, members: Sequence[bytes],
+             query: Callable[[Sequence[bytes]], list[bool]] | None = None) -> tuple[Dialect, ...]:
     """The dialects a class of disagreements matches: for each neighbour, the witnesses of it
     among the class's inputs on which it agrees with the implementation (RFC 2279's F8 88 80 80
     80 falls in the class of F5 80 80 80, where the grammar stops at the lead byte, and is shown
     there); neighbours with the same inputs share a line.  When no witness is among them, the
-    neighbours that agree on the class's shrunk witness."""
+    neighbours that agree on the class's shrunk witness.  With ``query`` (the implementation's
+    verdicts), a neighbour that the implementation agrees with on all its witnesses hides those
+    it disagrees with on some: glibc speaks RFC 2279 without surrogates, not RFC 2279."""
     inside = set(members)
     by_neighbour: dict[str, list[bytes]] = {}
     for item in found:
@@ -198,11 +201,21 @@ def dialects(neighbours: Sequence[Neighbour], found: Sequence[Witness], implemen
     if not by_neighbour:
         for path in agreeing(neighbours, witness, implementation_accepts):
             by_neighbour[path] = [witness]
+    if query is not None and len(by_neighbour) > 1:
+        whole = [path for path in by_neighbour if _speaks(path, found, query)]
+        by_neighbour = {path: by_neighbour[path] for path in whole} if whole else by_neighbour
     grouped: dict[tuple[bytes, ...], list[str]] = {}
     for path, inputs in by_neighbour.items():
         shown = tuple(_spread(sorted(set(inputs), key=lambda d: (len(d), d))))
         grouped.setdefault(shown, []).append(path)
     return tuple(Dialect(tuple(paths), inputs) for inputs, paths in grouped.items())
+
+
+def _speaks(path: str, found: Sequence[Witness], query: Callable[[Sequence[bytes]], list[bool]]) -> bool:
+    """Whether the implementation agrees with neighbour ``path`` on every witness of it."""
+    mine = [item for item in found if item.neighbour == path]
+    answers = query([item.data for item in mine])
+    return all(answer == item.neighbour_accepts for item, answer in zip(mine, answers, strict=True))
 
 
 def _spread(inputs: list[bytes]) -> list[bytes]:

@@ -226,7 +226,7 @@ def _compare(language: Language, others: list[Language], kind: str, tally: _Tall
                                        _explain(language, classifier, parting, witness),
                                        _seen(classifier, parting, witness),
                                        dialects(neighbours, witnesses, parting.implementation_accepts, witness,
-                                                members)))
+                                                members, query)))
     found.sort(key=lambda c: (len(c.witness), c.witness))
     against = tuple(sorted(((other.path, count) for other, count in zip(others, tally.against, strict=True)),
                            key=lambda item: (item[1], item[0]))) if tally.count else ()
