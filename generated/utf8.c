@@ -59,13 +59,14 @@
 
 /*
  * Settings, each with a default; define them when compiling (cc -DUTF8_SEGMENTS=1 ...) to change:
- *   UTF8_SEGMENTS     1 to 8: an input of at least UTF8_SEGMENTS * UTF8_MIN_SEGMENT bytes runs as that many
- *                      segments side by side (default 1; 1 runs every input in one piece)
- *   UTF8_MIN_SEGMENT  the shortest segment, in bytes (default 4096)
- *   UTF8_NO_SIMD      leave out the x86 SIMD code and the CPU feature check (portable code only)
- *   UTF8_NO_WINDOWS   leave out the window test of is_valid (AVX-512 VBMI or AVX2, chosen at run time)
- *   UTF8_WINDOWS_MIN  the shortest input is_valid checks by windows (default 256; at least 4 are)
- *   UTF8_WINDOWS_AVX2 take the AVX2 instance even where the CPU has AVX-512 VBMI (to test or compare it)
+ *   UTF8_SEGMENTS          1 to 8: an input of at least UTF8_SEGMENTS * UTF8_MIN_SEGMENT bytes runs as that
+ *                           many segments side by side (default 1; 1 runs every input in one piece)
+ *   UTF8_MIN_SEGMENT       the shortest segment, in bytes (default 4096)
+ *   UTF8_NO_SIMD           leave out the x86 SIMD code and the CPU feature check (portable code only)
+ *   UTF8_NO_WINDOW_TEST    leave out the window test of is_valid (AVX-512 VBMI or AVX2, chosen at run time)
+ *   UTF8_WINDOW_TEST_MIN   the shortest input is_valid checks by its window test (default 256; at least 4 are)
+ *   UTF8_WINDOW_TEST_AVX2  take the AVX2 instance even where the CPU has AVX-512 VBMI (to test or compare it)
+ * The window test's settings are also taken under their former names, UTF8_NO_WINDOWS, UTF8_WINDOWS_MIN and UTF8_WINDOWS_AVX2.
  */
 #ifndef UTF8_SEGMENTS
 #define UTF8_SEGMENTS 1
@@ -81,10 +82,19 @@
 #define UTF8_X86_ 1
 #define UTF8_TARGET_ __attribute__((target("avx2,bmi2")))
 #endif
-#if defined(UTF8_X86_) && defined(__x86_64__) && !defined(UTF8_NO_WINDOWS)
-#define UTF8_WINDOWS_ 1
-#ifndef UTF8_WINDOWS_MIN
-#define UTF8_WINDOWS_MIN 256u
+#if defined(UTF8_NO_WINDOWS) && !defined(UTF8_NO_WINDOW_TEST)
+#define UTF8_NO_WINDOW_TEST 1
+#endif
+#if defined(UTF8_WINDOWS_MIN) && !defined(UTF8_WINDOW_TEST_MIN)
+#define UTF8_WINDOW_TEST_MIN UTF8_WINDOWS_MIN
+#endif
+#if defined(UTF8_WINDOWS_AVX2) && !defined(UTF8_WINDOW_TEST_AVX2)
+#define UTF8_WINDOW_TEST_AVX2 1
+#endif
+#if defined(UTF8_X86_) && defined(__x86_64__) && !defined(UTF8_NO_WINDOW_TEST)
+#define UTF8_WINDOW_TEST_ 1
+#ifndef UTF8_WINDOW_TEST_MIN
+#define UTF8_WINDOW_TEST_MIN 256u
 #endif
 #endif
 #if defined(__GNUC__) || defined(__clang__)
@@ -831,9 +841,9 @@ static uint32_t utf8_scan_(uint32_t start, const uint8_t *data, size_t len, size
     return utf8_run_(start, data, len, stop, last, simd);
 }
 
-#ifdef UTF8_WINDOWS_
+#ifdef UTF8_WINDOW_TEST_
 /*
- * Windows.  The last 3 bytes before any byte past the first 3 decide the state it is read in
+ * The window test.  The last 3 bytes before any byte past the first 3 decide the state it is read in
  * (3-definite), so whether it may follow depends on those 4 bytes alone.  The forbidden
  * windows are covered by 7 boxes (one bit each); per distance d back from the byte checked, a
  * table gives each byte class's boxes, and a position is wrong when the AND over the distances is
@@ -843,7 +853,7 @@ static uint32_t utf8_scan_(uint32_t start, const uint8_t *data, size_t len, size
  */
 #include <immintrin.h>
 
-#define UTF8_WINDOWS_TARGET_ __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+#define UTF8_WINDOW_TEST_TARGET_ __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 
 static const uint8_t utf8_win_high_[128] = { 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x04, 0x04, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x06, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x08, 0x07, 0x07, 0x09, 0x0A, 0x0A, 0x0A, 0x0B, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04 };
 static const uint8_t utf8_win_mask0_0_[64] = { 0x64, 0x09, 0x11, 0x02, 0x7F, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 }; /* boxes 0-7, distance 0 */
@@ -856,7 +866,7 @@ static const uint8_t utf8_win_shift3_[64] = { 0x3D, 0x3E, 0x3F, 0x40, 0x41, 0x42
 static const uint32_t utf8_win_live_[] = { 6u, 12u, 18u, 24u, 30u, 36u, 42u, 48u };
 
 /* The class of each byte of x. */
-UTF8_WINDOWS_TARGET_ static inline __m512i utf8_win_classes_(__m512i x, __mmask64 high)
+UTF8_WINDOW_TEST_TARGET_ static inline __m512i utf8_win_classes_(__m512i x, __mmask64 high)
 {
     __m512i upper = _mm512_permutex2var_epi8(_mm512_loadu_si512((const void *)utf8_win_high_), x,
                                              _mm512_loadu_si512((const void *)(utf8_win_high_ + 64)));
@@ -866,7 +876,7 @@ UTF8_WINDOWS_TARGET_ static inline __m512i utf8_win_classes_(__m512i x, __mmask6
 
 /* The positions of the block (classes c) that are wrong, as box bits; prev[g * 3 + d - 1] holds the
  * previous block's distance-d bits of box group g and becomes this block's. */
-UTF8_WINDOWS_TARGET_ static inline __m512i utf8_win_block_(__m512i c, __m512i *prev)
+UTF8_WINDOW_TEST_TARGET_ static inline __m512i utf8_win_block_(__m512i c, __m512i *prev)
 {
     __m512i all = _mm512_setzero_si512(), wrong, bits;
     wrong = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_0_));
@@ -887,7 +897,7 @@ UTF8_WINDOWS_TARGET_ static inline __m512i utf8_win_block_(__m512i c, __m512i *p
 }
 
 /* Whether the bytes past the first 3 are all in allowed windows. */
-UTF8_WINDOWS_TARGET_ static bool utf8_win_scan_(const uint8_t *p, size_t len)
+UTF8_WINDOW_TEST_TARGET_ static bool utf8_win_scan_(const uint8_t *p, size_t len)
 {
     __m512i prev[3], wrong = _mm512_setzero_si512();
     size_t i, d;
@@ -930,23 +940,24 @@ UTF8_WINDOWS_TARGET_ static bool utf8_win_scan_(const uint8_t *p, size_t len)
 
 
 /* The same test, 32 positions at a time with AVX2 (at most 16 classes). */
-#define UTF8_WINDOWS_AVX2_TARGET_ __attribute__((target("avx2")))
+#define UTF8_WINDOW_TEST_AVX2_TARGET_ __attribute__((target("avx2")))
 static const uint8_t utf8_win_by_high_[16] = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x03, 0x03, 0x00, 0x05, 0x00, 0x00 };
 static const uint8_t utf8_win_row12_[16] = { 0x04, 0x04, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05 }; /* bytes C0-CF */
 static const uint8_t utf8_win_row14_[16] = { 0x06, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x08, 0x07, 0x07 }; /* bytes E0-EF */
 static const uint8_t utf8_win_row15_[16] = { 0x09, 0x0A, 0x0A, 0x0A, 0x0B, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04 }; /* bytes F0-FF */
 
 /* 16 bytes of table in both lanes (pshufb looks up within each lane). */
-UTF8_WINDOWS_AVX2_TARGET_ static inline __m256i utf8_win_lanes_(const uint8_t *table)
+UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_lanes_(const uint8_t *table)
 {
     return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)table));
 }
 
-UTF8_WINDOWS_AVX2_TARGET_ static inline __m256i utf8_win_classes2_(__m256i x)
+UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_classes2_(__m256i x)
 {
     __m256i nibble = _mm256_set1_epi8(0x0F);
-    __m256i high = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble), low = _mm256_and_si256(x, nibble);
+    __m256i high = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
     __m256i c = _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_by_high_), high);
+    __m256i low = _mm256_and_si256(x, nibble);
     c = _mm256_blendv_epi8(c, _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_row12_), low),
                            _mm256_cmpeq_epi8(high, _mm256_set1_epi8(12)));
     c = _mm256_blendv_epi8(c, _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_row14_), low),
@@ -960,7 +971,7 @@ UTF8_WINDOWS_AVX2_TARGET_ static inline __m256i utf8_win_classes2_(__m256i x)
 #define UTF8_WIN_SHIFT2_(prev, bits, d) \
     _mm256_alignr_epi8((bits), _mm256_permute2x128_si256((prev), (bits), 0x21), 16 - (d))
 
-UTF8_WINDOWS_AVX2_TARGET_ static inline __m256i utf8_win_block2_(__m256i c, __m256i *prev)
+UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_block2_(__m256i c, __m256i *prev)
 {
     __m256i all = _mm256_setzero_si256(), wrong, bits;
     wrong = _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_mask0_0_), c);
@@ -977,7 +988,7 @@ UTF8_WINDOWS_AVX2_TARGET_ static inline __m256i utf8_win_block2_(__m256i c, __m2
     return all;
 }
 
-UTF8_WINDOWS_AVX2_TARGET_ static bool utf8_win_scan2_(const uint8_t *p, size_t len)
+UTF8_WINDOW_TEST_AVX2_TARGET_ static bool utf8_win_scan2_(const uint8_t *p, size_t len)
 {
     __m256i prev[3], wrong = _mm256_setzero_si256();
     size_t i, d;
@@ -1028,10 +1039,10 @@ UTF8_WINDOWS_AVX2_TARGET_ static bool utf8_win_scan2_(const uint8_t *p, size_t l
 #undef UTF8_WIN_SHIFT2_
 
 /* 2: AVX-512 VBMI; 1: AVX2; 0: neither. */
-static int utf8_have_windows_(void)
+static int utf8_have_window_test_(void)
 {
     __builtin_cpu_init();
-#ifndef UTF8_WINDOWS_AVX2
+#ifndef UTF8_WINDOW_TEST_AVX2
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
         && __builtin_cpu_supports("avx512vbmi"))
         return 2;
@@ -1039,8 +1050,8 @@ static int utf8_have_windows_(void)
     return __builtin_cpu_supports("avx2") ? 1 : 0;
 }
 
-/* is_valid through the windows (simd: what have_windows_ said, not 0); len more than 3. */
-static bool utf8_windows_valid_(const uint8_t *p, size_t len, int simd)
+/* is_valid through the window test (simd: what have_window_test_ said, not 0); len more than 3. */
+static bool utf8_window_test_valid_(const uint8_t *p, size_t len, int simd)
 {
     size_t stop, s;
     uint32_t last, st;
@@ -1061,11 +1072,11 @@ bool utf8_is_valid(const void *data, size_t len)
 {
     size_t stop;
     uint32_t last;
-#ifdef UTF8_WINDOWS_
-    if (len >= UTF8_WINDOWS_MIN && len > 3u) {
-        int simd = utf8_have_windows_();
+#ifdef UTF8_WINDOW_TEST_
+    if (len >= UTF8_WINDOW_TEST_MIN && len > 3u) {
+        int simd = utf8_have_window_test_();
         if (simd)
-            return utf8_windows_valid_((const uint8_t *)data, len, simd);
+            return utf8_window_test_valid_((const uint8_t *)data, len, simd);
     }
 #endif
     return utf8_accepts_(utf8_scan_(UTF8_START, (const uint8_t *)data, len, &stop, &last));
@@ -1183,9 +1194,11 @@ size_t utf8_stream_expected(const utf8_stream *s, utf8_range *out, size_t cap)
 #undef UTF8_NO_SYNC_
 #undef UTF8_SYNC_WINDOW_
 #undef UTF8_CHECKS_
-#undef UTF8_WINDOWS_
-#undef UTF8_WINDOWS_TARGET_
-#undef UTF8_WINDOWS_MIN
-#undef UTF8_WINDOWS_AVX2_TARGET_
+#undef UTF8_WINDOW_TEST_
+#undef UTF8_WINDOW_TEST_TARGET_
+#undef UTF8_WINDOW_TEST_MIN
+#undef UTF8_NO_WINDOW_TEST
+#undef UTF8_WINDOW_TEST_AVX2
+#undef UTF8_WINDOW_TEST_AVX2_TARGET_
 #undef UTF8_ACCEPT
 #undef UTF8_LITTLE_

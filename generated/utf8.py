@@ -65,7 +65,7 @@ The DFA (9 states including the dead state 0, start 1, 12 byte classes;
 import re as _re
 from codecs import utf_8_decode as _utf_8_decode
 
-__all__ = ["is_valid", "first_error", "Validator", "expected_bytes"]
+__all__ = ["Validator", "expected_bytes", "first_error", "is_valid"]
 
 ENCODING = "octets"
 START = 1

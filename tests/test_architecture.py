@@ -109,3 +109,43 @@ def test_importing_the_core_loads_neither_the_parser_nor_the_templates(module):
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_every_command_is_in_the_contract_that_no_command_imports_another():
+    """A new command module is held to it too: the independence contract lists every command."""
+    import tomllib
+
+    from abnfc.commands import COMMANDS
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    [independent] = [c for c in contracts if c["name"] == "no command imports another"]
+    assert independent["type"] == "independence"
+    assert sorted(independent["modules"]) == sorted(f"abnfc.commands.{name}" for name in COMMANDS)
+
+
+def test_every_backends_validator_offers_the_whole_validator_interface():
+    """Validator declares first_errors and validate_arrow; every runner's validator has them: the
+    classes by naming Validator as their base, the Python module as functions."""
+    import importlib
+
+    from conftest import files_for
+
+    from abnfc import backends
+    from abnfc.backends import Validator
+    from abnfc.pipeline import load_validators
+
+    declared = {"is_valid", "first_error", "first_errors", "expected_bytes", "validate_arrow", "Validator"}
+    assert declared <= set(dir(Validator))
+    classes = {"c": ["CValidator", "CPushdownValidator"], "js": ["JsValidator"], "go": ["GoValidator"],
+               "rust": ["RustValidator"]}
+    for language, names in classes.items():
+        runner = importlib.import_module(f"abnfc.backends.{language}.runner")
+        for name in names:
+            assert Validator in getattr(runner, name).__mro__, name
+    assert backends.get("html").runners.__module__ == "abnfc.backends.html.runner"  # JsValidator's
+    [module] = load_validators([files_for('r = "a" *"b"\n', "python")], "python")
+    assert module.first_errors([b"ab", b"ba", b""]) == [None, 0, 0]
+    pa = pytest.importorskip("pyarrow")
+    assert module.validate_arrow(pa.array(["abb", None, "x"])).to_pylist() == [True, None, False]
+    chunked = pa.chunked_array([["a"], ["b", "ab"]], type=pa.large_string())
+    assert module.validate_arrow(chunked).to_pylist() == [True, False, True]

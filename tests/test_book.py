@@ -159,3 +159,15 @@ def test_text_from_the_grammar_cannot_break_out_of_comments_and_scripts():
     assert "<script>alert" not in page.split('<script type="module">', 1)[0]  # escaped in the grammar text
     head = page.split("-->", 1)[0]
     assert "evil-- >.abnf" in head
+
+
+def test_the_title_names_the_grammar_file_and_the_start_rule_not_a_path(tmp_path, monkeypatch):
+    """Written to another folder, a book's header names the grammar by a relative path
+    (../grammars/uri.abnf); its title and heading name the file and the start rule."""
+    (tmp_path / "out").mkdir()
+    monkeypatch.chdir(tmp_path / "out")
+    assert main(["compile", str(ROOT / "grammars" / "uri.abnf"), "--lang", "html", "--out", ".",
+                 "--start", "URI"]) == 0
+    page = (tmp_path / "out" / "uri.html").read_text(encoding="utf-8")
+    assert "<title>uri.abnf (URI): a grammar book</title>" in page
+    assert "<h1>uri.abnf (URI): a grammar book</h1>" in page

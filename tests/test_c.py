@@ -219,8 +219,8 @@ def test_render_names_and_determinism():
     includes = set(re.findall(r"#include <([^>]+)>", header + source))
     assert includes <= {"stdint.h", "stddef.h", "stdbool.h", "string.h", "immintrin.h"}
     # the intrinsics header (a third of a second to compile) only for the window test, on x86-64
-    assert "#ifdef UTF8_WINDOWS_\n/*" in source and source.index("#include <immintrin.h>") > source.index(
-        "#ifdef UTF8_WINDOWS_")
+    assert "#ifdef UTF8_WINDOW_TEST_\n/*" in source and source.index("#include <immintrin.h>") > source.index(
+        "#ifdef UTF8_WINDOW_TEST_")
     # SIMD only on x86 with GCC or clang, unless UTF8_NO_SIMD; the rest through builtins
     assert re.search(r"#if !defined\(UTF8_NO_SIMD\) && \(defined\(__x86_64__\) \|\| defined\(__i386__\)\) && "
                      r"\(defined\(__GNUC__\) \|\| defined\(__clang__\)\)\n#define UTF8_X86_ 1\n", source)
@@ -349,11 +349,11 @@ def test_every_4_byte_string_against_rfc3629_oracle(strategy, first, tmp_path):
     whole-buffer calls with 4 segments of one byte; for the strategies other than the default
     those with a first byte C0-FF (the lead bytes of multi-byte characters and the bytes no
     character starts with), a quarter of the time.  ``auto`` is pairs with the window test of
-    is_valid, run on every 4-byte string here (UTF8_WINDOWS_MIN=1) where the CPU has AVX-512 VBMI."""
+    is_valid, run on every 4-byte string here (UTF8_WINDOW_TEST_MIN=1) where the CPU has AVX-512 VBMI."""
     utf8 = generate(tmp_path / strategy, UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf", strategy=strategy)
     binary = build(utf8, "exhaustive4.c", tmp_path / "exhaustive4",
                    ["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-DUTF8_SEGMENTS=4", "-DUTF8_MIN_SEGMENT=1",
-                    *(["-DUTF8_WINDOWS_MIN=1", "-DEVERY_IS_VALID"] if strategy == "auto" else []),
+                    *(["-DUTF8_WINDOW_TEST_MIN=1", "-DEVERY_IS_VALID"] if strategy == "auto" else []),
                     f"-DPFX={utf8.prefix}",
                     f'-DSOURCE="{utf8.source.name}"', f"-I{utf8.folder}"], link_source=False)
     jobs = max(1, min(os.cpu_count() or 1, 8))

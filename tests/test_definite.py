@@ -1,4 +1,4 @@
-"""Definiteness (abnfc.automata.windows.definite) against brute force, on the grammars and on random DFAs."""
+"""Definiteness (abnfc.automata.window_test.definite) against brute force, on the grammars and on random DFAs."""
 from __future__ import annotations
 
 import random
@@ -10,7 +10,7 @@ from helpers.paths import ROOT
 from test_learn import random_dfa
 
 from abnfc.automata.dfa import Dfa
-from abnfc.automata.windows.definite import _live, definiteness
+from abnfc.automata.window_test.definite import _live, definiteness
 from abnfc.frontend.source import load
 from abnfc.pipeline import Compilation
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from helpers.cputime import run_measured
 
-from abnfc.commands.diff import _count
+from abnfc.crosscheck.report import count_text as _count
 
 ROOT = Path(__file__).resolve().parents[1]
 

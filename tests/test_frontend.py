@@ -86,6 +86,26 @@ def test_unused_rules_and_undefined_references_in_them_are_warnings():
     assert any("rule 'unused' is never used" in m for m in messages)
 
 
+def test_a_chosen_start_rule_leaves_rules_unused_by_choice_one_note_and_no_warning(capsys):
+    """--start URI of uri.abnf: the five rules URI does not reach are no mistake of the user's;
+    lint names them in one note, compile and check say nothing."""
+    from abnfc.cli import main
+
+    resolved = resolve(parse('first = "a" second\nsecond = "b"\nthird = "c"\n'), "second")
+    assert [w.message for w in resolved.warnings] == []
+    assert [n.message for n in resolved.notes] == [
+        "2 rules are not reachable from start rule 'second': first, third"]
+    uri = str(ROOT / "grammars" / "uri.abnf")
+    assert main(["check", uri, "--start", "URI", "-q", str(ROOT / "grammars" / "uri.abnf")]) == 1
+    assert main(["lint", uri, "--start", "URI"]) == 0
+    captured = capsys.readouterr()
+    assert "never used" not in captured.err + captured.out
+    assert ("note: 5 rules are not reachable from start rule 'URI': URI-reference, relative-ref, relative-part, "
+            "path-noscheme, segment-nz-nc") in captured.err + captured.out
+    # the first rule, chosen or not, is the grammar's own start: what it leaves unused is a warning
+    assert [w.kind for w in resolve(parse('r = "a"\nunused = "b"\n'), "r").warnings] == ["unused rule"]
+
+
 def test_elements_without_white_space_between_them_are_a_warning():
     resolved = resolve(parse('r = "a""b" x\nx = %x41 "b"(x / "c") / ""\n', "adj.abnf"))
     located = [(d.span.location() if d.span else "", d.message) for d in resolved.warnings]

@@ -48,7 +48,7 @@ def _utf8(strategy: str) -> str:
 
 # --- without the go tool -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("prefix", ["func", "type", "string", "len", "any", "main", "utf8_test", "g_linux",
+@pytest.mark.parametrize("prefix", ["func", "type", "string", "len", "any", "main", "init", "utf8_test", "g_linux",
                                     "x_amd64", "x_windows_arm64"])
 def test_prefixes_go_cannot_take_are_refused(prefix):
     assert prefix_problem(prefix, ["go"]) is not None

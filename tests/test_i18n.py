@@ -43,7 +43,7 @@ def test_the_template_holds_every_message_marked_in_the_source():
     found = {_key(message) for _file, _line, message, _comments, _context
              in babel_extract.extract_from_dir(str(ROOT), method_map, keywords=keywords)}
     template = _template()
-    assert found == template, "run the pybabel commands of README.md's Translations section"
+    assert found == template, "run the pybabel commands of docs/translations.md"
     assert len(template) > 50
 
 
@@ -63,7 +63,7 @@ def test_the_committed_mo_file_holds_exactly_its_po_file(locale):
     folder = LOCALE_DIR / locale / "LC_MESSAGES"
     with open(folder / "abnfc.mo", "rb") as stream:
         compiled = {_key(m.id): _key(m.string) for m in mofile.read_mo(stream) if m.id}
-    assert compiled == read_po(folder / "abnfc.po"), "run pybabel compile (README.md, Translations)"
+    assert compiled == read_po(folder / "abnfc.po"), "run pybabel compile (docs/translations.md)"
 
 
 def test_the_translator_translates_and_leaves_english_as_written():

@@ -212,3 +212,37 @@ def test_learn_names_the_neighbours_in_the_learned_grammar_header(capsys, tmp_pa
     status, out = run_cli_text(capsys, "diff", str(tmp_path / "learned.abnf"),
                                "grammars/variants/utf8-no-noncharacters.abnf")
     assert status == 0, out
+
+
+def test_crosscheck_takes_the_users_neighbours_and_refuses_a_missing_one(capsys, tmp_path):
+    own = tmp_path / "lower-case-only.abnf"
+    own.write_text((ROOT / "grammars" / "variants" / "datetime-upper-case.abnf").read_text()
+                   .replace('%s"T"', '%s"t"').replace('%s"Z"', '%s"z"'))
+    status, out = run_cli_text(capsys, "crosscheck", "grammars/datetime.abnf", "--python",
+                               "tests/data/upper_case_datetime.py:accepts", "--exhaustive", "0", "--sample", "0",
+                               "--random", "0", "--neighbours", str(tmp_path), "--format", "json")
+    assert status == 1
+    named = {path for found in json.loads(out)["classes"] for d in found["dialects"] for path in d["grammars"]}
+    assert named == {"grammars/variants/datetime-upper-case.abnf"}
+    assert json.loads(out)["sources"]["witnesses of the neighbour grammars"] > 8  # the user's too
+    status, out = run_cli_text(capsys, "crosscheck", "grammars/datetime.abnf", "--python",
+                               "tests/data/upper_case_datetime.py:accepts", "--neighbours", str(tmp_path / "none"))
+    assert status == 2 and "--neighbours" in out and "no such file or folder" in out
+
+
+def test_learn_takes_the_users_neighbours(capsys, tmp_path):
+    box = tmp_path / "box.py"
+    box.write_text("from abnfc.pipeline import Compilation\nfrom abnfc.frontend.source import load\n"
+                   "DFA = Compilation(load('grammars/variants/rfc2279-utf8-no-surrogates.abnf')).minimal\n\n"
+                   "def accepts(data):\n    return DFA.matches(data)\n")
+    grammar = tmp_path / "utf8.abnf"  # a copy, so that none of grammars/variants/ is found beside it
+    grammar.write_text((ROOT / "grammars" / "utf8.abnf").read_text())
+    out_file = tmp_path / "learned.abnf"
+    run_cli_text(capsys, "learn", str(grammar), "--python", f"{box}:accepts", "--out", str(out_file))
+    assert "neighbour" not in out_file.read_text()
+    status, out = run_cli_text(capsys, "learn", str(grammar), "--python", f"{box}:accepts", "--out", str(out_file),
+                               "--neighbours", "grammars/variants/rfc2279-utf8-no-surrogates.abnf")
+    assert status == 1, out
+    assert "rfc2279-utf8-no-surrogates.abnf" in out_file.read_text()
+    status, out = run_cli_text(capsys, "diff", str(out_file), "grammars/variants/rfc2279-utf8-no-surrogates.abnf")
+    assert status == 0, out

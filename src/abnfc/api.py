@@ -13,7 +13,6 @@ or a :class:`Grammar` from :func:`load_grammar` will do.  Errors in the grammar 
 """
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Mapping, Sequence
 
@@ -66,23 +65,7 @@ def load_validator(grammar: GrammarLike, lang: str = "python", *, start: str | N
     files = generate_files(grammar, lang, start=start, prefix="validator", options=options, limits=limits)
     if lang == "c":
         _need_compiler()
-    validator = load_validators([files], lang)[0]
-    if not hasattr(validator, "validate_arrow"):  # the Python module: a value at a time
-        validator.validate_arrow = functools.partial(_validate_arrow, validator)  # type: ignore[attr-defined]
-    return validator
-
-
-def _validate_arrow(validator: backends.Validator, values):
-    """As the C validator's validate_arrow, a value at a time through ``validator.is_valid``."""
-    import pyarrow as pa
-
-    from .backends.arrow_input import as_bytes
-
-    if hasattr(values, "chunks"):
-        return pa.chunked_array([_validate_arrow(validator, chunk) for chunk in values.chunks], type=pa.bool_())
-    values = as_bytes(values)  # its offsets checked, and its strings as bytes; AbnfError for other types
-    return pa.array([None if value is None else validator.is_valid(value) for value in values.to_pylist()],
-                    type=pa.bool_())
+    return load_validators([files], lang)[0]
 
 
 def _need_compiler() -> None:

@@ -1,5 +1,9 @@
-"""The engines of ``abnfc check``: validate inputs of any size against a grammar, with the DFA or
-the interpreter.
+"""The engines of ``abnfc check``: validate inputs of any size against a grammar, with the DFA, the
+pushdown validator or the interpreter.
+
+"Engine" means this one thing in abnfc: what ``abnfc check --engine`` chooses to run on an input.
+The generated validators of the backends are *validators*; the stages that build automata are
+*stages*.
 
 Inputs are read in chunks of 1 MiB and fed to an incremental matcher, so memory does not grow
 with the input.  The DFA engine runs the module the Python backend generates for the grammar,
@@ -21,15 +25,15 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from .automata.pushdown import Pushdown
 from .charset import Ranges, byte_text, format_readable, intersect, normalize
 from .errors import AbnfError, LimitError, printable
 from .frontend.encoding import UTF8, code_points, format_code_points, led_by
 from .frontend.resolve import ResolvedGrammar
-from .i18n import Translate, _, ngettext
-from .interpret import DEFAULT_MAX_WORK, Recognizer
+from .i18n import N_, Translate, _, ngettext
+from .interpret import DEFAULT_MAX_WORK, DepthLimitError, Recognizer
 from .pipeline import Compilation, load_validators
 
 CHUNK_SIZE = 1 << 20
@@ -39,6 +43,8 @@ ENGINES = ("auto", "dfa", "interpreter")
 
 Expected = tuple[tuple[Ranges, str], ...]  # (byte ranges, rule whose terminal reads them), sorted
 MAX_RULES_SHOWN = 8
+# Marked here: called through ``(translate or _)``, which pybabel extract does not recognize.
+BYTES_FROM = N_("bytes from offset {offset}:")
 
 
 def expected_by_rule(pairs) -> Expected:
@@ -58,6 +64,7 @@ class Outcome:
     context_start: int
     context: bytes
     code_points: Expected = ()  # ``expected`` as code points per rule, when that is clearer
+    could_end: bool = False  # the input before ``offset`` is a match: it could have ended there
 
     @property
     def expected_bytes(self) -> Ranges:
@@ -82,6 +89,9 @@ class Outcome:
             shown, describe = self.expected, format_readable
         everything = normalize(r for ranges, _unused in shown for r in ranges)
         expected = _("; expected {ranges}").format(ranges=describe(everything)) if shown else ""
+        if self.could_end and self.offset < self.size:
+            expected = (_("; expected {ranges} or the end of the input").format(ranges=describe(everything))
+                        if shown else _("; expected the end of the input"))
         return "\n".join([_("{name}: invalid at offset {offset}: {what}").format(
             name=self.name, offset=self.offset, what=what) + expected,
                           f"  {self.hexdump()}", *self._rule_lines(shown, describe)])
@@ -117,13 +127,14 @@ class Outcome:
             cells.append(f"[{cell}]" if self.context_start + index == self.offset else cell)
         if self.offset == self.size:
             cells.append("[end]")
-        words = (translate or _)("bytes from offset {offset}:").format(offset=self.context_start)
+        words = (translate or _)(BYTES_FROM).format(offset=self.context_start)
         return words + " " + " ".join(cells)
 
 
 class Session(Protocol):
     def feed(self, chunk: bytes) -> bool: ...
     def result(self) -> tuple[int | None, Expected]: ...
+    def could_end(self) -> bool: ...  # after result(): the input before the error is a match
 
 
 class Engine(Protocol):
@@ -142,16 +153,21 @@ class DfaEngine:
         files = compilation.files(["python"], "validator", "abnfc check", which="subset")
         [self.module] = load_validators([files], "python")
         self.origins = compilation.dfa.origins
+        self.accepting = compilation.dfa.accepting
         self.resolved = compilation.resolved
 
     def session(self) -> Session:
-        return _DfaSession(self.module.Validator(), self.origins)
+        return _DfaSession(self.module.Validator(), self.origins, self.accepting)
 
 
 class _DfaSession:
-    def __init__(self, validator, origins):
+    def __init__(self, validator, origins, accepting: frozenset[int]):
         self.validator = validator
         self.origins = origins
+        self.accepting = accepting
+
+    def could_end(self) -> bool:
+        return self.validator.state in self.accepting
 
     def feed(self, chunk: bytes) -> bool:
         return self.validator.feed(chunk)
@@ -170,31 +186,43 @@ class PushdownEngine:
 
     name = "pushdown"
 
-    def __init__(self, compilation: Compilation):
+    def __init__(self, compilation: Compilation, max_depth: int | None = None):
+        """``max_depth``: the nested parts an input may open at once (default: the generated
+        validators' own default)."""
         files = compilation.files(["python"], "validator", "abnfc check", which="subset")
         [self.module] = load_validators([files], "python")
         self.automaton = compilation.pushdown_automaton("subset")
         self.resolved = compilation.resolved
+        self.max_depth = max_depth
 
     def session(self) -> Session:
         too_deep: type[Exception] = self.module.NestingError  # type: ignore[attr-defined]
-        return _PushdownSession(self.module.Validator(), self.automaton, too_deep)
+        make: Any = self.module.Validator  # a pushdown validator's takes the depth limit
+        validator = make() if self.max_depth is None else make(self.max_depth)
+        return _PushdownSession(validator, self.automaton, too_deep, self.max_depth is not None)
 
 
 class _PushdownSession:
-    def __init__(self, validator, automaton: Pushdown, too_deep: type[Exception]):
+    def __init__(self, validator, automaton: Pushdown, too_deep: type[Exception], chosen: bool = False):
         self.validator = validator
         self.automaton = automaton
         self.too_deep = too_deep  # the generated module's NestingError
+        self.chosen = chosen  # the limit is --max-depth's, not the default
+
+    def could_end(self) -> bool:
+        return self.validator.depth == 0 and self.validator.state in self.automaton.dfa.accepting
 
     def feed(self, chunk: bytes) -> bool:
         try:
             return self.validator.feed(chunk)
         except self.too_deep as error:
+            limit, offset = getattr(error, "limit", "?"), getattr(error, "offset", "?")
+            if self.chosen:
+                raise nesting_error(limit, offset) from None
+            # the words of check --records' C kernel, which gives the same reports
             raise NestingLimitError.at(None, _("the input nests deeper than {limit} at byte offset {offset}; the "
                                                "interpreter has no depth limit (--engine interpreter)").format(
-                                                   limit=getattr(error, "limit", "?"),
-                                                   offset=getattr(error, "offset", "?"))) from None
+                                                   limit=limit, offset=offset)) from None
 
     def result(self) -> tuple[int | None, Expected]:
         offset = self.validator.first_error()
@@ -204,18 +232,25 @@ class _PushdownSession:
 
 
 class NestingLimitError(LimitError):
-    """An input nests deeper than the pushdown validator's depth limit."""
+    """An input nests deeper than the pushdown validator's depth limit, or --max-depth."""
+
+
+def nesting_error(limit: object, offset: object) -> NestingLimitError:
+    """The error of an input that nests deeper than --max-depth, with either engine."""
+    return NestingLimitError.at(None, _("the input nests deeper than {limit} at byte offset {offset}: the limit "
+                                        "of --max-depth {limit}").format(limit=limit, offset=offset))
 
 
 class InterpreterEngine:
     name = "interpreter"
 
-    def __init__(self, resolved: ResolvedGrammar, max_work: int = DEFAULT_MAX_WORK):
+    def __init__(self, resolved: ResolvedGrammar, max_work: int = DEFAULT_MAX_WORK, max_depth: int | None = None):
         self.resolved = resolved
         self.max_work = max_work  # the interpreter's work limit (--max-work)
+        self.max_depth = max_depth  # calls of recursive rules open at once (--max-depth); None: no limit
 
     def session(self) -> Session:
-        return _InterpreterSession(Recognizer(self.resolved, max_work=self.max_work))
+        return _InterpreterSession(Recognizer(self.resolved, max_work=self.max_work, max_depth=self.max_depth))
 
 
 class _InterpreterSession:
@@ -223,26 +258,33 @@ class _InterpreterSession:
         self.recognizer = recognizer
 
     def feed(self, chunk: bytes) -> bool:
-        return self.recognizer.feed(chunk)
+        try:
+            return self.recognizer.feed(chunk)
+        except DepthLimitError as error:
+            raise nesting_error(error.limit, error.offset) from None
 
     def result(self) -> tuple[int | None, Expected]:
         verdict = self.recognizer.verdict()
         return verdict.offset, expected_by_rule((e.ranges, e.rule) for e in verdict.expected)
 
+    def could_end(self) -> bool:
+        return self.recognizer.verdict().could_end
 
-def choose_engine(compilation: Compilation, engine: str) -> Engine:
+
+def choose_engine(compilation: Compilation, engine: str, max_depth: int | None = None) -> Engine:
     """``auto``: the DFA when the grammar is regular and fits the limits, the pushdown validator
     when it is self-embedding and has one, else the interpreter.  ``dfa`` asks for the compiled
     validator (a pushdown validator for a self-embedding grammar), or an error saying why there
-    is none."""
-    interpreter = InterpreterEngine(compilation.resolved, compilation.limits.max_work)
+    is none.  ``max_depth`` bounds the nesting of a recursive grammar's inputs (--max-depth)."""
+    interpreter = InterpreterEngine(compilation.resolved, compilation.limits.max_work, max_depth)
     if engine == "interpreter":
         return interpreter
     if not compilation.resolved.is_regular:
         if engine == "dfa":
-            return PushdownEngine(compilation)
+            return PushdownEngine(compilation, max_depth)
         try:
-            return PushdownEngine(compilation) if isinstance(compilation.pushdown_subset, Pushdown) else interpreter
+            return (PushdownEngine(compilation, max_depth) if isinstance(compilation.pushdown_subset, Pushdown)
+                    else interpreter)
         except LimitError:
             return interpreter
     try:
@@ -279,7 +321,8 @@ def check_stream(engine: Engine, stream: Readable, name: str) -> Outcome:
         return Outcome(name, size, None, (), 0, b"")
     low = max(offset - CONTEXT, window_start)
     context = window[low - window_start: offset + CONTEXT + 1 - window_start]
-    return Outcome(name, size, offset, expected, low, context, expected_code_points(engine.resolved, expected))
+    return Outcome(name, size, offset, expected, low, context, expected_code_points(engine.resolved, expected),
+                   session.could_end())
 
 
 CONTINUATION_BYTES = ((0x80, 0xBF),)

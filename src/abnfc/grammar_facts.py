@@ -12,12 +12,24 @@ from dataclasses import replace
 
 from .automata.dfa import Dfa
 from .automata.notes import Reading, StateNote, note_text
-from .backends.facts import PICTURE_DRAWN, PICTURE_NO_GRAPHVIZ, PICTURE_OFF, GrammarFacts, Mention, Position, RuleFacts
+from .automata.pushdown import Pushdown
+from .backends.facts import (
+    PICTURE_DRAWN,
+    PICTURE_NO_GRAPHVIZ,
+    PICTURE_OFF,
+    ExactRun,
+    GrammarFacts,
+    Mention,
+    Position,
+    RuleFacts,
+)
+from .charset import intersect, normalize
 from .frontend import ast
 from .frontend.resolve import ResolvedGrammar
 from .i18n import Translate, translator
 from .pictures import dot, graphviz, railroad
 
+MAX_EXACT_CELLS = 250_000  # the largest table of the automaton before minimization a book embeds
 ANCHOR_PREFIX = "rule-"  # the HTML id of a rule's section is ANCHOR_PREFIX + its key
 
 
@@ -58,6 +70,27 @@ def _positions(notes: tuple[StateNote, ...]) -> tuple[tuple[Position, ...], ...]
     return tuple(tuple(Position(r.origin.rule, r.origin.alternative + 1, r.origin.element + 1, r.ranges)
                        for r in sorted(note.expects, key=_reading_order))
                  for note in notes)
+
+
+def exact_run(dfa: Dfa, pushdown: Pushdown | None = None) -> ExactRun | None:
+    """``dfa`` (the DFA before minimization, or ``pushdown``'s table of machines from the subset
+    construction) for the tester to run alongside; None when its table has more than
+    :data:`MAX_EXACT_CELLS` cells (the book would grow by megabytes) or no provenance."""
+    if not dfa.origins or dfa.num_states * len(dfa.classes) > MAX_EXACT_CELLS:
+        return None
+    positions = []
+    for state, row in enumerate(dfa.transitions):
+        live = normalize(r for cls, target in enumerate(row) if target != dfa.dead for r in dfa.classes[cls])
+        found = (Position(o.rule, o.alternative + 1, o.element + 1, intersect(o.reads, live))
+                 for o in dfa.origins[state])
+        positions.append(tuple(sorted({p for p in found if p.reads},
+                                      key=lambda p: (p.reads, p.rule, p.alternative, p.element))))
+    run = ExactRun(bytes(dfa.byte_class), dfa.transitions, dfa.start, dfa.dead, tuple(positions))
+    if pushdown is None:
+        return run
+    first = pushdown.first_call
+    return replace(run, first_call=first, entries=tuple(pushdown.calls[k] for k in range(first, dfa.num_states)),
+                   returns=pushdown.returns)
 
 
 def _reading_order(reading: Reading) -> tuple:

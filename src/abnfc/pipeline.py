@@ -39,7 +39,7 @@ from .backends.tables import Header, Tables, grammar_only, make_pushdown_tables,
 from .errors import InvariantError, LimitError
 from .frontend.resolve import ResolvedGrammar, resolve
 from .frontend.source import Grammar
-from .grammar_facts import grammar_facts, pushdown_facts
+from .grammar_facts import exact_run, grammar_facts, pushdown_facts
 
 Automaton = Literal["minimal", "subset"]  # the minimal DFA, or the DFA from subset construction
 
@@ -161,9 +161,9 @@ class Compilation:
         key = (locale, picture)
         if key not in self._facts:
             regular = self.resolved.is_regular
-            self._facts[key] = grammar_facts(self.grammar.ast, self.grammar.text, self.resolved,
-                                             self.minimal if regular else None, self.notes() if regular else (),
-                                             locale, picture)
+            facts = grammar_facts(self.grammar.ast, self.grammar.text, self.resolved,
+                                  self.minimal if regular else None, self.notes() if regular else (), locale, picture)
+            self._facts[key] = replace(facts, exact=exact_run(self.dfa)) if regular else facts
         return self._facts[key]
 
     def header(self, command: str, folder: str | None = None) -> Header:
@@ -212,7 +212,8 @@ class Compilation:
         locale = options["locale"]
         facts = self.facts(locale, options["picture"])
         if pushdown and tables is not None:
-            facts = pushdown_facts(facts, tables.notes)
+            subset = self.pushdown_automaton("subset")
+            facts = replace(pushdown_facts(facts, tables.notes), exact=exact_run(subset.dfa, subset))
         elif not regular and backend.pushdown and isinstance(self.pushdown, Conflict):
             facts = replace(facts, conflict=self._conflict_message(locale))
         return replace(tables, facts=facts) if tables is not None else grammar_only(header, facts)

@@ -27,7 +27,7 @@ from grammar_gen import mutations, random_bytes, random_regular_grammar, sample
 from helpers.c_build import generate
 
 from abnfc.automata.dfa import Dfa
-from abnfc.automata.windows import Windows, windows
+from abnfc.automata.window_test import WindowTest, window_test
 
 HERE = Path(__file__).resolve().parent
 SECONDS = int(os.environ.get("ABNFC_FUZZ_SECONDS", "3"))
@@ -63,7 +63,7 @@ def _applies(name: str, strategy: str) -> str | None:
         return f"{name} has no DFA within the limits, so no C"
     if strategy == "shift" and minimal.num_states > 10:
         return f"the shift strategy is tried on grammars of at most 10 states ({name} has {minimal.num_states})"
-    if strategy.startswith("auto") and not isinstance(windows(minimal), Windows):
+    if strategy.startswith("auto") and not isinstance(window_test(minimal), WindowTest):
         return f"{name} has no window test"
     return None
 
@@ -111,8 +111,8 @@ def test_generated_c_survives_input_fuzzing(name, strategy, tmp_path):
     generated = generate(tmp_path, text, "fz", strategy=strategy.removesuffix("-avx2"))
     (tmp_path / "reference.h").write_text(reference_header(generated.minimal))
     defines = [f"-DPFX={generated.prefix}", f"-DMPFX={generated.plan.macro}", f'-DHEADER="{generated.header.name}"',
-               f"-I{tmp_path}", *(["-DFZ_WINDOWS_MIN=1"] if strategy.startswith("auto") else []),
-               *(["-DFZ_WINDOWS_AVX2"] if strategy == "auto-avx2" else [])]
+               f"-I{tmp_path}", *(["-DFZ_WINDOW_TEST_MIN=1"] if strategy.startswith("auto") else []),
+               *(["-DFZ_WINDOW_TEST_AVX2"] if strategy == "auto-avx2" else [])]
     rng = random.Random(f"{name}/{strategy}")
     corpus = tmp_path / "corpus"
     corpus.mkdir()

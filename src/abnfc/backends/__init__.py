@@ -86,11 +86,46 @@ class Naming:
 
 
 class Validator(Protocol):
-    """A loaded validator: the interface of the generated Python module, in any language."""
+    """A loaded validator: the interface of the generated Python module, in any language.
 
-    def is_valid(self, data: Any) -> bool: ...
-    def first_error(self, data: Any) -> int | None: ...
-    def expected_bytes(self, state: int) -> list[tuple[int, int]]: ...
+    Every backend's runner returns objects with all of it.  ``first_errors`` and ``validate_arrow``
+    have default implementations here, which a runner's class gets by naming :class:`Validator`
+    as its base (the Python backend's module gets them as functions): a value at a time through
+    ``first_error``, and one ``first_errors`` call for a whole Arrow array.  A backend with a
+    faster way (one round trip to its process, the C batch kernel) defines its own."""
+
+    def is_valid(self, data: Any) -> bool:
+        """Whether all of ``data`` (bytes) matches the grammar."""
+        ...
+
+    def first_error(self, data: Any) -> int | None:
+        """The offset of the first byte of ``data`` that no match can go on from (``len(data)``
+        when the input ends too early), or None when it matches."""
+        ...
+
+    def expected_bytes(self, state: int) -> list[tuple[int, int]]:
+        """The byte ranges that can follow in ``state`` (of the incremental validator)."""
+        ...
+
+    def first_errors(self, inputs: Sequence[bytes]) -> list[int | None]:
+        """``first_error`` of each input, in order."""
+        return [self.first_error(data) for data in inputs]
+
+    def validate_arrow(self, values: Any) -> Any:
+        """Whether each element of a pyarrow string, large_string, binary, large_binary, string_view
+        or binary_view array (or chunked array) matches, as a pyarrow BooleanArray (or chunked
+        array) in which nulls stay null.  Needs pyarrow (ImportError without it); an array of
+        another type raises AbnfError."""
+        import pyarrow as pa
+
+        from .arrow_input import as_bytes
+
+        if hasattr(values, "chunks"):
+            return pa.chunked_array([self.validate_arrow(chunk) for chunk in values.chunks], type=pa.bool_())
+        items = as_bytes(values).to_pylist()  # its offsets checked; AbnfError for a type that holds no strings
+        present = [item for item in items if item is not None]
+        verdicts = iter(self.first_errors(present))
+        return pa.array([None if item is None else next(verdicts) is None for item in items], type=pa.bool_())
 
     def Validator(self) -> Any:
         """An incremental validator with feed(chunk) -> bool, complete, first_error(),

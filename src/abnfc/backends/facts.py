@@ -50,6 +50,25 @@ class Position:
 
 
 @dataclass(frozen=True)
+class ExactRun:
+    """The automaton before minimization, whose states are exactly the sets of grammar positions
+    an input can be at.  A minimal state merges states reached along different paths (after
+    ``tru`` and after ``fals``, both expecting ``e``), so its positions name rules the input never
+    took; the book's tester runs this automaton alongside to name only the positions on the path
+    the input took, as ``abnfc explain`` does.  For a pushdown validator: its machines from the
+    subset construction, whose calls and returns are the minimal table's, call for call."""
+
+    byte_class: bytes  # 256 entries: the class of each byte
+    transitions: tuple[tuple[int, ...], ...]
+    start: int
+    dead: int
+    positions: tuple[tuple[Position, ...], ...]  # per state: what it reads, each with its live bytes
+    first_call: int = -1  # a pushdown validator's first call state (-1: a DFA)
+    entries: tuple[int, ...] = ()  # per call state, the start state of the part it opens
+    returns: tuple[Ranges, ...] = ()  # per state, the bytes it closes a nested part on
+
+
+@dataclass(frozen=True)
 class GrammarFacts:
     locale: str  # the language of the notes and the diagrams' labels
     start: str  # the start rule's key
@@ -64,3 +83,5 @@ class GrammarFacts:
     diagram_style: str = ""  # CSS for the railroad diagrams
     # why a self-embedding grammar gets no pushdown validator (the conflict, in ``locale``); "" otherwise
     conflict: str = ""
+    # the automaton before minimization, run alongside by the tester; None when too large to embed
+    exact: ExactRun | None = None

@@ -1,5 +1,6 @@
-"""``abnfc check``: validate files (or standard input) of any size against a grammar
-(:mod:`abnfc.engines`)."""
+"""``abnfc check``: validate files (or standard input) of any size against a grammar with one of
+the engines of :mod:`abnfc.engines`; with ``--records``, each record of the files on its own
+(:func:`abnfc.records.job.check_records`)."""
 from __future__ import annotations
 
 import argparse
@@ -39,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                 "last one with the totals"))
     parser.add_argument("--count", action="store_true", help=N_("with --records: print no invalid record, only "
                         "how many there are (per file and in all), as grep -c does"))
+    parser.add_argument("--max-depth", type=options.positive, metavar="N",
+                        help=N_("recursive grammars: the nested parts an input may open at once (the pushdown "
+                                "validator's default: 100000; the interpreter's: no limit); deeper is exit 2"))
     options.add_limits(parser)
 
 
@@ -48,16 +52,19 @@ def run(args: argparse.Namespace) -> int:
                 "'-' to read standard input (run 'abnfc check --help')"), file=sys.stderr)
         return 2
     if args.records is not None:
-        from .. import records
+        from ..records.job import RecordsRequest, check_records
 
-        return records.run(args, lambda: options.compilation(args))
+        return check_records(RecordsRequest(
+            args.grammar, tuple(args.inputs), args.records, args.max_nfa_states, args.max_dfa_states, args.max_work,
+            args.format, args.quiet, args.count, tuple(args.imports), args.encoding, args.start, args.engine,
+            args.delimiter))
     if args.format != "text" or args.count or args.delimiter:
         option = "--count" if args.count else "--delimiter" if args.delimiter else "--format json"
         print(_("abnfc check: {option} needs --records").format(option=option), file=sys.stderr)
         return 2
     from ..engines import choose_engine
 
-    engine = choose_engine(options.compilation(args), args.engine)
+    engine = choose_engine(options.compilation(args), args.engine, args.max_depth)
     status = 0
     for name in args.inputs or ["-"]:
         status = max(status, _check_one(engine, name, args.quiet))

@@ -1,6 +1,7 @@
 """``abnfc compile``: write the validators of a grammar, or say which ones are stale (``--check``).
 
-The files of every language are rendered before any is written (:meth:`Compilation.files`), then
+The grammar, ``--prefix`` and the output folder are checked before anything is compiled.  The
+files of every language are rendered before any is written (:meth:`Compilation.files`), then
 written atomically and only when changed (:mod:`.writing`).  Each file's header records the
 command that regenerates it.
 """
@@ -43,10 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import print_diagnostics
-    from .support.writing import stale_files, write_and_say
+    from .support.writing import check_writable, stale_files, write_and_say
 
     _check_prefix(args)
-    compilation = options.compilation(args)
+    compilation = options.parsed(args)
+    if not args.check:
+        check_writable(args.out)  # before compiling, which may take long
     print_diagnostics(compilation.resolved.warnings)
     encoding = compilation.resolved.encoding
     files = compilation.files(args.lang, args.prefix, lambda language: _regenerate_command(args, encoding, language),
@@ -64,12 +67,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _languages(text: str) -> list[str]:
+    """The backends named, in any case (``Rust``, ``HTML``), by their own names."""
+    known = {name.lower(): name for name in backends.names()}
     languages = [part.strip() for part in text.split(",") if part.strip()]
-    unknown = [lang for lang in languages if lang not in backends.names()]
+    unknown = [lang for lang in languages if lang.lower() not in known]
     if unknown or not languages:
         raise argparse.ArgumentTypeError(_("unknown language {language}; choose from {names}").format(
             language=", ".join(unknown) or repr(text), names=", ".join(backends.names())))
-    return languages
+    return [known[lang.lower()] for lang in languages]
 
 
 def _check_prefix(args: argparse.Namespace) -> None:

@@ -32,9 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..automata import dump, windows
-    from ..automata.windows import definiteness
-    from ..backends.c.windows import MIN_LENGTH
+    from ..automata import dump, window_test
+    from ..automata.window_test import definiteness
+    from ..backends.c.window_test import MIN_LENGTH
     from ..pictures import dot, graphviz
 
     compilation = options.compilation(args)
@@ -54,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
         remarks: tuple[str, ...] = ()
         if args.minimal:  # the subset DFA's equivalent states would hide a definite language
             definite = definiteness(automaton)
-            remarks = (definite.sentence(), windows.sentence(windows.windows(automaton, definite), MIN_LENGTH))
+            test = window_test.window_test(automaton, definite)
+            remarks = (definite.sentence(), window_test.sentence(test, MIN_LENGTH))
         print(dump.text(automaton, compilation.note_texts("minimal" if args.minimal else "subset"), remarks), end="")
     return 0
 

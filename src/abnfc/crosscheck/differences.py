@@ -13,18 +13,27 @@ Every input accepted by exactly one side passes through exactly one difference f
 differences cover the two languages' symmetric difference, and each is shown by the shortest
 input through it: the pair's input, then the difference's lowest (and highest) byte, then the
 shortest completion on the side that goes on.
+
+Two grammars' languages (:func:`compare_languages`) are compared through their minimal DFAs; where
+one is recursive, through both DFAs cut to the shorter length bound, and the differences are then
+grouped by where and why the refusing grammar itself rejects them (cut DFAs die early on inputs
+that cannot be completed within the bound, so where they part is not where the languages do).
 """
 from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..automata.dfa import Dfa
 from ..automata.product import Pairs, Spend, completions, count_paths, pairs, shortest_words
 from ..charset import Ranges, normalize
 from ..errors import InvariantError, Meter, limit_error
 from ..i18n import N_
+
+if TYPE_CHECKING:
+    from .language import Language
 
 EXCEEDED = limit_error(N_("comparing the two grammars took more than {limit:,} steps (--max-work: pairs of "
                           "states times byte classes, while building the product and counting inputs); raise "
@@ -121,3 +130,53 @@ def _at_the_start(a: Dfa, b: Dfa, ends: tuple[dict[int, bytes], dict[int, bytes]
     return [] if example is None else [Difference(only_a, (example,), len(example), ())]
 
 
+
+
+def compare_languages(a: Language, b: Language, count_to: int, max_pairs: int | None, max_work: int | None,
+                      listed: int) -> tuple[Comparison, int | None]:
+    """The differences of two grammars' languages (at least ``listed`` of each side found) and the
+    length bound they were compared up to (None: exactly)."""
+    dfa_a, dfa_b, bound = _comparable(a, b)
+    if bound is None:
+        return compare(dfa_a, dfa_b, count_to, max_pairs, max_work, listed=listed), None
+    comparison = compare(dfa_a, dfa_b, min(count_to, bound), max_pairs, max_work, listed=None)
+    return _merge_by_exact_failure(comparison, a, b), bound
+
+
+def _comparable(a: Language, b: Language) -> tuple[Dfa, Dfa, int | None]:
+    """The two DFAs to compare and the length bound (None: exact)."""
+    from ..automata.product import bounded
+
+    if a.exact and b.exact:
+        return a.minimal, b.minimal, None
+    bound = min(language.bounded.bound for language in (a, b) if language.bounded is not None)
+    return bounded(a.minimal, bound), bounded(b.minimal, bound), bound
+
+
+def _merge_by_exact_failure(comparison: Comparison, a: Language, b: Language) -> Comparison:
+    """Differences grouped by where and why the refusing grammar itself (interpreter or exact DFA)
+    rejects them, with no parting offset (-1): where two bounded DFAs part is not where the
+    languages do."""
+    kept: dict[tuple, Difference] = {}
+    for difference in comparison.differences:
+        refuses = b if difference.only_in_a else a
+        key = (difference.only_in_a, _failure(refuses, difference.examples[0]))
+        if key not in kept:
+            kept[key] = replace(difference, offset=-1)
+    merged = tuple(kept.values())
+    found = (sum(d.only_in_a for d in merged), sum(not d.only_in_a for d in merged))
+    return replace(comparison, differences=merged, found=found)
+
+
+def _failure(language: Language, data: bytes) -> tuple:
+    """Where and why ``language`` rejects ``data``, as a key."""
+    from ..interpret import recognize
+
+    if language.exact:
+        dfa = language.minimal
+        states = dfa.trace(data)
+        if states[-1] == dfa.dead:
+            return ("byte", states[-2], dfa.byte_class[data[len(states) - 2]])
+        return ("end", states[-1])
+    verdict = recognize(language.resolved, data)
+    return ("end" if verdict.end_of_input else "byte", verdict.expected)

@@ -71,6 +71,13 @@ class Fault(Exception):
         self.message = message
         self.data = data
 
+    def described(self) -> str:
+        """The message and the input behind it, as crosscheck's report gives them."""
+        from .provenance import hex_text
+
+        shown = hex_text(self.data) if self.data is not None else _("none found")
+        return self.message + "\n  " + _("triggering input: {input}").format(input=shown)
+
 
 @dataclass(frozen=True)
 class _Batch:
@@ -427,3 +434,62 @@ def _import(name: str):
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # as ``python -m`` does: modules in the current folder
     return importlib.import_module(name)
+
+
+@dataclass(frozen=True)
+class Target:
+    """The implementation to run, as ``--cmd``/``--python``, ``--protocol`` and ``--timeout`` name
+    it: ``command`` split into ``argv`` for a program (``protocol`` hex-lines or exit), or ``python``
+    (MODULE:FUNCTION, ``protocol`` python)."""
+
+    command: str = ""
+    argv: tuple[str, ...] = ()
+    python: str = ""
+    protocol: str = "hex-lines"
+    timeout: float = 10.0
+
+    @classmethod
+    def of(cls, cmd: str | None, python: str | None, protocol: str | None, timeout: float) -> Target:
+        """The target the options name, checked before anything runs: the command splits and names a
+        program that can be run; AbnfError otherwise."""
+        import shlex
+
+        if python:
+            if protocol:
+                raise AbnfError.at(None, _("--protocol applies to --cmd programs, not to --python functions"))
+            return cls(python=python, protocol="python", timeout=timeout)
+        try:
+            argv = shlex.split(cmd or "")
+        except ValueError as error:
+            raise AbnfError.at(None, _("cannot split --cmd {command!r}: {error}").format(command=cmd,
+                                                                                         error=error)) from None
+        if not argv:
+            raise AbnfError.at(None, _("--cmd is empty"))
+        _runnable(argv[0])
+        return cls(command=cmd or "", argv=tuple(argv), protocol=protocol or "hex-lines", timeout=timeout)
+
+    @property
+    def program(self) -> str:
+        """The implementation as the user named it (the command line, or MODULE:FUNCTION)."""
+        return self.python or self.command
+
+    def runner(self, progress: Progress | None = None) -> HexLines | ExitStatus:
+        """The runner of the implementation (a --python function is loaded once here, so that one
+        that cannot be imported is reported before any input is tried)."""
+        if self.python:
+            return PythonFunction(self.python, self.timeout, progress)
+        if self.protocol == "exit":
+            return ExitStatus(list(self.argv), self.timeout, progress)
+        return HexLines(list(self.argv), self.timeout, progress)
+
+
+def _runnable(program: str) -> None:
+    """AbnfError, as running it would say, when ``program`` is neither on PATH nor an executable file."""
+    import errno
+    import shutil
+
+    if shutil.which(program) is not None:
+        return
+    missing = (os.sep not in program and "/" not in program) or not os.path.exists(program)
+    reason = os.strerror(errno.ENOENT if missing else errno.EACCES)
+    raise AbnfError.at(None, _("cannot run {program}: {reason}").format(program=program, reason=reason))

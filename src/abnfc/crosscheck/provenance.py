@@ -109,6 +109,8 @@ class DfaProvenance:
 
     def explain(self, data: bytes) -> str:
         states = self._states(data)
+        if states[0] == self.dfa.dead:  # the start state: the language is empty
+            return _("{rule} matches no input at all").format(rule=self.start_rule)
         if states[-1] == self.dfa.dead:
             index = len(states) - 2
             return _("offset {offset}: {step}").format(offset=index, step=self.step(data, index))

@@ -1,13 +1,20 @@
-"""The result of ``abnfc crosscheck`` and its two formats: text for people, JSON for machines."""
+"""What the tools print: the result of ``abnfc crosscheck`` and its two formats (text for people,
+JSON for machines), and the text of ``abnfc diff`` (:func:`diff_report`, which ``abnfc learn``
+prints too) on two grammars' languages."""
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..i18n import _, ngettext, number
 from .disagreements import Parting
 from .neighbours import Dialect
-from .provenance import hex_text
+from .provenance import byte_text, hex_text
+
+if TYPE_CHECKING:
+    from .differences import Comparison, Difference
+    from .language import Language
 
 
 @dataclass(frozen=True)
@@ -127,3 +134,91 @@ def to_json(result: Result) -> str:
                   if result.fault else None),
     }
     return json.dumps(document, indent=1) + "\n"
+
+
+def diff_report(a: Language, b: Language, count_to: int, max_dfa_states: int, max_work: int,
+                max_shown: int) -> tuple[list[str], bool]:
+    """What ``abnfc diff`` prints about languages ``a`` and ``b``, and whether they are equal
+    (``abnfc learn`` prints the same about what it learned)."""
+    from .differences import compare_languages
+
+    comparison, bound = compare_languages(a, b, count_to, max_dfa_states, max_work, max_shown)
+    lines = [f"A = {a.path} ({a.start_name})", f"B = {b.path} ({b.start_name})"]
+    lines += [_("bounded: {bound}").format(bound=language.describe_bound())
+              for language in (a, b) if not language.exact]
+    if comparison.equal:
+        lines.append(_("A and B accept the same inputs on inputs of up to {bound} bytes").format(bound=bound)
+                     if bound is not None else _("A and B accept the same inputs"))
+    else:
+        lines.append(_("A and B differ on inputs of up to {bound} bytes").format(bound=bound)
+                     if bound is not None else _("A and B differ"))
+        lines += _side(comparison, True, a, b, max_shown)
+        lines += _side(comparison, False, a, b, max_shown)
+        lines += _counts(comparison)
+    return lines, comparison.equal
+
+
+def _side(comparison: Comparison, only_in_a: bool, a: Language, b: Language, max_shown: int) -> list[str]:
+    total = comparison.found[0 if only_in_a else 1]
+    if not total:
+        return []
+    shown = [d for d in comparison.differences if d.only_in_a == only_in_a][:max_shown]
+    name = "A" if only_in_a else "B"
+    lines = [ngettext("only in {side}: {count:,} difference", "only in {side}: {count:,} differences", total).format(
+        side=name, count=total)]
+    for difference in shown:
+        keeps, refuses = (a, b) if only_in_a else (b, a)
+        lines.append(f"  {_examples(difference)}: {_why(difference, keeps, refuses, only_in_a)}")
+    if total > len(shown):
+        lines.append("  " + _("and {count:,} more (--max-shown)").format(count=total - len(shown)))
+    return lines
+
+
+def _examples(difference: Difference) -> str:
+    return ", ".join(hex_text(example) for example in difference.examples)
+
+
+def _why(difference: Difference, keeps: Language, refuses: Language, only_in_a: bool) -> str:
+    """The rules on both sides where they part."""
+    example, offset = difference.examples[0], difference.offset
+    keep_name, refuse_name = ("A", "B") if only_in_a else ("B", "A")
+    if offset < 0:  # a bounded comparison: the refusing grammar's own reason
+        return f"{refuse_name}: {refuses.provenance.explain(example)}"
+    if offset == len(example):
+        return f"{refuse_name}: {refuses.provenance.explain(example)}"
+    byte = example[offset]
+    kept = keeps.provenance.step(example, offset)
+    refused = refuses.provenance.requirement(example, offset)
+    if refused:
+        return _("{refusing} requires {required}; {keeping}: {kept}").format(
+            refusing=refuse_name, required=refused, keeping=keep_name, kept=kept)
+    return _("{refusing} refuses {byte}; {keeping}: {kept}").format(refusing=refuse_name, byte=byte_text(byte),
+                                                                     keeping=keep_name, kept=kept)
+
+
+def _counts(comparison: Comparison) -> list[str]:
+    rows = [(n, count_text(x), count_text(y)) for n, x, y in comparison.counts if x or y]
+    if not rows:
+        return []
+    only_a, only_b, length = _("only in A"), _("only in B"), _("bytes")
+    width = max(len(only_a), len(only_b), *(len(value) for row in rows for value in row[1:]))
+    lines = [_("inputs of each length accepted by one side only (up to {bound} bytes):").format(
+        bound=comparison.counts[-1][0]),
+             f"  {length:>5}  {only_a:>{width}}  {only_b:>{width}}"]
+    lines += [f"  {n:>5}  {x:>{width}}  {y:>{width}}" for n, x, y in rows]
+    return lines
+
+
+EXACT_BELOW = 10**18  # counts up to here are printed exactly; above, as 1.23e45
+
+
+def count_text(count: int) -> str:
+    """``1,234`` or, for counts too long to read (or to print: Python refuses ints of over 4,300
+    digits), ``1.23e4815`` (rounded down)."""
+    if count < EXACT_BELOW:
+        return number(count)
+    exponent = int(count.bit_length() * 0.30102999566398120) - 1  # log10(2): at most one too small
+    while count >= 10 ** (exponent + 1):
+        exponent += 1
+    digits = count * 100 // 10**exponent
+    return f"{digits // 100}.{digits % 100:02d}e{exponent}"

@@ -53,13 +53,15 @@ SHRINKING = {"hex-lines": (4096, 100_000), "python": (4096, 100_000), "exit": (3
 
 
 class Progress:
-    """Progress lines on standard error, at most twice a second."""
+    """Progress lines on standard error, at most twice a second, headed by the command's name
+    (``abnfc learn: asking the implementation: 180 of 180``)."""
 
-    def __init__(self, enabled: bool, in_place: bool):
+    def __init__(self, enabled: bool, in_place: bool, command: str = "crosscheck"):
         self.enabled = enabled
         self.in_place = in_place
+        self.command = command
         self.last = 0.0
-        self.phase = ""
+        self.phase = _("asking the implementation")  # until a phase is started
 
     def start(self, phase: str) -> None:
         self.phase = phase
@@ -75,7 +77,7 @@ class Progress:
     def show(self, message: str) -> None:
         if self.enabled:
             end = "" if self.in_place else "\n"
-            print(("\r\033[K" if self.in_place else "") + f"abnfc crosscheck: {message}", end=end,
+            print(("\r\033[K" if self.in_place else "") + f"abnfc {self.command}: {message}", end=end,
                   file=sys.stderr, flush=True)
 
     def done(self) -> None:

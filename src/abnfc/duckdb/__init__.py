@@ -55,7 +55,7 @@ def register(connection: Any, name: str, grammar: GrammarLike, *, start: str | N
         from duckdb import sqltypes
     except ImportError:
         raise AbnfError.at(None, _("abnfc.duckdb needs the duckdb package (and numpy, for its Arrow functions): "
-                                   "pip install 'abnfc[duckdb]'")) from None
+                                   "pip install duckdb numpy pyarrow")) from None
     if "\0" in name:
         raise AbnfError.at(None, _("a DuckDB function's name cannot hold a NUL byte: {name!r}").format(name=name))
     if _native(connection, lang, native):

@@ -1,6 +1,6 @@
 """The JSON output of ``abnfc explain``: the same information as the text, for tools.
 
-The schema is described in the README ("abnfc explain").  Trees are given whole (``--max-nodes``
+The schema is described in docs/teaching.md.  Trees are given whole (``--max-nodes``
 only shortens the text), each rule with its terminals as leaves, and written node by node as they
 are made, so a tree of millions of nodes never sits in memory twice.
 """

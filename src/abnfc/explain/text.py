@@ -206,6 +206,10 @@ class TextRenderer:
             more = len(explanation.expected) - MAX_POSITIONS
             lines.append(self.ngettext("and {count} more grammar position", "and {count} more grammar positions",
                                        more).format(count=more))
+        if explanation.expected and outcome.could_end and offset < outcome.size:  # [1]x: ws, or the end
+            lines.append(self.ngettext("or the end of the input: {start} is complete after {count} byte",
+                                       "or the end of the input: {start} is complete after {count} bytes",
+                                       offset).format(start=explanation.start, count=offset))
         return lines
 
 

@@ -22,7 +22,7 @@ from types import MappingProxyType
 
 from .. import graph
 from ..errors import AbnfError, Diagnostic, InvariantError, Span
-from ..i18n import _
+from ..i18n import _, ngettext
 from . import ast, ir, recursion
 from .encoding import OCTETS, check_terminals, choose
 from .imports import RuleDef, Scope, link, prose_error
@@ -114,11 +114,20 @@ def resolve(grammar: ast.Grammar, start: str | None = None, *, imports: Sequence
             _check_rule(rule, names, key in used, errors, warnings, prose)
             check_terminals(rule.name, rule.definition, choice.encoding, key in used,
                             errors, warnings, notes)
-    for key, rule in rules.items():
-        if not rule.core and rule.source is None and key not in used:
-            warnings.append(Diagnostic(_("rule '{rule}' is never used (not reachable from start rule "
-                                         "'{start}')").format(rule=rule.name, start=rules[start_key].name),
-                                       rule.span, "warning", kind="unused rule"))
+    unused = [rule for key, rule in rules.items() if not rule.core and rule.source is None and key not in used]
+    if unused and start_key != grammar.rules[0].name.lower():
+        # A start rule chosen among the grammar's rules (--start URI of uri.abnf) leaves the rules it
+        # does not reach unused by choice, not by mistake: one note, which lint prints.
+        notes.append(Diagnostic(ngettext(
+            "{count} rule is not reachable from start rule '{start}': {rules}",
+            "{count} rules are not reachable from start rule '{start}': {rules}", len(unused)).format(
+                count=len(unused), start=rules[start_key].name, rules=", ".join(rule.name for rule in unused)),
+            None, "note", kind="unused rule"))
+        unused = []
+    for rule in unused:
+        warnings.append(Diagnostic(_("rule '{rule}' is never used (not reachable from start rule "
+                                     "'{start}')").format(rule=rule.name, start=rules[start_key].name),
+                                   rule.span, "warning", kind="unused rule"))
     if errors:
         raise AbnfError(sorted(errors, key=_position))
     lowered = {key: lower_rule(rules[key].name, rules[key].definition, choice.encoding, prose) for key in reachable}

@@ -11,6 +11,6 @@ resolved grammar's IR with algorithms of its own and shares no code with :mod:`a
     reports.py     verdicts, expected bytes and rules, the work limit
     recognizer.py  the recogniser
 """
-from .recognizer import DEFAULT_MAX_WORK, Expectation, Recognizer, Verdict, WorkLimitError, recognize
+from .recognizer import DEFAULT_MAX_WORK, DepthLimitError, Expectation, Recognizer, Verdict, WorkLimitError, recognize
 
-__all__ = ["DEFAULT_MAX_WORK", "Expectation", "Recognizer", "Verdict", "WorkLimitError", "recognize"]
+__all__ = ["DEFAULT_MAX_WORK", "DepthLimitError", "Expectation", "Recognizer", "Verdict", "WorkLimitError", "recognize"]

@@ -35,11 +35,12 @@ class GssNode:
     continuation to the callers' nodes that continue with it: the node itself when there is one
     (most calls have a single caller, and a set costs four times the memory), else a set."""
 
-    __slots__ = ("edges", "pos", "returns", "rule", "steps")
+    __slots__ = ("depth", "edges", "pos", "returns", "rule", "steps")
 
     def __init__(self, rule: int, pos: int):
         self.rule = rule
         self.pos = pos
+        self.depth = 0  # calls open above the root, when the run bounds them (see set_depths)
         self.edges: dict[int, Callers] = {}
         self.returns = 0  # see returns(): set once the node's edges are final
         # For a node that returns only to itself or the root (left recursion), the steps of its
@@ -68,6 +69,19 @@ def each(callers: Callers) -> Iterable[GssNode]:
 
 def count(callers: Callers) -> int:
     return 1 if isinstance(callers, GssNode) else len(callers)
+
+
+def set_depths(nodes: Iterable[GssNode]) -> int:
+    """Give the new ``nodes`` of a position (in the order they were made, their edges final)
+    their depth: one more than their deepest caller's, the root's being 0.  A skipped tail call
+    holds its caller's callers, so it adds nothing: the depth counts the calls a run must
+    remember, as a pushdown validator's stack does.  Returns the deepest."""
+    deepest = 0
+    for node in nodes:
+        node.depth = 1 + max((caller.depth for callers in node.edges.values() for caller in each(callers)
+                              if caller is not node), default=0)
+        deepest = max(deepest, node.depth)
+    return deepest
 
 
 def returns(cache: Cache, node: GssNode) -> int:

@@ -52,11 +52,19 @@ from __future__ import annotations
 
 from ..frontend.resolve import ResolvedGrammar
 from .cache import Cache, Shared, shared_for
-from .gss import ROOT_RULE, Config, GssNode, finish_calls, group, reachable_nodes, settle
+from .gss import ROOT_RULE, Config, GssNode, finish_calls, group, reachable_nodes, set_depths, settle
 from .nodes import DEAD, UNKNOWN, PendingCall, Thread
-from .reports import DEFAULT_MAX_WORK, WORK_PER_BYTE, Expectation, Verdict, WorkLimitError, expectations
+from .reports import (
+    DEFAULT_MAX_WORK,
+    WORK_PER_BYTE,
+    DepthLimitError,
+    Expectation,
+    Verdict,
+    WorkLimitError,
+    expectations,
+)
 
-__all__ = ["DEFAULT_MAX_WORK", "Expectation", "Recognizer", "Verdict", "WorkLimitError", "recognize"]
+__all__ = ["DEFAULT_MAX_WORK", "DepthLimitError", "Expectation", "Recognizer", "Verdict", "WorkLimitError", "recognize"]
 
 CHECK_EVERY = 32  # a recursive run checks the size of its memo tables every so many advances
 
@@ -64,12 +72,17 @@ class Recognizer:
     """Feed input in chunks; ask for a :class:`Verdict` at any time."""
 
     def __init__(self, grammar: ResolvedGrammar, *, max_cache_states: int = 100_000,
-                 max_work: int = DEFAULT_MAX_WORK):
-        if max_cache_states < 1 or max_work < 1:
-            raise ValueError("max_cache_states and max_work must be at least 1")
+                 max_work: int = DEFAULT_MAX_WORK, max_depth: int | None = None):
+        """``max_depth``: raise :class:`DepthLimitError` once the input opens more calls of
+        recursive rules at once (tail calls, which need no memory, are not counted); None: no
+        limit but memory, which grows with the nesting."""
+        if max_cache_states < 1 or max_work < 1 or (max_depth is not None and max_depth < 1):
+            raise ValueError("max_cache_states, max_work and max_depth must be at least 1")
         shared = shared_for(grammar)
-        run = RegularRun if shared.program.regular else RecursiveRun
-        self._run: _Run = run(shared, max_cache_states, max_work)
+        if shared.program.regular:
+            self._run: _Run = RegularRun(shared, max_cache_states, max_work)
+        else:
+            self._run = RecursiveRun(shared, max_cache_states, max_work, max_depth)
 
     def feed(self, chunk) -> bool:
         """Consume ``chunk``; False once no parse can continue (later chunks are then ignored).
@@ -117,7 +130,7 @@ class _Run:
         self.budget = max_work  # the work allowed before the limit is checked again
         self.pos = 0
         self.dead: Verdict | None = None
-        self.gave_up: WorkLimitError | None = None
+        self.gave_up: WorkLimitError | DepthLimitError | None = None
 
     def feed(self, chunk) -> bool:
         if self.gave_up is not None:
@@ -158,9 +171,10 @@ class _Run:
         """The local states the run holds, for compaction."""
         return self.live_states()
 
-    def die(self, offset: int, sids: list[int]) -> None:
+    def die(self, offset: int, sids: list[int], complete: bool) -> None:
+        """No parse reads the byte at ``offset``; ``complete``: the input before it is a match."""
         self.pos = offset
-        self.dead = Verdict(False, offset, self.expected(sids))
+        self.dead = Verdict(False, offset, self.expected(sids), could_end=complete)
 
     def expected(self, sids: list[int]) -> tuple[Expectation, ...]:
         """The leaves of every thread in ``sids`` (and those pending calls could start with)."""
@@ -225,7 +239,7 @@ class RegularRun(_Run):
             if following == UNKNOWN:
                 following = cache.step(sid, byte_class)
             if following == DEAD:
-                self.die(self.pos + index, [sid])
+                self.die(self.pos + index, [sid], cache.done[sid])
                 return False
             sid = following
             if cache.full(self.limit):
@@ -255,8 +269,9 @@ class RecursiveRun(_Run):
     input settle everything (:meth:`settled`).
     """
 
-    def __init__(self, shared: Shared, limit: int, max_work: int):
+    def __init__(self, shared: Shared, limit: int, max_work: int, max_depth: int | None = None):
         super().__init__(shared, limit, max_work)
+        self.max_depth = max_depth
         self.config: Config = {GssNode(ROOT_RULE, 0): self.cache.start()}
         self.until_check = 0  # advances until the cache's size is checked again
         if self.cache.full(self.limit):
@@ -349,13 +364,16 @@ class RecursiveRun(_Run):
                         callee.add_edge(call.cont, node)
         if called:
             followed += finish_calls(cache, called.values())
+            if self.max_depth is not None and set_depths(called.values()) > self.max_depth:
+                self.gave_up = DepthLimitError(self.pos, self.max_depth)  # as for the work limit: for good
+                raise self.gave_up
         steps = len(work) + followed
         self.work += steps
         if self.work > self.budget:
             self.check_budget()
         if not stepped:
-            fresh, _, _ = self.settled()
-            self.die(self.pos, [sid for _, sid in fresh])
+            fresh, complete, _ = self.settled()
+            self.die(self.pos, [sid for _, sid in fresh], complete)
             return False
         self.config = {stepped[0][0]: stepped[0][1]} if len(stepped) == 1 else group(cache, stepped)
         if lone is not None and not called and len(self.config) == 1 and lone[0] in self.config:

@@ -29,6 +29,15 @@ class WorkLimitError(LimitError):
             "is intended"))
 
 
+class DepthLimitError(LimitError):
+    """The input opened more than ``limit`` calls of recursive rules at once (the recogniser's
+    ``max_depth``); ``offset`` is the byte that opened one too many."""
+
+    def __init__(self, offset: int, limit: int):
+        self.offset, self.limit = offset, limit
+        super().__init__(Diagnostic(f"the input nests deeper than {limit} at byte offset {offset}"))
+
+
 @dataclass(frozen=True, order=True)
 class Expectation:
     """Bytes some parse could have consumed, and the rule whose body holds that terminal."""
@@ -47,13 +56,15 @@ class Verdict:
     ``offset`` is None when matched; otherwise the offset of the first byte no parse could
     consume, or the input length when the input ended while parses were incomplete
     (``end_of_input`` is then True).  ``expected`` lists what some parse could have consumed at
-    ``offset``.
+    ``offset``.  ``could_end`` is True when the input before ``offset`` is itself a match: the
+    grammar wanted the input to end there (or to go on as ``expected`` says).
     """
 
     matched: bool
     offset: int | None
     expected: tuple[Expectation, ...] = ()
     end_of_input: bool = False
+    could_end: bool = False
 
     def describe(self) -> str:
         if self.matched:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..automata.dfa import Dfa
-from .learner import Learner, TooLarge
+from .learner import Inconsistent, Learner, TooLarge
 from .neighbours import first_tests
 from .oracle import counterexample
 
@@ -32,17 +32,28 @@ class QueryLimit(Exception):
     """The learner needs more queries than it may ask."""
 
 
+class TimeLimit(Exception):
+    """The learner ran longer than it may."""
+
+
 def learn(prior: Dfa, prior_tests: Sequence[bytes], ask: Ask, extra_states: int = 1, max_states: int = 2_000,
           max_queries: int = 2_000_000, seed: int = 0,
-          progress: Callable[[int, int, int], None] | None = None, neighbours: Sequence[Dfa] = ()) -> Learned:
+          progress: Callable[[int, int, int], None] | None = None, max_seconds: float | None = None,
+          neighbours: Sequence[Dfa] = ()) -> Learned:
     """Learn the black box ``ask`` from the grammar's minimal DFA ``prior`` and its test inputs;
-    each round asks first the ``neighbours``' witnesses and long runs (:mod:`.neighbours`)."""
+    each round asks first the ``neighbours``' witnesses and long runs (:mod:`.neighbours`).
+    Stops with the last hypothesis (``Learned.stopped``) past ``max_queries`` distinct inputs
+    ("queries"), ``max_states`` states ("states"), ``max_seconds`` ("time", checked before each
+    batch of queries), or when the answers fit no finite automaton ("irregular": a language
+    that is not regular, or a program that answers at random)."""
     began = time.monotonic()
     asked = [0]
 
     def limited(words: Sequence[bytes]) -> list[bool]:
         if asked[0] + len(words) > max_queries:
             raise QueryLimit()
+        if max_seconds is not None and time.monotonic() - began > max_seconds:
+            raise TimeLimit()
         asked[0] += len(words)
         return ask(words)
 
@@ -64,4 +75,8 @@ def learn(prior: Dfa, prior_tests: Sequence[bytes], ask: Ask, extra_states: int 
         stopped = "queries"
     except TooLarge:
         stopped = "states"
+    except TimeLimit:
+        stopped = "time"
+    except Inconsistent:
+        stopped = "irregular"
     return Learned(hypothesis, learner.queries, rounds, time.monotonic() - began, stopped)

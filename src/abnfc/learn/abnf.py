@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from ..automata.dfa import Dfa
 from ..charset import Ranges, normalize
+from ..errors import printable
 
 
 @dataclass(frozen=True)
@@ -68,13 +69,20 @@ def to_abnf(dfa: Dfa, rule: str, comments: tuple[str, ...] = ()) -> str:
 
 def system_text(system: System | None, rule: str, comments: tuple[str, ...] = ()) -> str:
     """:func:`to_abnf` of what :func:`eliminate` left (None: the empty language)."""
-    lines = [f"; {line}".rstrip() for line in comments]
+    lines = comment_lines(comments)
     if system is None:  # ABNF has no element that matches nothing; a rule with no way out does
         return "\n".join([*lines, f"{rule} = never", "never = never  ; no input matches", ""])
     names = {state: f"part-{number}" for number, state in enumerate(system.kept, 1)}
     rules = [f"{rule} = {_rule_text(system.start_edges, names)}"]
     rules += [f"{names[state]} = {_rule_text(system.parts[state], names)}" for state in system.kept]
     return "\n".join([*lines, *rules, ""])
+
+
+def comment_lines(comments: tuple[str, ...]) -> list[str]:
+    """Each comment as one ``;`` line: what it quotes (a --cmd, a grammar's path) may hold a line
+    break, which would end the comment and start a rule of the learned grammar, or a terminal
+    escape; those are written as escapes (``\\n``)."""
+    return [f"; {printable(line)}".rstrip() for line in comments]
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,6 @@ from ..automata.identify import identifiers
 from ..automata.minimize import canonical, minimize
 from ..automata.product import access_words
 from ..charset import Ranges, members, normalize
-from ..errors import InvariantError
 
 Ask = Callable[[Sequence[bytes]], list[bool]]  # membership queries, in a batch
 
@@ -123,7 +122,8 @@ class Learner:
 
         lo, hi = 0, len(counterexample)
         low_answer = probe(lo)
-        InvariantError.check(low_answer != probe(hi), "a counterexample the hypothesis answers right")
+        if low_answer == probe(hi):  # the program answered this input two ways
+            raise Inconsistent(counterexample)
         while hi - lo > 1:
             middle = (lo + hi) // 2
             if probe(middle) == low_answer:
@@ -139,8 +139,8 @@ class Learner:
             self._split(cls, prefix, rest, with_representative)
         elif rest not in table.suffixes:
             table.suffixes.append(rest)
-        else:
-            raise InvariantError("a counterexample led to a suffix the table already has")
+        else:  # the table already separates what this suffix would: no finite automaton fits the answers
+            raise Inconsistent(counterexample)
 
     def _split(self, cls: int, prefix: bytes, rest: bytes, representative_answer: bool) -> None:
         """Class ``cls`` in two: its bytes that answer as its representative after ``prefix``
@@ -152,6 +152,16 @@ class Learner:
         other = [b for b, answer in zip(bytes_of, answers, strict=True) if answer != representative_answer]
         table.classes[cls] = normalize((b, b) for b in same)
         table.classes.append(normalize((b, b) for b in other))
+
+class Inconsistent(Exception):
+    """A counterexample the table cannot take: the black box's answers fit no DFA that L* can
+    reach from them.  A regular, deterministic black box never does this; one whose language is
+    not regular (a checksum over the input) or whose answers change (noise) can."""
+
+    def __init__(self, counterexample: bytes):
+        super().__init__(counterexample)
+        self.counterexample = counterexample
+
 
 class TooLarge(Exception):
     """The table grew past the learner's limit of states."""

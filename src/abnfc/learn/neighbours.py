@@ -26,6 +26,7 @@ from ..automata.dfa import Dfa
 from ..automata.product import access_words
 from ..crosscheck.neighbours import MAX_PAIRS, discover, expand, parting_inputs
 from ..errors import AbnfError
+from ..frontend.source import load
 from ..i18n import _
 from ..pipeline import Compilation
 
@@ -90,3 +91,11 @@ def regular_neighbours(grammar: str, given: Sequence[str], compile_: Callable[[s
                 raise
             warn(_("neighbour grammar {path} left out: {error}").format(path=path, error=str(error).splitlines()[0]))
     return found
+
+
+def compiled_like(compilation: Compilation, given: Sequence[str],
+                  warn: Callable[[str], None]) -> list[RegularNeighbour]:
+    """:func:`regular_neighbours` of ``compilation``'s grammar file, each compiled from the same
+    start rule (when one was named) with the same limits."""
+    return regular_neighbours(compilation.grammar.path, given,
+                              lambda path: Compilation(load(path), compilation.start, compilation.limits), warn)

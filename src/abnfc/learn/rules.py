@@ -106,7 +106,7 @@ def to_abnf(dfa: Dfa, comments: tuple[str, ...], resolved: ResolvedGrammar,
     named = Namer(languages).rewrite(expression)
     if not _references(named):  # no rule fits anywhere
         return plain
-    lines = [f"; {line}".rstrip() for line in comments]
+    lines = abnf.comment_lines(comments)
     text = "\n".join([*lines, f"{name} = {render(named, top=True)}", *referred(named, resolved), ""])
     return text if _same_language(text, dfa) else plain
 

@@ -22,8 +22,8 @@ def is_valid(expr: Any, grammar: GrammarLike, *, start: str | None = None, lang:
     try:
         import polars as pl
     except ImportError:
-        raise AbnfError.at(None, _("abnfc.polars needs the polars package: pip install 'abnfc[polars]'")) from None
-    check = load_validator(grammar, lang, start=start).validate_arrow  # type: ignore[attr-defined]
+        raise AbnfError.at(None, _("abnfc.polars needs the polars package: pip install polars pyarrow")) from None
+    check = load_validator(grammar, lang, start=start).validate_arrow
 
     def batch(series: Any) -> Any:
         # Polars' own layout, string_view or binary_view, which the kernel reads in place: the

@@ -3,7 +3,8 @@
 Files are read as blocks of records (:mod:`.formats`: lines, a CSV column, a JSON Lines field,
 a Parquet column), each block checked with one call of the C batch kernel where the grammar has a
 DFA (:mod:`.verify`; the Python validator or the interpreter otherwise), and the invalid records
-reported with the bytes expected at their first error (:mod:`.report`).
+reported with the bytes expected at their first error (:mod:`.report`).  :mod:`.job` runs it
+from a typed request, once the inputs are found readable.
 
 A gzip file is read as the records it holds, and a zstd file where the zstandard package is
 installed (:mod:`.compressed`).
@@ -23,11 +24,11 @@ import stat
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from ..errors import printable
 from ..i18n import _
@@ -37,10 +38,56 @@ from .report import Progress, Totals, file_line, json_line, summary, text_line
 from .verify import Bad, Choice, Verifier, choose, say_once
 
 
-def run(args: argparse.Namespace, compilation: Callable[[], object]) -> int:
-    """``abnfc check --records``: every file's records, then the summary; the exit status."""
+class Options(Protocol):
+    """What :func:`run` reads of its request (:class:`.job.RecordsRequest`), read-only."""
+
+    @property
+    def grammar(self) -> str: ...
+
+    @property
+    def imports(self) -> tuple[str, ...]: ...
+
+    @property
+    def encoding(self) -> str | None: ...
+
+    @property
+    def start(self) -> str | None: ...
+
+    @property
+    def engine(self) -> str: ...
+
+    @property
+    def max_nfa_states(self) -> int: ...
+
+    @property
+    def max_dfa_states(self) -> int: ...
+
+    @property
+    def max_work(self) -> int: ...
+
+    @property
+    def inputs(self) -> tuple[str, ...]: ...
+
+    @property
+    def records(self) -> RecordFormat: ...
+
+    @property
+    def format(self) -> str: ...
+
+    @property
+    def quiet(self) -> bool: ...
+
+    @property
+    def count(self) -> bool: ...
+
+    @property
+    def delimiter(self) -> str | None: ...
+
+
+def run(args: Options, compilation: Callable[[], object]) -> int:
+    """Every file's records, then the summary; the exit status (see :func:`.job.check_records`)."""
     started = time.monotonic()
-    form = _with_delimiter(args.records, getattr(args, "delimiter", None))
+    form = _with_delimiter(args.records, args.delimiter)
     if form is None:
         return 2
     choice = Choice(args.grammar, tuple(args.imports or ()), args.encoding, args.start, args.engine,
@@ -164,7 +211,7 @@ def _with_missing(verifier: Verifier, block: Block, bad: list[Bad]) -> list[Bad]
     return found
 
 
-def _total_size(names: list[str]) -> int | None:
+def _total_size(names: Sequence[str]) -> int | None:
     """The bytes of all the files, or None when one is standard input or not a regular file."""
     try:
         sizes = [os.stat(name) for name in names if name != "-"]

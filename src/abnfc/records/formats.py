@@ -291,7 +291,7 @@ def _parquet(stream: BinaryIO, column: str, name: str) -> Iterator[Block]:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise RecordError.at(None, _("reading Parquet needs pyarrow: pip install 'abnfc[arrow]'")) from None
+        raise RecordError.at(None, _("reading Parquet needs pyarrow: pip install pyarrow")) from None
     try:
         parquet = pq.ParquetFile(stream)
     except (pa.ArrowException, OSError) as error:

@@ -8,7 +8,7 @@ timestamps on one core: 0.69 s against 1.15 s), because only the checked column 
 and only the Booleans come back, where ``mapInArrow`` sends every column both ways. The grammar
 travels as text (with its imported grammars), and each worker process loads its validator once: the
 kernel is compiled on the executor the first time and then found in the executor's cache
-(``ABNFC_CACHE``). The executors need abnfc installed (``pip install 'abnfc[spark]'`` on each, or
+(``ABNFC_CACHE``). The executors need abnfc installed (``pip install '.[spark]'`` in a clone of abnfc on each, or
 ``spark-submit --py-files`` with a wheel) and a C compiler, or ``lang="python"`` to check with the
 generated Python module instead.
 
@@ -51,7 +51,7 @@ def validate(frame: Any, column: str, grammar: GrammarLike, *, output_column: st
         from pyspark.sql.types import BooleanType
     except ImportError:
         raise AbnfError.at(None, _("abnfc.spark needs pyspark (with pandas and pyarrow): "
-                                   "pip install 'abnfc[spark]'")) from None
+                                   "pip install pyspark pandas pyarrow")) from None
     column = _column(frame, column)
     if _matching(frame, output_column):
         raise AbnfError.at(None, _("the frame already has a column {column}; choose another output_column").format(

@@ -49,8 +49,9 @@ from .exhaustive import Job, Program, Share, Slice, Table, Tally, count_upto, ru
 MAX_EXHAUSTIVE = 4  # bytes: 4.3 G strings; 5 would be 1.1 T, days on a small cluster
 PER_TASK = 1024  # disagreements and accepted valid inputs each task returns, at most, of each
 TASKS_PER_CORE = 4  # so that a slow slice does not hold up the end of the job
-NEEDS_SPARK = N_("--spark needs pyspark and a Java runtime, and {missing} is missing: pip install 'abnfc[spark]' "
-                 "installs pyspark; Java 17 or later must be on the PATH or in JAVA_HOME")
+NEEDS_SPARK = N_("--spark needs pyspark and a Java runtime, and {missing} is missing: "
+                 "pip install pyspark pandas pyarrow installs pyspark; "
+                 "Java 17 or later must be on the PATH or in JAVA_HOME")
 
 # The log4j2 settings of a driver started here (unless --debug): only fatal errors, to standard
 # error; the errors that end a run are abnfc's to report, in a sentence.  The root level stays at

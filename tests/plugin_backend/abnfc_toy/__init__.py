@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from abnfc.backends import Backend, Naming, Tables
+from abnfc.backends import Backend, Naming, Tables, Validator
 from abnfc.backends.templating import render_template
 
 
@@ -30,7 +30,7 @@ def render(plan: ToyPlan) -> dict[str, str]:
     return {f"{plan.name}.toy.json": render_template("abnfc_toy", "toy.json.j2", plan=plan)}
 
 
-class ToyValidator:
+class ToyValidator(Validator):
     """Walks the JSON table; the interface of the generated Python module."""
 
     def __init__(self, table: dict):

@@ -34,7 +34,7 @@ from ...errors import InvariantError
 from ..analysis import Speed, analyse, plan_strategy
 from ..tables import Comments, Tables, comment_text
 from .literals import ByteLine, Row, RowMacro, byte_lines, cells, chunks, comment_safe, hex64, hex_cells, uint_type
-from .windows import WindowsC, plan_windows
+from .window_test import WindowTestC, plan_window_test
 
 SHIFT_BITS = 6
 MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a uint64 row
@@ -169,7 +169,7 @@ class CPlan:
     shift: ShiftRows | None = None
     pairs: PairTables | None = None
     table: TransitionTable | None = None
-    windows: WindowsC | None = None  # auto, a k-definite language: is_valid checks windows with AVX-512
+    window_test: WindowTestC | None = None  # auto, k-definite language: is_valid checks windows with AVX-512
 
 
 def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
@@ -235,7 +235,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
                               _next_rows(tables, unit),
                               chunks(["1" if s.accepting else "0" for s in tables.states], 32))
         if not shifting else None,
-        windows=plan_windows(tables, unit, strategy) if wanted == "auto" and not plain else None,
+        window_test=plan_window_test(tables, unit, strategy) if wanted == "auto" and not plain else None,
     )
 
 
@@ -272,8 +272,8 @@ def _skips(tables: Tables, skips: tuple[SkipC, ...], shifting: bool) -> SelfLoop
 
 # Macros every source defines (the settings included: undefined at the end like the rest).
 _PRIVATE = ("SEGMENTS", "MIN_SEGMENT", "X86_", "TARGET_", "INLINE_", "BLOCK", "UNIT_", "START", "DEAD",
-            "GUESS_", "NO_SYNC_", "SYNC_WINDOW_", "CHECKS_", "WINDOWS_", "WINDOWS_TARGET_", "WINDOWS_MIN",
-            "WINDOWS_AVX2_TARGET_")
+            "GUESS_", "NO_SYNC_", "SYNC_WINDOW_", "CHECKS_", "WINDOW_TEST_", "WINDOW_TEST_TARGET_",
+            "WINDOW_TEST_MIN", "NO_WINDOW_TEST", "WINDOW_TEST_AVX2", "WINDOW_TEST_AVX2_TARGET_")
 _PRIVATE_PLAIN = ("INLINE_", "START", "DEAD")  # a finite language's source has no settings
 
 

@@ -29,6 +29,7 @@ from ...automata.pushdown import NestingError as ReferenceNestingError
 from ...errors import AbnfError
 from ...i18n import _
 from ...native import find_compiler
+from .. import Validator
 from ..arrow_input import as_bytes
 
 SIZE_MAX = ctypes.c_size_t(-1).value
@@ -96,7 +97,7 @@ class _Range(ctypes.Structure):
     _fields_ = [("lo", ctypes.c_uint8), ("hi", ctypes.c_uint8)]
 
 
-class CValidator:
+class CValidator(Validator):
     """A grammar's generated C, called in process."""
 
     def __init__(self, lib: ctypes.CDLL, prefix: str, files: Mapping[str, str] | None = None):
@@ -221,7 +222,7 @@ def _verdict(status: int, at: int, limit: int) -> int | None:
     raise MemoryError(f"the C validator's stack could not grow at byte offset {at}")
 
 
-class CPushdownValidator:
+class CPushdownValidator(Validator):
     """A recursive grammar's generated C (a pushdown validator), called in process."""
 
     NestingError = NestingError  # what it raises past the depth limit, as the Python module's attribute

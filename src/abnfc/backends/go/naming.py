@@ -1,8 +1,10 @@
 """What the Go backend's output needs of a prefix: ``<prefix>`` is the package's name, so it must
 not be a Go keyword or predeclared identifier (a file importing the package would shadow it) nor
-``main`` (a command, which cannot be imported); ``<prefix>.go`` must not end as a name the go
-tool reads as a build constraint (``_test``, ``_linux``, ``_amd64``: The Go Programming Language,
-"Build constraints", go help buildconstraint), which would leave the file out of most builds."""
+``main`` (a command, which cannot be imported) nor ``init`` (an import declares the package's
+name, and a package-level ``init`` must be a function: "cannot import package as init");
+``<prefix>.go`` must not end as a name the go tool reads as a build constraint (``_test``,
+``_linux``, ``_amd64``: The Go Programming Language, "Build constraints", go help
+buildconstraint), which would leave the file out of most builds."""
 from __future__ import annotations
 
 from ...i18n import N_
@@ -39,6 +41,8 @@ NAMING = Naming(
     reserved=(Reserved(GO_KEYWORDS | GO_PREDECLARED, N_("it is a Go keyword or predeclared identifier, and "
                                                          "the package is named after the prefix")),
               Reserved(frozenset({"main"}), N_("a Go package named main is a command, which cannot be "
-                                               "imported"))),
+                                               "imported")),
+              Reserved(frozenset({"init"}), N_("a Go package named init cannot be imported under its name "
+                                               "(init is reserved for initialization functions)"))),
     check=_constraint,
 )

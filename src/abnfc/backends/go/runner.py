@@ -23,6 +23,7 @@ from typing import Any
 
 from ...errors import AbnfError
 from ...i18n import _
+from .. import Validator
 from ..driver import DriverStream, JsonDriver, NestingError, hex_of
 from ..templating import render_template
 
@@ -97,7 +98,7 @@ def _offset(found: int) -> int | None:
     return None if found < 0 else found
 
 
-class GoValidator:
+class GoValidator(Validator):
     """A grammar's generated Go package, run in the driver program."""
 
     NestingError = NestingError  # what a pushdown validator raises, as the Python module's attribute

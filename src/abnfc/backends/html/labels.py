@@ -10,7 +10,7 @@ from __future__ import annotations
 from ...i18n import N_
 
 PAGE = (
-    N_("{file}: a grammar book"),
+    N_("{file} ({start}): a grammar book"),
     N_("Rules: {rules}; start rule: {start}."),
     N_("Contents"),
     N_("Try an input"),

@@ -3,7 +3,10 @@ translated, ready for ``templates/book.html.j2``.
 
 The tester's validator is the JavaScript backend's own module (its plan and template), inlined
 in a module script; the page's script steps the same tables to show each byte's class, states and
-grammar positions, so the page needs nothing but itself.  The script is ``static/tester.js`` (what
+grammar positions, so the page needs nothing but itself.  The positions come from the automaton
+before minimization, run alongside (``GrammarFacts.exact``, its rows written sparse): a minimal
+state merges states reached along different paths, and its positions would name rules the input
+never took; explain's steps are made the same way.  The script is ``static/tester.js`` (what
 every tester shares) followed by ``static/tester_dfa.js`` for a DFA, or by
 ``static/tester_pushdown.js`` for a self-embedding grammar's pushdown validator (its run with the
 stack: which bytes open and close nested parts, and the depth).
@@ -16,16 +19,18 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import PurePosixPath
 
 from markupsafe import Markup, escape
 
 from ...charset import Ranges, format_hex, format_readable, normalize
 from ...errors import printable
 from ...i18n import LOCALES, translate_all, translator
-from ..facts import PICTURE_DRAWN, PICTURE_NO_GRAPHVIZ, GrammarFacts, Mention
+from ..facts import PICTURE_DRAWN, PICTURE_NO_GRAPHVIZ, ExactRun, GrammarFacts, Mention, Position
 from ..js.plan import lower as lower_js
 from ..js.render import render as render_js
 from ..tables import Pushdown, Tables
@@ -129,7 +134,9 @@ def lower(tables: Tables, options: Mapping[str, str]) -> HtmlPlan:
         file_name=f"{options['prefix']}.html",
         lang=facts.locale.replace("_", "-"),
         t=page,
-        title=escape(_("{file}: a grammar book").format(file=file)),
+        # the file's name, not its path: the header's path is relative to the output folder
+        title=escape(_("{file} ({start}): a grammar book").format(file=PurePosixPath(file).name,
+                                                                  start=tables.header.start_rule)),
         summary=escape(_("Rules: {rules}; start rule: {start}.").format(
             rules=sum(not rule.core for rule in facts.rules), start=tables.header.start_rule)),
         header_lines=tuple(comment_safe(line) for line in tables.header.lines),
@@ -304,6 +311,7 @@ def _script(tables: Tables, facts: GrammarFacts, options: Mapping[str, str]) -> 
         "positions": [[[p.rule, p.alternative, p.element, [list(r) for r in p.reads]] for p in state]
                       for state in facts.positions],
         "messages": translate_all(facts.locale, labels.TESTER),
+        "exact": _exact(facts.exact),
     }
     steps = "tester_dfa.js"
     if tables.pushdown is not None:
@@ -315,6 +323,33 @@ def _script(tables: Tables, facts: GrammarFacts, options: Mapping[str, str]) -> 
         "const BOOK = " + script_safe(json.dumps(data, ensure_ascii=False, sort_keys=True)) + ";",
         script_safe(_static("tester.js") + _static(steps)),
     ]))
+
+
+def _exact(exact: ExactRun | None) -> dict[str, object] | None:
+    """The automaton before minimization as the tester runs it: each distinct position once, and
+    per state the indices of its positions; each row of the table as its most common target
+    followed by (class, target) pairs for the other cells (uri.abnf: 20,187 such cells of 71,568,
+    the table a third smaller)."""
+    if exact is None:
+        return None
+    index: dict[Position, int] = {}
+    for state in exact.positions:
+        for p in state:
+            index.setdefault(p, len(index))
+    return {
+        "byte_class": list(exact.byte_class), "rows": [_sparse_row(row) for row in exact.transitions],
+        "start": exact.start, "dead": exact.dead,
+        "position_list": [[p.rule, p.alternative, p.element, [list(r) for r in p.reads]] for p in index],
+        "positions": [[index[p] for p in state] for state in exact.positions],
+        "first_call": exact.first_call, "entries": list(exact.entries),
+        "returns": [[list(r) for r in ranges] for ranges in exact.returns],
+    }
+
+
+def _sparse_row(row: tuple[int, ...]) -> list[int]:
+    """``[default, class, target, class, target, ...]``: the cells that differ from the most common."""
+    default = Counter(row).most_common(1)[0][0]
+    return [default, *(n for cls, target in enumerate(row) if target != default for n in (cls, target))]
 
 
 __all__ = ["LOCALES", "HtmlPlan", "lower"]

@@ -1,7 +1,7 @@
 """Load a rendered book's validator: the JavaScript module inlined in the page (a DFA's, or a
 self-embedding grammar's pushdown validator), cut out between its markers and run by Node.js like
 the JavaScript backend's own files, so that the tests hold the page's validator to the same
-verdicts as every other engine."""
+verdicts as every other validator."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

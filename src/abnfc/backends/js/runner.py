@@ -17,6 +17,7 @@ from typing import Any
 
 from ...errors import AbnfError
 from ...i18n import _
+from .. import Validator
 from ..driver import DriverStream, JsonDriver, NestingError, hex_of
 
 BATCH = 2000  # inputs per request
@@ -57,7 +58,7 @@ def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list[JsVali
     return validators
 
 
-class JsValidator:
+class JsValidator(Validator):
     """A grammar's generated JavaScript module, run by Node.js."""
 
     NestingError = NestingError  # what a pushdown validator raises, as the Python module's attribute

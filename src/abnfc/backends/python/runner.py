@@ -2,14 +2,19 @@
 
 The modules are imported under private names and kept out of ``sys.modules``, so loading a
 validator never shadows a module of the user's, and two validators of the same name coexist.
+Each module gets :class:`~abnfc.backends.Validator`'s ``first_errors`` and ``validate_arrow`` as
+functions, so that it offers the whole interface.
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import itertools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
+
+from .. import Validator
 
 _counter = itertools.count()
 
@@ -27,4 +32,7 @@ def _load(files: Mapping[str, str], folder: Path) -> ModuleType:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    for name in ("first_errors", "validate_arrow"):
+        if not hasattr(module, name):
+            setattr(module, name, functools.partial(getattr(Validator, name), module))
     return module

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ...errors import AbnfError
 from ...i18n import _
+from .. import Validator
 from ..driver import DriverProcess, NestingError, hex_of
 from ..templating import render_template
 
@@ -116,7 +117,7 @@ def _ranges(words: list[str]) -> list[tuple[int, int]]:
     return [(int(word[:2], 16), int(word[3:], 16)) for word in words]
 
 
-class RustValidator:
+class RustValidator(Validator):
     """A grammar's generated Rust module, run in the driver program."""
 
     NestingError = NestingError  # what a pushdown validator raises, as the Python module's attribute

@@ -1,7 +1,9 @@
 """Option groups the commands share, declared once: the grammar input (GRAMMAR, ``--start``,
 ``--import``, ``--encoding``), the limits, the exploration bound of recursive grammars, the
-output language (``--locale``), and the argument types; and how a command turns them into a
-:class:`~abnfc.pipeline.Compilation`.
+output language (``--locale``), the implementation to run, and the argument types; and how a
+command turns them into a :class:`~abnfc.pipeline.Compilation` (:func:`parsed`: read, parsed and
+resolved, so that a command finds every mistake in its grammars before it compiles any) and a
+:class:`~abnfc.crosscheck.programs.Target`.
 
 Heavy modules (the front end, the automata) are imported only when a command runs, so building
 the command line stays quick.
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING
 from ...i18n import LOCALES, N_, _
 
 if TYPE_CHECKING:
+    from ...crosscheck.programs import Target
     from ...pipeline import Compilation, Limits
 
 # The limits' defaults, as in abnfc.pipeline.Limits (a test checks they agree): repeated here so
@@ -68,14 +71,14 @@ def add_grammar(parser: argparse.ArgumentParser, metavar: str = "GRAMMAR") -> No
 
 
 def add_limits(parser: argparse.ArgumentParser, max_work: int = DEFAULT_MAX_WORK) -> None:
-    """The limits of every stage and engine (see the README's "Command line"); ``max_work`` is
-    the command's default work limit."""
+    """The limits of every stage and of the interpreter (see docs/reference/cli.md);
+    ``max_work`` is the command's default work limit."""
     parser.add_argument("--max-nfa-states", type=positive, default=DEFAULT_MAX_NFA_STATES, metavar="N",
                         help=N_("NFA size limit (default %(default)s)"))
     parser.add_argument("--max-dfa-states", type=positive, default=DEFAULT_MAX_DFA_STATES, metavar="N",
                         help=N_("DFA size limit before minimization (default %(default)s)"))
     parser.add_argument("--max-work", type=positive, default=max_work, metavar="N",
-                        help=N_("the work each engine may do (default %(default)s): the steps of the "
+                        help=N_("the work each algorithm may do (default %(default)s): the steps of the "
                              "subset construction and of minimization, or the interpreter's and "
                              "the tree search's steps beyond 100 a byte"))
 
@@ -122,6 +125,13 @@ def compilation(args: argparse.Namespace, path: str | None = None, start: str | 
     return Compilation(grammar, args.start if path is None else start, limits(args), prose)
 
 
+def parsed(args: argparse.Namespace, path: str | None = None, start: str | None = None) -> Compilation:
+    """:func:`compilation`, with the grammar resolved (every error in it found, nothing compiled)."""
+    found = compilation(args, path, start)
+    found.resolved  # noqa: B018 -- resolving raises the grammar's errors, with file, line and column
+    return found
+
+
 def add_target(parser: argparse.ArgumentParser) -> None:
     """The implementation ``crosscheck`` and ``learn`` run: a program or a Python function, and
     how it answers."""
@@ -139,25 +149,8 @@ def add_target(parser: argparse.ArgumentParser) -> None:
                         help=N_("how long the program may take to show progress (default 10)"))
 
 
-def target_runner(args: argparse.Namespace, progress):
-    """(the runner of the implementation the options name, its protocol's name)."""
-    import shlex
+def target(args: argparse.Namespace) -> Target:
+    """The implementation the options name, checked (AbnfError when it cannot be run)."""
+    from ...crosscheck.programs import Target
 
-    from ...crosscheck.programs import ExitStatus, HexLines, PythonFunction
-    from ...errors import AbnfError
-
-    if args.python:
-        if args.protocol:
-            raise AbnfError.at(None, _("--protocol applies to --cmd programs, not to --python functions"))
-        return PythonFunction(args.python, args.timeout, progress), "python"
-    try:
-        argv = shlex.split(args.cmd)
-    except ValueError as error:
-        raise AbnfError.at(None, _("cannot split --cmd {command!r}: {error}").format(command=args.cmd,
-                                                                                     error=error)) from None
-    if not argv:
-        raise AbnfError.at(None, _("--cmd is empty"))
-    protocol = args.protocol or "hex-lines"
-    if protocol == "exit":
-        return ExitStatus(argv, args.timeout, progress), protocol
-    return HexLines(argv, args.timeout, progress), protocol
+    return Target.of(args.cmd, args.python, args.protocol, args.timeout)

@@ -5,7 +5,7 @@ Each file is written to a temporary file in the target folder and renamed over t
 back meanwhile, so an interrupted run leaves each file either as it was or complete, and no
 temporary file.  Check mode (:func:`stale_files`) writes nothing and says what is stale.
 Problems of the output folder are the user's to fix: they raise :class:`AbnfError` naming the
-path.
+path, and :func:`check_writable` finds the usual ones before a command does its work.
 """
 from __future__ import annotations
 
@@ -61,6 +61,24 @@ def write_files(files: Mapping[str, str], out_dir: str) -> list[str]:
             raise AbnfError.at(None, _("cannot write {path}: {reason}").format(path=target,
                                                                                reason=_reason(error))) from None
     return changed
+
+
+def check_writable(out_dir: str, file: str | None = None) -> None:
+    """AbnfError, as :func:`write_files` would raise it, when ``out_dir`` is a file or cannot be
+    created, or ``file`` in it is a folder: called before a command's work, so that such a mistake
+    in ``--out`` costs no compiling.  An existing folder is left for writing to judge: files that
+    are up to date need no permission to write."""
+    folder = Path(out_dir)
+    if folder.exists() and not folder.is_dir():
+        raise AbnfError.at(None, _("cannot write to {folder}: it is a file, not a folder").format(folder=out_dir))
+    if not folder.exists():
+        existing = next(parent for parent in folder.absolute().parents if parent.exists())
+        if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+            raise AbnfError.at(None, _("cannot create the output folder {folder}: {reason}").format(
+                folder=out_dir, reason=os.strerror(errno.ENOTDIR if not existing.is_dir() else errno.EACCES)))
+    elif file is not None and (folder / file).is_dir():
+        raise AbnfError.at(None, _("cannot write {path}: {reason}").format(
+            path=folder / file, reason=os.strerror(errno.EISDIR)))
 
 
 def write_and_say(files: Mapping[str, str], out_dir: str) -> None:

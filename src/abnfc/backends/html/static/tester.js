@@ -19,6 +19,23 @@ const within = (byte, ranges) => ranges.some(([lo, hi]) => lo <= byte && byte <=
 const classOf = new Uint8Array(256);
 CLASSES.forEach((ranges, index) => { for (const [lo, hi] of ranges) classOf.fill(index, lo, hi + 1); });
 
+// The automaton before minimization (BOOK.exact), run alongside the validator: its states are
+// exactly the sets of grammar positions an input can be at, where a minimal state merges states
+// reached along different paths.  So the tester names only the positions on the path the input
+// took, as abnfc explain does.  Null when the book could not embed it (a very large table): then
+// a state's positions are all those of the minimal state.
+const EXACT = BOOK.exact;
+if (EXACT) { // each row: its most common target, then (class, target) pairs for the other cells
+  const classes = Math.max(...EXACT.byte_class) + 1;
+  EXACT.transitions = EXACT.rows.map(([common, ...pairs]) => {
+    const row = new Array(classes).fill(common);
+    for (let i = 0; i < pairs.length; i += 2) row[pairs[i]] = pairs[i + 1];
+    return row;
+  });
+}
+const EXACT_POSITIONS = EXACT ? EXACT.positions.map((list) => list.map((index) => EXACT.position_list[index])) : null;
+const positionsAt = (state, exact) => (EXACT_POSITIONS && exact !== null ? EXACT_POSITIONS[exact] : BOOK.positions[state]);
+
 function position([rule, alternative, element, reads]) {
   return message("{bytes} ({rule} alternative {alternative}, element {element})",
     { bytes: abnfBytes(reads), rule, alternative, element });
@@ -61,11 +78,12 @@ function showBytes(bytes, error) {
   if (end < bytes.length) box.append(element("span", "…", "elided"));
 }
 
-// One item of ``list`` per set of bytes ``state`` reads, with exactly the positions that read
-// those bytes there (a position is never listed under bytes it does not read); the groups.
-function expectedItems(list, state) {
+// One item of ``list`` per set of bytes ``positions`` read (those of a state on the input's
+// path), with exactly the positions that read those bytes there (a position is never listed
+// under bytes it does not read); the groups.
+function expectedItems(list, positions) {
   const groups = new Map();
-  for (const position of BOOK.positions[state]) {
+  for (const position of positions) {
     const key = JSON.stringify(position[3]);
     if (!groups.has(key)) groups.set(key, { ranges: position[3], places: [] });
     groups.get(key).places.push(place(position));

@@ -14,21 +14,36 @@ function showVerdict(bytes, error, validator) {
   verdict.dataset.state = String(validator.state);
 }
 
-// At the first error: the bytes the state could read, each set with the positions reading it.
-function showExpected(error, state) {
+// The state of the automaton before minimization before each byte of bytes[0..end) and after
+// the last (end + 1 states), or null when the book has none.
+function exactStates(bytes, end) {
+  if (!EXACT) return null;
+  const states = new Int32Array(end + 1);
+  let state = EXACT.start;
+  for (let offset = 0; offset < end; offset++) {
+    states[offset] = state;
+    state = EXACT.transitions[state][EXACT.byte_class[bytes[offset]]];
+  }
+  states[end] = state;
+  return states;
+}
+
+// At the first error: the bytes the state could read, each set with the positions on the
+// input's path reading it (``exact``: the state of the automaton before minimization, or null).
+function showExpected(error, state, exact) {
   const box = document.getElementById("expected");
   box.replaceChildren();
   if (error === null) return;
   box.append(element("p", message("Expected at offset {offset}:", { offset: error })));
   const list = element("ul");
-  const groups = expectedItems(list, state);
+  const groups = expectedItems(list, positionsAt(state, exact));
   if (groups.size === 0 || ACCEPTING.includes(state)) list.append(element("li", message("the end of the input")));
   box.append(list);
 }
 
 // One row per byte up to the first error: offset, byte, class, state before and after, and the
-// grammar positions of the state before that read the byte.
-function showSteps(bytes, error) {
+// grammar positions on the input's path that read the byte (``exact``: see exactStates).
+function showSteps(bytes, error, exact) {
   const box = document.getElementById("steps");
   box.replaceChildren();
   if (bytes.length === 0) return;
@@ -46,7 +61,7 @@ function showSteps(bytes, error) {
     const byte = bytes[offset];
     const cls = classOf[byte];
     const next = TRANSITIONS[state][cls];
-    const readers = BOOK.positions[state].filter((p) => within(byte, p[3]));
+    const readers = positionsAt(state, exact ? exact[offset] : null).filter((p) => within(byte, p[3]));
     const row = element("tr", undefined, next === DEAD ? "error" : "");
     const printable = byte >= 0x21 && byte <= 0x7e ? ` ${String.fromCharCode(byte)}` : "";
     const cells = [String(offset), "0x" + hex2(byte) + printable, String(cls), String(state), String(next),
@@ -76,8 +91,12 @@ function update() {
   if (error !== firstError(bytes)) throw new Error("the incremental and whole-input validators disagree");
   showVerdict(bytes, error, validator);
   showBytes(bytes, error);
-  showExpected(error, validator.state);
-  showSteps(bytes, error);
+  const exact = exactStates(bytes, error ?? bytes.length);
+  if (exact && (exact[exact.length - 1] === EXACT.dead) !== (validator.state === DEAD)) {
+    throw new Error("the tester's automata disagree");
+  }
+  showExpected(error, validator.state, exact ? exact[exact.length - 1] : null);
+  showSteps(bytes, error, exact);
 }
 
 start(update);

@@ -11,12 +11,17 @@ const intersect = (a, b) => {
 };
 const partName = (state) => (BOOK.parts.find(([, first, end]) => first <= state && state < end) ?? ["?"])[0];
 
-// The run over bytes[0..end) as the validator takes it.  Steps from offset keep on are added to
-// rows: the state before and after each byte, the call state pushed or popped (0 if none) and
-// the depth after.  Returns the state and the stack where the run stops (before a failing byte).
+// The run over bytes[0..end) as the validator takes it, with the run of the machines before
+// minimization alongside (BOOK.exact, when the book has it: the same calls and returns, call for
+// call).  Steps from offset keep on are added to rows: the state before and after each byte, the
+// call state pushed or popped (0 if none), the depth after, and the states of the run alongside
+// (the state before, the call state popped).  Returns the states and the stacks of both runs
+// where they stop (before a failing byte); the exact ones are null without BOOK.exact.
 function run(bytes, end, keep, rows) {
   let state = START;
   const stack = [];
+  let exact = EXACT ? EXACT.start : null;
+  const exactStack = [];
   for (let offset = 0; offset < end; offset++) {
     const byte = bytes[offset];
     const cls = classOf[byte];
@@ -32,11 +37,27 @@ function run(bytes, end, keep, rows) {
       stack.push(next);
       next = ENTRIES[next - FIRST_CALL];
     }
-    if (offset >= keep) rows.push({ offset, byte, cls, state, next, pushed, popped, depth: stack.length });
+    let exactNext = null;
+    let exactPopped = 0;
+    if (EXACT) {
+      const exactClass = EXACT.byte_class[byte];
+      exactNext = EXACT.transitions[exact][exactClass];
+      if (popped) {
+        exactPopped = exactStack.pop();
+        exactNext = EXACT.transitions[exactPopped][exactClass];
+      }
+      if (pushed) {
+        if (exactNext < EXACT.first_call) throw new Error("the tester's runs disagree on a call");
+        exactStack.push(exactNext);
+        exactNext = EXACT.entries[exactNext - EXACT.first_call];
+      }
+    }
+    if (offset >= keep) rows.push({ offset, byte, cls, state, next, pushed, popped, depth: stack.length, exact, exactPopped });
     if (next === DEAD) break;
     state = next;
+    exact = exactNext;
   }
-  return { state, stack };
+  return { state, stack, exact: EXACT ? exact : null, exactStack: EXACT ? exactStack : null };
 }
 
 function showVerdict(bytes, error, validator) {
@@ -73,20 +94,23 @@ function showTooDeep(bytes, problem) {
   for (const id of ["expected", "steps"]) document.getElementById(id).replaceChildren();
 }
 
-// At the first error: the bytes the state could read, each set with the positions reading it,
-// and where the state may close the nested part open, the closing bytes with the positions of
-// the call state on top of the stack that read them.
-function showExpected(error, state, stack) {
+// At the first error: the bytes the state could read, each set with the positions on the
+// input's path reading it, and where the state may close the nested part open, the closing bytes
+// with the positions of the call state on top of the stack that read them (``stop``: where run()
+// stopped).
+function showExpected(error, stop) {
+  const { state, stack } = stop;
   const box = document.getElementById("expected");
   box.replaceChildren();
   if (error === null) return;
   box.append(element("p", message("Expected at offset {offset}:", { offset: error })));
   const list = element("ul");
-  const groups = expectedItems(list, state);
+  const groups = expectedItems(list, positionsAt(state, stop.exact));
   const closing = stack.length > 0 ? RETURNS[state] ?? [] : [];
   if (closing.length > 0) {
     const call = stack[stack.length - 1];
-    for (const position of BOOK.positions[call]) {
+    const exactCall = stop.exactStack ? stop.exactStack[stop.exactStack.length - 1] : null;
+    for (const position of positionsAt(call, exactCall)) {
       const ranges = intersect(position[3], closing);
       if (ranges.length === 0) continue;
       const item = element("li", undefined, "closes");
@@ -117,9 +141,9 @@ function showSteps(bytes, error) {
   const first = Math.max(0, last - MAX_STEPS + 1);
   const rows = [];
   run(bytes, last + 1, first, rows);
-  for (const { offset, byte, cls, state, next, pushed, popped, depth } of rows) {
+  for (const { offset, byte, cls, state, next, pushed, popped, depth, exact, exactPopped } of rows) {
     const reader = popped || state;
-    const readers = BOOK.positions[reader].filter((p) => within(byte, p[3]));
+    const readers = positionsAt(reader, popped ? exactPopped : exact).filter((p) => within(byte, p[3]));
     const nesting = pushed
       ? message("opens {part} (call state {call} pushed, depth {depth})", { part: partName(ENTRIES[pushed - FIRST_CALL]), call: pushed, depth })
       : popped ? message("closes {part} (call state {call} popped, depth {depth})", { part: partName(state), call: popped, depth }) : "";
@@ -160,7 +184,7 @@ function update() {
   if (stop.state !== validator.state || stop.stack.length !== validator.depth) throw new Error("the tester's run and the validator disagree");
   showVerdict(bytes, error, validator);
   showBytes(bytes, error);
-  showExpected(error, stop.state, stop.stack);
+  showExpected(error, stop);
   showSteps(bytes, error);
 }
 

@@ -52,7 +52,7 @@ Context = tuple[int, ...]  # the last k byte classes
 
 
 @dataclass(frozen=True)
-class Windows:
+class WindowTest:
     k: int
     boxes: tuple[tuple[frozenset[int], ...], ...]  # per box: per position 0..k (oldest first), its classes
     masks: tuple[tuple[int, ...], ...]  # per distance d = 0..k back, per byte: the boxes holding its class
@@ -60,33 +60,33 @@ class Windows:
 
 
 @dataclass(frozen=True)
-class NoWindows:
+class NoWindowTest:
     reason: str  # why the language gets no window test
 
 
-def windows(dfa: Dfa, definite: Definiteness | None = None) -> Windows | NoWindows:
+def window_test(dfa: Dfa, definite: Definiteness | None = None) -> WindowTest | NoWindowTest:
     """The window test of ``dfa``'s language, or why it has none (``definite``: the DFA's
     definiteness, when the caller has it already)."""
     k = (definite or definiteness(dfa)).k
     if k is None or k == 0:
-        return NoWindows(_("not definite") if k is None else _("one live state: no windows needed"))
+        return NoWindowTest(_("not definite") if k is None else _("one live state: no windows needed"))
     if k > MAX_K:
-        return NoWindows(_("{k}-definite: windows longer than {limit} bytes").format(k=k, limit=MAX_K + 1))
+        return NoWindowTest(_("{k}-definite: windows longer than {limit} bytes").format(k=k, limit=MAX_K + 1))
     live = _live(dfa)
     contexts = _contexts(dfa, live, k)
     if contexts is None:
-        return NoWindows(_("more than {limit} contexts of {k} bytes").format(limit=MAX_CONTEXTS, k=k))
+        return NoWindowTest(_("more than {limit} contexts of {k} bytes").format(limit=MAX_CONTEXTS, k=k))
     allowed: list[Context] = []
     forbidden: list[Context] = []
     for context, state in contexts.items():
         for cls, target in enumerate(dfa.transitions[state]):
             (allowed if target in live else forbidden).append((*context, cls))
     if len(allowed) + len(forbidden) > MAX_WINDOWS:
-        return NoWindows(_("more than {limit} windows").format(limit=MAX_WINDOWS))
+        return NoWindowTest(_("more than {limit} windows").format(limit=MAX_WINDOWS))
     boxes = _cover(allowed, forbidden, k + 1, dfa.num_classes)
     if boxes is None:
-        return NoWindows(_("its forbidden windows need more than {limit} boxes").format(limit=MAX_BOXES))
-    return Windows(k, boxes, _masks(dfa, boxes, k), tuple(sorted(live)))
+        return NoWindowTest(_("its forbidden windows need more than {limit} boxes").format(limit=MAX_BOXES))
+    return WindowTest(k, boxes, _masks(dfa, boxes, k), tuple(sorted(live)))
 
 
 def _contexts(dfa: Dfa, live: set[int], k: int) -> dict[Context, int] | None:
@@ -199,7 +199,7 @@ def _masks(dfa: Dfa, boxes: tuple[tuple[frozenset[int], ...], ...], k: int) -> t
     return tuple(masks)
 
 
-def accepts(test: Windows, dfa: Dfa, data: bytes) -> bool:
+def accepts(test: WindowTest, dfa: Dfa, data: bytes) -> bool:
     """Whether ``data`` is valid, decided as generated code decides it: the first k bytes by the
     DFA, every later position by its window, the end by the last k bytes (the reference the
     generated SIMD code is tested against)."""
@@ -222,9 +222,9 @@ def accepts(test: Windows, dfa: Dfa, data: bytes) -> bool:
     return False
 
 
-def sentence(found: Windows | NoWindows, min_length: int) -> str:
+def sentence(found: WindowTest | NoWindowTest, min_length: int) -> str:
     """What ``abnfc dfa`` says of the window test (the C backend's, taken from ``min_length`` bytes)."""
-    if isinstance(found, NoWindows):
+    if isinstance(found, NoWindowTest):
         return _("no window test: {reason}").format(reason=found.reason)
     return _("window test: the forbidden windows of {width} bytes are covered by {boxes} boxes of byte "
              "classes, which the generated C (--c-strategy auto) checks 64 positions at a time in is_valid, on "

@@ -1,4 +1,4 @@
-"""The C window test of is_valid (AVX-512 VBMI; abnfc.automata.windows, backends/c/windows.py):
+"""The C window test of is_valid (AVX-512 VBMI; abnfc.automata.window_test, backends/c/window_test.py):
 built with the shortest window input at its least, so every input past k bytes takes it, and
 checked by the records harness (is_valid against the scalar first_error, also at odd addresses
 under the sanitizers) and against the DFA's own first errors."""
@@ -10,7 +10,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers.c_build import CLANG, HARNESS_DIR, SANITIZE, build, generate, needs_gcc, run_records, tool, write_records
+from helpers.c_build import (
+    CLANG,
+    GCC,
+    HARNESS_DIR,
+    SANITIZE,
+    build,
+    generate,
+    needs_gcc,
+    run_records,
+    tool,
+    write_records,
+)
 from helpers.paths import ROOT
 from helpers.walks import class_edges, mutated_walks
 from test_c import UTF8_TEXT, utf8_first_error, utf8_inputs
@@ -58,13 +69,35 @@ def edge_windows(dfa: Dfa) -> list[bytes]:
 
 def test_the_plan_has_windows_only_where_they_apply(tmp_path):
     auto = generate(tmp_path / "auto", UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf")
-    assert auto.plan.windows is not None and (auto.plan.windows.k, auto.plan.windows.boxes) == (3, 7)
-    assert "utf8_windows_valid_" in auto.source.read_text(encoding="utf-8")
+    assert auto.plan.window_test is not None and (auto.plan.window_test.k, auto.plan.window_test.boxes) == (3, 7)
+    assert "utf8_window_test_valid_" in auto.source.read_text(encoding="utf-8")
     table = generate(tmp_path / "table", UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf", strategy="table")
-    assert table.plan.windows is None  # a strategy asked for by name runs as it is
+    assert table.plan.window_test is None  # a strategy asked for by name runs as it is
     uri = (ROOT / "grammars" / "uri.abnf").read_text(encoding="utf-8")
-    assert generate(tmp_path / "uri", uri, "uri").plan.windows is None  # not definite
+    assert generate(tmp_path / "uri", uri, "uri").plan.window_test is None  # not definite
 
+
+
+@pytest.mark.parametrize("names", [("NO_WINDOW_TEST", "WINDOW_TEST_MIN", "WINDOW_TEST_AVX2"),
+                                   ("NO_WINDOWS", "WINDOWS_MIN", "WINDOWS_AVX2")], ids=["names", "former-names"])
+def test_the_settings_under_their_names_and_former_names(names, tmp_path):
+    """Each setting of the window test works under its name and its former name (the preprocessed
+    is_valid and CPU check show it), and the names say window test, not windows."""
+    gen = generate(tmp_path, UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf")
+    off, shortest, avx2 = (f"-DUTF8_{name}" for name in names)
+
+    def preprocessed(*defines: str) -> str:
+        command = [GCC, "-std=c99", "-E", "-P", *defines, f"-I{gen.folder}", str(gen.source)]
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+    vbmi = '__builtin_cpu_supports("avx512vbmi")'
+    plain = preprocessed()
+    assert "len >= 256u && len > 3u" in plain and vbmi in plain
+    assert "len >= 1 && len > 3u" in preprocessed(f"{shortest}=1")
+    assert "utf8_have_window_test_" not in preprocessed(off)
+    assert vbmi not in preprocessed(avx2) and "utf8_win_scan2_" in preprocessed(avx2)
+    assert "WINDOWS" not in gen.source.read_text(encoding="utf-8").replace("_NO_WINDOWS", "").replace(
+        "_WINDOWS_MIN", "").replace("_WINDOWS_AVX2", "")
 
 @pytest.mark.parametrize("instance", INSTANCES)
 def test_utf8_windows_under_sanitizers(instance, tmp_path):
@@ -72,7 +105,7 @@ def test_utf8_windows_under_sanitizers(instance, tmp_path):
     walks = mutated_walks(gen.minimal, random.Random(8), 1500, 300, ascii_share=0.3, cut_share=0.2)
     inputs = utf8_inputs() + walks + edge_windows(gen.minimal)
     binary = build(gen, "check_records.c", tmp_path / "check",
-                   [*SANITIZE, "-DUTF8_WINDOWS_MIN=1", *(f"-DUTF8_WINDOWS_{name}" for name in instance)])
+                   [*SANITIZE, "-DUTF8_WINDOW_TEST_MIN=1", *(f"-DUTF8_WINDOW_TEST_{name}" for name in instance)])
     assert run_records(binary, write_records(tmp_path / "records", inputs)) == [utf8_first_error(d) for d in inputs]
 
 
@@ -81,11 +114,11 @@ def test_utf8_windows_under_sanitizers(instance, tmp_path):
 def test_variant_windows_agree_with_the_dfa(variant, instance, tmp_path):
     text = (ROOT / "grammars" / "variants" / variant).read_text(encoding="utf-8")
     gen = generate(tmp_path, text, "v")
-    assert gen.plan.windows is not None
+    assert gen.plan.window_test is not None
     inputs = mutated_walks(gen.minimal, random.Random(variant), 1500, 300, ascii_share=0.3,
                                                           cut_share=0.2) + edge_windows(gen.minimal)
     binary = build(gen, "check_records.c", tmp_path / "check",
-                   ["-std=c99", "-O2", "-DV_WINDOWS_MIN=1", *(f"-DV_WINDOWS_{name}" for name in instance)])
+                   ["-std=c99", "-O2", "-DV_WINDOW_TEST_MIN=1", *(f"-DV_WINDOW_TEST_{name}" for name in instance)])
     assert run_records(binary, write_records(tmp_path / "records", inputs)) == [
         gen.minimal.first_error(d) for d in inputs]
 
@@ -111,19 +144,19 @@ def test_every_case_grammar_with_windows_through_the_runner(monkeypatch):
     from conftest import PLAIN, compile_text, files_for, validators
     from test_cases import MATCH_CASES, _regular
 
-    import abnfc.backends.c.windows as c_windows
-    from abnfc.automata.windows import Windows, windows
+    import abnfc.backends.c.window_test as c_window_test
+    from abnfc.automata.window_test import WindowTest, window_test
 
-    monkeypatch.setattr(c_windows, "MIN_LENGTH", 1)
+    monkeypatch.setattr(c_window_test, "MIN_LENGTH", 1)
     chosen: dict[tuple[str, str | None], list[bytes]] = {}
     for case in MATCH_CASES:
         if case.setup != PLAIN or not _regular(case):
             continue
         minimal = compile_text(case.grammar, case.start).minimal
-        if not isinstance(windows(minimal), Windows):
+        if not isinstance(window_test(minimal), WindowTest):
             continue
         [source] = [body for name, body in files_for(case.grammar, "c", "g", case.start).items() if name.endswith(".c")]
-        if "g_windows_valid_" in source:  # not a finite language's plain loop
+        if "g_window_test_valid_" in source:  # not a finite language's plain loop
             chosen.setdefault((case.grammar, case.start), []).extend([*case.accept, *case.reject])
     loaded = validators([text for text, _ in chosen], "c", starts=[start for _, start in chosen])
     windowed = 0
@@ -142,9 +175,9 @@ def test_every_case_grammar_with_windows_through_the_runner(monkeypatch):
 def test_a_language_with_no_forbidden_window_compiles_strictly(tmp_path):
     """After its first byte every byte may follow: no box, one group of zero masks."""
     gen = generate(tmp_path, "x = %x41 *%x00-FF\n", "anyafter")
-    assert gen.plan.windows is not None and gen.plan.windows.boxes == 0 and gen.plan.windows.groups == 1
+    assert gen.plan.window_test is not None and gen.plan.window_test.boxes == 0 and gen.plan.window_test.groups == 1
     binary = build(gen, "check_records.c", tmp_path / "check", ["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror",
-                                                                "-DANYAFTER_WINDOWS_MIN=1"])
+                                                                "-DANYAFTER_WINDOW_TEST_MIN=1"])
     inputs = [b"", b"A", b"B", b"AB", b"A" + bytes(range(256)), b"BA" * 100]
     assert run_records(binary, write_records(tmp_path / "records", inputs)) == [
         gen.minimal.first_error(d) for d in inputs]

@@ -1,5 +1,5 @@
 """The window test of a k-definite language as C: tables for an AVX-512 VBMI loop that checks 64
-positions at once (see :mod:`abnfc.automata.windows` for the test and why it is exact).
+positions at once (see :mod:`abnfc.automata.window_test` for the test and why it is exact).
 
 Each 64-byte block is read as byte classes (one ``vpermi2b`` over a 128-entry table for the bytes
 80-FF; the bytes 00-7F by a second one, or by a constant when they are all one class), each
@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...automata.dfa import Dfa
-from ...automata.windows import Windows, windows
+from ...automata.window_test import WindowTest, window_test
 from ..tables import Tables
 from .literals import hex_cells
 
@@ -44,7 +44,7 @@ class NibbleRow:
 
 
 @dataclass(frozen=True)
-class WindowsC:
+class WindowTestC:
     k: int
     boxes: int
     high_classes: str  # 128 cells: the class of each byte 80-FF
@@ -62,14 +62,14 @@ class WindowsC:
     avx2_rows: tuple[NibbleRow, ...]
 
 
-def plan_windows(tables: Tables, unit: int, strategy: str) -> WindowsC | None:
+def plan_window_test(tables: Tables, unit: int, strategy: str) -> WindowTestC | None:
     """The window test's C tables, or None when the language has none or it does not fit."""
     if tables.num_classes > MAX_CLASSES or tables.pushdown is not None:
         return None
     dfa = Dfa(tables.classes, tuple(s.targets for s in tables.states), tables.start,
               frozenset(tables.accepting), tables.dead)
-    found = windows(dfa)
-    if not isinstance(found, Windows) or len(found.live) != tables.num_states - 1:
+    found = window_test(dfa)
+    if not isinstance(found, WindowTest) or len(found.live) != tables.num_states - 1:
         return None  # the loop takes "not dead" for "live": no other state may be hopeless
     classes = tables.byte_class
     uniform = len(set(classes[:128])) == 1
@@ -77,7 +77,7 @@ def plan_windows(tables: Tables, unit: int, strategy: str) -> WindowsC | None:
     masks = tuple(tuple(_class_masks(classes, mask, group) for mask in found.masks) for group in range(groups))
     low = classes[0]
     all_low_allowed = _and_all(found.masks, 0) == 0
-    return WindowsC(
+    return WindowTestC(
         k=found.k,
         boxes=len(found.boxes),
         high_classes=hex_cells(list(classes[128:])),

@@ -1,4 +1,4 @@
-"""Window tests (abnfc.automata.windows): the derived test decides exactly what the DFA decides."""
+"""Window tests (abnfc.automata.window_test): the derived test decides exactly what the DFA decides."""
 from __future__ import annotations
 
 import random
@@ -10,7 +10,7 @@ from helpers.walks import class_edges, mutated_walks
 from test_learn import random_dfa
 
 from abnfc.automata.dfa import Dfa
-from abnfc.automata.windows import NoWindows, Windows, accepts, windows
+from abnfc.automata.window_test import NoWindowTest, WindowTest, accepts, window_test
 from abnfc.frontend.source import load
 from abnfc.pipeline import Compilation
 
@@ -28,8 +28,8 @@ def inputs(dfa: Dfa, rng: random.Random, length: int, count: int) -> list[bytes]
 @pytest.mark.parametrize("grammar", sorted(GRAMMARS))
 def test_the_grammars_windows_decide_as_their_dfa(grammar):
     dfa = Compilation(load(str(ROOT / "grammars" / grammar))).minimal
-    test = windows(dfa)
-    assert isinstance(test, Windows) and (test.k, len(test.boxes)) == GRAMMARS[grammar]
+    test = window_test(dfa)
+    assert isinstance(test, WindowTest) and (test.k, len(test.boxes)) == GRAMMARS[grammar]
     rng = random.Random(1)
     for data in inputs(dfa, rng, 3, 3000):
         assert accepts(test, dfa, data) == dfa.matches(data), data.hex()
@@ -38,8 +38,8 @@ def test_the_grammars_windows_decide_as_their_dfa(grammar):
 @pytest.mark.slow
 def test_utf8_windows_on_every_word_of_five_class_edges():
     dfa = Compilation(load(str(ROOT / "grammars" / "utf8.abnf"))).minimal
-    test = windows(dfa)
-    assert isinstance(test, Windows)
+    test = window_test(dfa)
+    assert isinstance(test, WindowTest)
     for data in inputs(dfa, random.Random(2), 5, 0):
         assert accepts(test, dfa, data) == dfa.matches(data), data.hex()
 
@@ -49,8 +49,8 @@ def test_random_dfas_windows_decide_as_their_dfa():
     for seed in range(300):
         rng = random.Random(seed)
         dfa = random_dfa(rng, rng.randint(2, 8))
-        test = windows(dfa)
-        if isinstance(test, NoWindows):
+        test = window_test(dfa)
+        if isinstance(test, NoWindowTest):
             continue
         tested += 1
         for data in inputs(dfa, rng, 4, 300):
@@ -60,15 +60,15 @@ def test_random_dfas_windows_decide_as_their_dfa():
 
 def test_languages_without_windows_say_why():
     uri = Compilation(load(str(ROOT / "grammars" / "uri.abnf"))).minimal
-    assert windows(uri) == NoWindows("not definite")
+    assert window_test(uri) == NoWindowTest("not definite")
     datetime = Compilation(load(str(ROOT / "grammars" / "datetime.abnf"))).minimal
-    assert windows(datetime) == NoWindows("8-definite: windows longer than 7 bytes")
+    assert window_test(datetime) == NoWindowTest("8-definite: windows longer than 7 bytes")
 
 
 
 def test_a_cover_past_the_box_limit_gives_up_and_says_so(monkeypatch):
-    import abnfc.automata.windows.cover as module
+    import abnfc.automata.window_test.cover as module
 
     monkeypatch.setattr(module, "MAX_BOXES", 4)
     utf8 = Compilation(load(str(ROOT / "grammars" / "utf8.abnf"))).minimal
-    assert windows(utf8) == NoWindows("its forbidden windows need more than 4 boxes")
+    assert window_test(utf8) == NoWindowTest("its forbidden windows need more than 4 boxes")

@@ -28,11 +28,11 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from ..automata.dfa import Dfa
-from ..automata.product import completions, pairs, shortest_words
-from ..errors import AbnfError
-from ..i18n import _
-from .language import Language
+from ...automata.dfa import Dfa
+from ...automata.product import completions, pairs, shortest_words
+from ...errors import AbnfError
+from ...i18n import _
+from ..language import Language
 
 DIALECT_OF = re.compile(r"^;\s*dialect of:\s*(.+?)\s*$", re.IGNORECASE)
 FOLDER = "variants"
