@@ -15,7 +15,7 @@ from abnfc.crosscheck.language import Language, load_language
 from abnfc.crosscheck.neighbours import Neighbour, dialect_of, discover, expand, for_grammar, witnesses
 from abnfc.crosscheck.session import Amounts, Progress, crosscheck
 from abnfc.errors import AbnfError
-from abnfc.frontend.source import load
+from abnfc.frontend.source import from_text, load
 from abnfc.pipeline import Compilation
 
 pytestmark = pytest.mark.usefixtures("at_root")
@@ -246,3 +246,29 @@ def test_learn_takes_the_users_neighbours(capsys, tmp_path):
     assert "rfc2279-utf8-no-surrogates.abnf" in out_file.read_text()
     status, out = run_cli_text(capsys, "diff", str(out_file), "grammars/variants/rfc2279-utf8-no-surrogates.abnf")
     assert status == 0, out
+
+
+def test_the_one_edit_mutants_are_distinct_regular_languages_near_the_grammar():
+    from abnfc.automata.product import equivalent
+    from abnfc.learn.mutants import mutants
+
+    grammar = Compilation(load("grammars/utf8.abnf"))
+    found = mutants(grammar)
+    assert 30 <= len(found) <= 200
+    # %xE1-EC moved to %xE1-ED: the surrogates' lead byte, one too far
+    text = grammar.grammar.text.replace("%xE1-EC 2( UTF8-tail )", "%xE1-ED 2( UTF8-tail )")
+    target = Compilation(from_text(text, "x")).minimal
+    assert any(equivalent(dfa, target) for dfa in found)
+    assert not any(equivalent(dfa, grammar.minimal) for dfa in found)
+
+
+def test_black_boxes_made_from_one_edit_mutants_are_learned_exactly():
+    import random
+
+    from abnfc.automata.product import equivalent
+    from abnfc.learn.mutants import mutants
+
+    found = mutants(Compilation(load("grammars/utf8.abnf")))
+    for target in random.Random(0).sample(found, 8):
+        result = learned(target, found)
+        assert not result.stopped and equivalent(result.dfa, target)

@@ -59,6 +59,7 @@ def learn_grammar(request: LearnRequest) -> LearnedGrammar:
     from ..crosscheck.suite import build_suite
     from ..errors import AbnfError
     from . import learn
+    from .mutants import mutants
     from .neighbours import compiled_like
     from .rules import rule_languages, to_abnf
 
@@ -69,12 +70,13 @@ def learn_grammar(request: LearnRequest) -> LearnedGrammar:
     runner = request.target.runner(Progress(request.progress, sys.stderr.isatty(), "learn"))
     prior = compilation.minimal
     neighbours = compiled_like(compilation, request.neighbours, _warned)
+    edited = mutants(compilation)
     tests = [v.data for v in build_suite(prior, DfaProvenance(compilation.dfa, compilation.resolved.start_name),
                                          prior.matches)]
     try:
         learned = learn(prior, tests, runner.verdicts, request.extra_states, request.max_states,
                         request.max_queries, request.seed, _told if request.progress else None,
-                        request.max_seconds, [n.dfa for n in neighbours])
+                        request.max_seconds, [*(n.dfa for n in neighbours), *edited])
     except Fault as fault:  # the program crashed, hung or answered garbage: nothing can be learned
         raise AbnfError.at(None, fault.described()) from None
     with i18n.speaking(i18n.ENGLISH):  # the grammar is a file: the same words on every machine
@@ -92,7 +94,13 @@ def learn_grammar(request: LearnRequest) -> LearnedGrammar:
                     states=learned.dfa.num_states + request.extra_states, extra=request.extra_states),
         ) + ((_("Exact also for every implementation that accepts what one of these neighbour grammars "
                 "accepts: {paths}.").format(paths=", ".join(n.path for n in neighbours)),)
-             if neighbours and not learned.stopped else ())
+             if neighbours and not learned.stopped else ()) + (
+            (ngettext("Exact also for every implementation that accepts what one of the grammar's {count} one-edit "
+                      "mutant accepts (a range bound moved or widened, a repetition count changed).",
+                      "Exact also for every implementation that accepts what one of the grammar's {count} one-edit "
+                      "mutants accepts (a range bound moved or widened, a repetition count changed).",
+                      len(edited)).format(count=len(edited)),)
+            if edited and not learned.stopped else ())
     text = to_abnf(learned.dfa, comments, compilation.resolved, rule_languages(compilation.resolved, compilation))
     return LearnedGrammar(text, _stopped(learned.stopped, request))
 
