@@ -4,7 +4,8 @@ Each black box is a Python function over bytes (in process, so that the time is 
 own): CPython's strict decoder, its ``surrogatepass`` error handler, a decoder that also refuses
 the noncharacters U+FDD0-FDEF and U+FFFE/FFFF of every plane (as some validators do), and the
 RFC 2279 decoder (overlong forms and 5- and 6-byte sequences allowed).  abnfc learns from
-grammars/utf8.abnf (its prior) with the defaults of ``abnfc learn`` (--extra-states 1); AALpy
+grammars/utf8.abnf (its prior) with the defaults of ``abnfc learn`` (--extra-states 1, the
+dialects of grammars/variants/ and the grammar's one-edit mutants as neighbours); AALpy
 (PyPI ``aalpy``) runs L* over the 256 bytes with its random W-method oracle.  For each: the
 distinct inputs asked, the time, the states learned, and whether the model is exactly the black
 box's language (checked against the black box's own grammar or DFA, not against the other
@@ -20,10 +21,12 @@ from pathlib import Path
 
 from abnfc.automata.dfa import Dfa
 from abnfc.automata.minimize import canonical, minimize
+from abnfc.crosscheck.neighbours import discover
 from abnfc.crosscheck.provenance import DfaProvenance
 from abnfc.crosscheck.suite import build_suite
 from abnfc.frontend.source import load
 from abnfc.learn import learn
+from abnfc.learn.mutants import mutants
 from abnfc.pipeline import Compilation
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,13 +59,14 @@ def black_boxes():
     return [("CPython strict", decodes("strict"), minimal_of(ROOT / "grammars" / "utf8.abnf")),
             ("CPython surrogatepass", decodes("surrogatepass"),
              minimal_of(ROOT / "grammars" / "variants" / "generalized-utf8.abnf")),
-            ("no noncharacters", no_noncharacters, None),
+            ("no noncharacters", no_noncharacters,
+             minimal_of(ROOT / "grammars" / "variants" / "utf8-no-noncharacters.abnf")),
             ("RFC 2279", rfc2279.matches, rfc2279)]
 
 
-def with_abnfc(accepts, prior: Dfa, tests: list[bytes]) -> tuple[Dfa, int, float]:
+def with_abnfc(accepts, prior: Dfa, tests: list[bytes], neighbours: list[Dfa]) -> tuple[Dfa, int, float]:
     began = time.perf_counter()
-    learned = learn(prior, tests, lambda words: [accepts(w) for w in words])
+    learned = learn(prior, tests, lambda words: [accepts(w) for w in words], neighbours=neighbours)
     return learned.dfa, learned.queries, time.perf_counter() - began
 
 
@@ -123,13 +127,15 @@ def main() -> None:
     compilation = Compilation(load(str(ROOT / "grammars" / "utf8.abnf")))
     prior = compilation.minimal
     tests = [v.data for v in build_suite(prior, DfaProvenance(compilation.dfa, "UTF8-octets"), prior.matches)]
+    neighbours = [minimal_of(Path(path)) for path in discover(str(ROOT / "grammars" / "utf8.abnf"))]
+    neighbours += mutants(compilation)
     probes = [b"\xef\xbf\xbe", b"\xef\xb7\x90", b"\xf0\x9f\xbf\xbf", b"\xef\xbf\xbd", "aé€😀".encode()]
     probes += [bytes([0xF0 + (n >> 18), 0x80 | (n >> 12 & 63), 0x80 | (n >> 6 & 63), 0x80 | (n & 63)])
                for n in range(0x10000, 0x110000, 0x101)]
     print("| black box | learner | distinct inputs asked | time | states | exact |")
     print("|---|---|---|---|---|---|")
     for name, accepts, truth in black_boxes():
-        model, asked, seconds = with_abnfc(accepts, prior, tests)
+        model, asked, seconds = with_abnfc(accepts, prior, tests, neighbours)
         print(f"| {name} | abnfc learn | {asked:,} | {seconds:.2f} s | {model.num_states} | "
               f"{exact(model, truth, accepts, probes)} |")
         found = with_aalpy(accepts)

@@ -4,7 +4,10 @@ disagreement with the grammar, with its shortest witness (:mod:`abnfc.crosscheck
 With ``--spark``, a ``--python`` function runs over every string of up to ``--exhaustive`` bytes
 on Spark's executors (:mod:`abnfc.spark.crosscheck`); the rest runs here, as without it.
 
-Every grammar (``--against`` ones too) is read and resolved and the implementation's options
+The grammar's dialects (:mod:`abnfc.crosscheck.neighbours`: files naming it in ``variants/``
+beside it) and the ``--neighbours`` ones give the inputs tried first.
+
+Every grammar (``--against`` and ``--neighbours`` ones too) is read and resolved and the implementation's options
 checked before any grammar is compiled or the implementation run.  With ``--learn`` the job is
 :func:`abnfc.learn.job.learn_grammar`.
 
@@ -44,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--against", nargs="+", default=[], metavar="FILE",
                         help=N_("other grammars: say which one the implementation agrees with"))
+    parser.add_argument("--neighbours", nargs="+", default=[], metavar="DIR|FILE", help=N_(
+        "dialects of the grammar (grammar files, or folders of them) whose differences from it are tried first, "
+        "besides those found beside it (files in variants/ whose header says '; Dialect of: GRAMMAR-FILE')"))
     parser.add_argument("--progress", action="store_true", help=N_("report progress on standard error "
                         "(the default when it is a terminal)"))
     parser.add_argument("--learn", action="store_true", help=N_("learn the implementation's language (as abnfc "
@@ -58,6 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..crosscheck.language import load_language
+    from ..crosscheck.neighbours import expand
     from ..crosscheck.report import text, to_json
     from ..crosscheck.session import DEFAULTS, Amounts, Progress, crosscheck
 
@@ -65,22 +72,24 @@ def run(args: argparse.Namespace) -> int:
     target = options.target(args)
     grammar = options.parsed(args)
     others = [options.parsed(args, path) for path in args.against]  # every grammar read before any compiles
+    given = [options.parsed(args, path, args.start) for path in expand(args.neighbours)]
     if args.learn:
         return _learned(args, grammar, target)
     progress = Progress(args.progress or sys.stderr.isatty(), sys.stderr.isatty())
     runner = target.runner(progress)
     language, *against = (load_language(one, args.max_length, args.max_runs, args.max_nesting)
                           for one in (grammar, *others))
+    neighbours = _neighbours(args, {one.grammar.path: one for one in given})
     defaults = DEFAULTS[target.protocol]
     amounts = Amounts(defaults.exhaustive if args.exhaustive is None else args.exhaustive,
                       defaults.sample if args.sample is None else args.sample,
                       defaults.random if args.random is None else args.random, args.seed, args.extra_states,
                       defaults.every_byte)
     if args.spark is not None:
-        return _on_spark(args, language, against, runner, amounts, progress)
+        return _on_spark(args, language, against, runner, amounts, progress, neighbours)
     label = args.cmd if args.cmd else _("{function} (a Python function, in a child process)").format(
         function=args.python)
-    result = crosscheck(language, against, runner, target.protocol, amounts, progress, label)
+    result = crosscheck(language, against, runner, target.protocol, amounts, progress, label, neighbours=neighbours)
     sys.stdout.write(to_json(result) if args.format == "json" else text(result))
     return result.exit_status
 
@@ -95,7 +104,23 @@ def _check_spark(args: argparse.Namespace) -> None:
         raise AbnfError.at(None, _("--spark does not apply to --learn"))
 
 
-def _on_spark(args: argparse.Namespace, language, others, runner, amounts, progress) -> int:
+def _neighbours(args: argparse.Namespace, given: dict):
+    """The grammar's dialects and the ``--neighbours`` ones (``given``: already read, by path),
+    loaded as the grammar is."""
+    from ..crosscheck.language import load_language
+    from ..crosscheck.neighbours import for_grammar
+
+    def load(path: str):
+        compilation = given.get(path) or options.compilation(args, path, args.start)
+        return load_language(compilation, args.max_length, args.max_runs, args.max_nesting)
+
+    def warn(message: str) -> None:
+        print(f"abnfc crosscheck: {message}", file=sys.stderr)
+
+    return for_grammar(args.grammar, args.neighbours, load, warn)
+
+
+def _on_spark(args: argparse.Namespace, language, others, runner, amounts, progress, neighbours) -> int:
     """crosscheck --spark: the exhaustive part on Spark's executors, the rest here."""
     from ..crosscheck.report import text, to_json
     from ..crosscheck.session import crosscheck
@@ -105,7 +130,7 @@ def _on_spark(args: argparse.Namespace, language, others, runner, amounts, progr
     label = _("{function} (a Python function, in a child process and on Spark's executors)").format(
         function=args.python)
     with OnSpark(args.spark, language, others, args.python, progress, args.debug) as remote:
-        result = crosscheck(language, others, runner, "python", amounts, progress, label, remote)
+        result = crosscheck(language, others, runner, "python", amounts, progress, label, remote, neighbours)
     sys.stdout.write(to_json(result) if args.format == "json" else text(result))
     return result.exit_status
 
@@ -115,7 +140,8 @@ def _learned(args: argparse.Namespace, grammar, target) -> int:
     from ..learn.job import LearnRequest, compare_learned, learn_grammar
 
     learned = learn_grammar(LearnRequest(grammar, target, args.extra_states, seed=args.seed,
-                                         progress=args.progress or sys.stderr.isatty()))
+                                         progress=args.progress or sys.stderr.isatty(),
+                                         neighbours=tuple(args.neighbours)))
     lines, equal = compare_learned(learned.text, "<learned>", grammar)
     sys.stdout.write("\n".join(lines) + "\n")
     if learned.stopped:

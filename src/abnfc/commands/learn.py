@@ -4,7 +4,7 @@ grammar as prior (:mod:`abnfc.learn`), printed as an ABNF grammar and compared w
 Exit status 0: the learned language is the grammar's; 1: it differs (the difference follows, as
 ``abnfc diff`` prints it, A being the learned grammar); 2: a usage error, a program that crashed,
 hung or printed something that is not a verdict, or a limit reached (the partial grammar is
-still written, marked so).  The grammar, the implementation and ``--out`` are checked before
+still written, marked so).  The grammar, the ``--neighbours``, the implementation and ``--out`` are checked before
 anything is compiled or run; the job itself is :func:`abnfc.learn.job.learn_grammar`.
 """
 from __future__ import annotations
@@ -42,20 +42,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="SECONDS", help=N_("stop after SECONDS of learning, with the last hypothesis "
                                                    "(default 600)"))
     parser.add_argument("--seed", type=int, default=0, help=N_("seed of the random walks among the tests (default 0)"))
+    parser.add_argument("--neighbours", nargs="+", default=[], metavar="DIR|FILE", help=N_(
+        "dialects of the grammar (grammar files, or folders of them) whose differences from each hypothesis are "
+        "tested first, besides those found beside it (files in variants/ whose header says "
+        "'; Dialect of: GRAMMAR-FILE')"))
     parser.add_argument("--progress", action="store_true", help=N_("report progress on standard error "
                         "(the default when it is a terminal)"))
     options.add_limits(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..crosscheck.neighbours import expand
     from ..learn.job import LearnRequest, compare_learned, learn_grammar
     from .support.writing import check_writable, write_files
 
     folder, name = os.path.split(args.out) if args.out else ("", "")
     if args.out:
         check_writable(folder or ".", name)
-    request = LearnRequest(options.parsed(args), options.target(args), args.extra_states, args.max_states,
-                           args.max_queries, args.max_seconds, args.seed, args.progress or sys.stderr.isatty())
+    grammar = options.parsed(args)
+    given = tuple(expand(args.neighbours))
+    for path in given:  # read and resolved before anything runs
+        options.parsed(args, path, args.start)
+    request = LearnRequest(grammar, options.target(args), args.extra_states, args.max_states,
+                           args.max_queries, args.max_seconds, args.seed, args.progress or sys.stderr.isatty(),
+                           given)
     learned = learn_grammar(request)
     if args.out:
         write_files({name: learned.text}, folder or ".")

@@ -10,6 +10,7 @@
     session.py        a cross-check run from inputs to result
     report.py         the result, as text or JSON
     differences.py    comparing two grammars' languages (the product automaton)
+    neighbours/       a grammar's dialects and the shortest inputs where each parts from it
 
 Independent of :mod:`abnfc.explain` (an import-linter contract says so).
 """

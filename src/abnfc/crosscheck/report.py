@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..i18n import _, ngettext, number
 from .disagreements import Parting
+from .neighbours import Dialect
 from .provenance import byte_text, hex_text
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ class DisagreementClass:
     count: int  # inputs of the run that fall in the class
     explanation: str  # where the two languages part, in grammar terms
     seen: str = ""  # which bytes the implementation accepts where the grammar stops, when known
+    dialects: tuple[Dialect, ...] = ()  # neighbour grammars that agree with the implementation on inputs of the class
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,15 @@ def text(result: Result) -> str:
         seen = f"; {found.seen}" if found.seen else ""
         inputs = ngettext("{count:,} input", "{count:,} inputs", found.count).format(count=found.count)
         lines.append(f"  {position}. {found.explanation} [{inputs}{seen}]")
+        for dialect in found.dialects:
+            lines.append("     " + ngettext("as {dialects} does, the implementation accepts {inputs}",
+                                             "as {dialects} do, the implementation accepts {inputs}",
+                                             len(dialect.paths)).format(
+                dialects=_(" and ").join(dialect.paths), inputs=", ".join(hex_text(d) for d in dialect.inputs))
+                if found.parting.implementation_accepts else "     " + ngettext(
+                    "as {dialects} does, the implementation rejects {inputs}",
+                    "as {dialects} do, the implementation rejects {inputs}", len(dialect.paths)).format(
+                    dialects=_(" and ").join(dialect.paths), inputs=", ".join(hex_text(d) for d in dialect.inputs)))
     if result.unclassified:
         lines.append("  " + _("and {count:,} more disagreements, not classified").format(count=result.unclassified))
     lines += _against_lines(result, total)
@@ -113,7 +124,9 @@ def to_json(result: Result) -> str:
                      "implementation_accepts": found.parting.implementation_accepts,
                      "count": found.count,
                      "accepted_there": found.seen or None,
-                     "where": found.explanation} for found in result.classes],
+                     "where": found.explanation,
+                     "dialects": [{"grammars": list(d.paths), "inputs": [i.hex(" ") for i in d.inputs]}
+                                  for d in found.dialects]} for found in result.classes],
         "unclassified": result.unclassified,
         "against": [{"grammar": path, "disagreements": count} for path, count in result.against],
         "fault": ({"message": result.fault,

@@ -24,6 +24,7 @@ from ..i18n import _, ngettext
 from .disagreements import Classifier, InterpreterClassifier, Parting
 from .inputs import Elsewhere, InputStream, Part, all_strings, every_byte, random_strings, sampled
 from .language import Language
+from .neighbours import Neighbour, Witness, all_witnesses, dialects
 from .programs import Fault, Runner
 from .provenance import NoProvenance, hex_text
 from .report import DisagreementClass, Result
@@ -119,9 +120,12 @@ def _vectors(language: Language, extra_states: int) -> list[bytes]:
     return [v.data for v in build_suite(language.minimal, NoProvenance(), language.accepts, extra_states)]
 
 
-def _inputs(language: Language, others: list[Language], amounts: Amounts, elsewhere: bool) -> InputStream:
+def _inputs(language: Language, others: list[Language], amounts: Amounts, elsewhere: bool,
+            witnesses: Sequence[Witness] = ()) -> InputStream:
     exhaustive, sample, count, seed = amounts.exhaustive, amounts.sample, amounts.random, amounts.seed
-    parts = [Part("vectors", _vectors(language, amounts.extra_states), label=_("vectors"))]
+    parts = [Part("witnesses of the neighbour grammars", [w.data for w in witnesses],
+                  label=_("witnesses of the neighbour grammars"))] if witnesses else []
+    parts.append(Part("vectors", _vectors(language, amounts.extra_states), label=_("vectors")))
     if language.exact and amounts.every_byte:
         parts.append(Part("every byte after the shortest way into each state", every_byte(language.minimal),
                           label=_("every byte after the shortest way into each state")))
@@ -154,17 +158,21 @@ class _Tally:
 
 
 def crosscheck(language: Language, others: list[Language], runner: Runner, kind: str, amounts: Amounts,
-               progress: Progress, label: str, remote: Remote | None = None) -> Result:
+               progress: Progress, label: str, remote: Remote | None = None,
+               neighbours: Sequence[Neighbour] = ()) -> Result:
     """Run the implementation behind ``runner`` over the inputs ``amounts`` asks for and compare
     its verdicts with the grammar's (and those of the ``others``); a fault of the program (a
     crash, a hang, an answer that is not a verdict) ends the run and is reported in the result.
-    With ``remote``, the exhaustive part runs there."""
+    With ``remote``, the exhaustive part runs there.  The ``neighbours``' witnesses are tried
+    first, and each class of disagreement names the neighbours that agree with the implementation
+    on its witness."""
     progress.start(_("generating inputs"))
-    stream = _inputs(language, others, amounts, remote is not None)
+    witnesses = all_witnesses(language, neighbours)
+    stream = _inputs(language, others, amounts, remote is not None, witnesses)
     try:
         tally = _run_all(language, others, stream, runner, progress, remote)
         progress.start(_("classifying and shrinking"))
-        result = _compare(language, others, kind, tally, Cached(runner), stream, label)
+        result = _compare(language, others, kind, tally, Cached(runner), stream, label, neighbours, witnesses)
     except Fault as fault:
         result = Result(language.path, language.start_name, label, language.describe_bound(), stream.total,
                         tuple(stream.counts), 0, (), 0, (), fault.message, fault.data, tuple(stream.labels))
@@ -204,7 +212,8 @@ def _add(tally: _Tally, found: Found) -> None:
 
 
 def _compare(language: Language, others: list[Language], kind: str, tally: _Tally, query: Cached,
-             stream: InputStream, label: str) -> Result:
+             stream: InputStream, label: str, neighbours: Sequence[Neighbour] = (),
+             witnesses: Sequence[Witness] = ()) -> Result:
     chunk, budget = SHRINKING[kind]
     if language.exact:
         classifier = Classifier(language.minimal, language.accepts, query, chunk, budget, tally.accepted)
@@ -217,7 +226,9 @@ def _compare(language: Language, others: list[Language], kind: str, tally: _Tall
         witness = classifier.shrink(min(members, key=lambda d: (len(d), d)), parting)
         found.append(DisagreementClass(parting, witness, len(members),
                                        _explain(language, classifier, parting, witness),
-                                       _seen(classifier, parting, witness)))
+                                       _seen(classifier, parting, witness),
+                                       dialects(neighbours, witnesses, parting.implementation_accepts, witness,
+                                                members, query)))
     found.sort(key=lambda c: (len(c.witness), c.witness))
     against = tuple(sorted(((other.path, count) for other, count in zip(others, tally.against, strict=True)),
                            key=lambda item: (item[1], item[0]))) if tally.count else ()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..automata.dfa import Dfa
 from .learner import Inconsistent, Learner, TooLarge
+from .neighbours import first_tests
 from .oracle import counterexample
 
 Ask = Callable[[Sequence[bytes]], list[bool]]
@@ -37,8 +38,10 @@ class TimeLimit(Exception):
 
 def learn(prior: Dfa, prior_tests: Sequence[bytes], ask: Ask, extra_states: int = 1, max_states: int = 2_000,
           max_queries: int = 2_000_000, seed: int = 0,
-          progress: Callable[[int, int, int], None] | None = None, max_seconds: float | None = None) -> Learned:
-    """Learn the black box ``ask`` from the grammar's minimal DFA ``prior`` and its test inputs.
+          progress: Callable[[int, int, int], None] | None = None, max_seconds: float | None = None,
+          neighbours: Sequence[Dfa] = ()) -> Learned:
+    """Learn the black box ``ask`` from the grammar's minimal DFA ``prior`` and its test inputs;
+    each round asks first the ``neighbours``' witnesses and long runs (:mod:`.neighbours`).
     Stops with the last hypothesis (``Learned.stopped``) past ``max_queries`` distinct inputs
     ("queries"), ``max_states`` states ("states"), ``max_seconds`` ("time", checked before each
     batch of queries), or when the answers fit no finite automaton ("irregular": a language
@@ -62,7 +65,9 @@ def learn(prior: Dfa, prior_tests: Sequence[bytes], ask: Ask, extra_states: int 
             rounds += 1
             if progress is not None:
                 progress(rounds, hypothesis.num_states, learner.queries)
-            found = counterexample(learner.query, hypothesis, prior_tests, extra_states, seed=seed + rounds)
+            found = counterexample(learner.query, hypothesis,
+                                   [*first_tests(hypothesis, neighbours, extra_states), *prior_tests],
+                                   extra_states, seed=seed + rounds)
             if found is None:
                 return Learned(hypothesis, learner.queries, rounds, time.monotonic() - began)
             learner.refine(found, hypothesis)

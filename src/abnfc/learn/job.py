@@ -28,8 +28,8 @@ DEFAULT_MAX_SECONDS = 600.0
 class LearnRequest:
     """What to learn: the implementation ``target``, from the grammar ``compilation`` (read and
     resolved), with the conformance tests' ``extra_states``, the limits (``max_seconds`` of
-    learning), the random walks' ``seed``
-    and whether to report ``progress`` on standard error."""
+    learning), the random walks' ``seed``, whether to report ``progress`` on standard error, and
+    the ``neighbours`` given besides the grammar's own dialects (:mod:`.neighbours`)."""
 
     compilation: Compilation
     target: Target
@@ -39,6 +39,7 @@ class LearnRequest:
     max_seconds: float = DEFAULT_MAX_SECONDS
     seed: int = 0
     progress: bool = False
+    neighbours: tuple[str, ...] = ()  # grammar files (folders expanded)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ def learn_grammar(request: LearnRequest) -> LearnedGrammar:
     from ..crosscheck.suite import build_suite
     from ..errors import AbnfError
     from . import learn
+    from .mutants import mutants
+    from .neighbours import compiled_like
     from .rules import rule_languages, to_abnf
 
     compilation = request.compilation
@@ -66,12 +69,14 @@ def learn_grammar(request: LearnRequest) -> LearnedGrammar:
                                    "rule '{rule}' is recursive").format(rule=compilation.resolved.start_name))
     runner = request.target.runner(Progress(request.progress, sys.stderr.isatty(), "learn"))
     prior = compilation.minimal
+    neighbours = compiled_like(compilation, request.neighbours, _warned)
+    edited = mutants(compilation)
     tests = [v.data for v in build_suite(prior, DfaProvenance(compilation.dfa, compilation.resolved.start_name),
                                          prior.matches)]
     try:
         learned = learn(prior, tests, runner.verdicts, request.extra_states, request.max_states,
                         request.max_queries, request.seed, _told if request.progress else None,
-                        request.max_seconds)
+                        request.max_seconds, [*(n.dfa for n in neighbours), *edited])
     except Fault as fault:  # the program crashed, hung or answered garbage: nothing can be learned
         raise AbnfError.at(None, fault.described()) from None
     with i18n.speaking(i18n.ENGLISH):  # the grammar is a file: the same words on every machine
@@ -87,7 +92,15 @@ def learn_grammar(request: LearnRequest) -> LearnedGrammar:
                 "Exact for every implementation whose minimal DFA has at most {states} states (these plus "
                 "--extra-states {extra}) and treats alike the bytes of each class the probes found.").format(
                     states=learned.dfa.num_states + request.extra_states, extra=request.extra_states),
-        )
+        ) + ((_("Exact also for every implementation that accepts what one of these neighbour grammars "
+                "accepts: {paths}.").format(paths=", ".join(n.path for n in neighbours)),)
+             if neighbours and not learned.stopped else ()) + (
+            (ngettext("Exact also for every implementation that accepts what one of the grammar's {count} one-edit "
+                      "mutant accepts (a range bound moved or widened, a repetition count changed).",
+                      "Exact also for every implementation that accepts what one of the grammar's {count} one-edit "
+                      "mutants accepts (a range bound moved or widened, a repetition count changed).",
+                      len(edited)).format(count=len(edited)),)
+            if edited and not learned.stopped else ())
     text = to_abnf(learned.dfa, comments, compilation.resolved, rule_languages(compilation.resolved, compilation))
     return LearnedGrammar(text, _stopped(learned.stopped, request))
 
@@ -103,6 +116,10 @@ def compare_learned(text: str, name: str, compilation: Compilation) -> tuple[lis
     learned = load_language(Compilation(from_text(text, name)))
     limits = compilation.limits
     return diff_report(learned, load_language(compilation), 6, limits.max_dfa_states, limits.max_work, 8)
+
+
+def _warned(message: str) -> None:
+    print(f"abnfc learn: {message}", file=sys.stderr)
 
 
 def _told(rounds: int, states: int, queries: int) -> None:

@@ -107,14 +107,18 @@ class Learner:
     def refine(self, counterexample: bytes, hypothesis: Dfa) -> None:
         """Rivest-Schapire: the cut point of ``counterexample``, then a new suffix or a split class."""
         table = self.table
-        access = {hypothesis.trace(s)[-1]: s for s in table.access}
+        # The access word of the table's state after each prefix, read from the rows, not from
+        # the minimized hypothesis: the suffixes are not suffix-closed, so minimizing can merge
+        # two distinct rows (one that rejects on every suffix joins the dead state), and a cut
+        # point found through the merged state would give a suffix the table already has.
+        rows = {table.row(s): s for s in reversed(table.access)}
+        reached = [rows[table.row(b"")]]
+        for byte in counterexample:
+            cls = next(c for c, ranges in enumerate(table.classes) if any(a <= byte <= b for a, b in ranges))
+            reached.append(rows[table.row(reached[-1] + bytes([table.representative(cls)]))])
 
         def probe(i: int) -> bool:
-            reached = hypothesis.trace(counterexample[:i])[-1]
-            prefix = access.get(reached)
-            if prefix is None:  # the hypothesis died: no access word; the dead state's answer is False
-                return False
-            return self.query([prefix + counterexample[i:]])[0]
+            return self.query([reached[i] + counterexample[i:]])[0]
 
         lo, hi = 0, len(counterexample)
         low_answer = probe(lo)
@@ -126,8 +130,7 @@ class Learner:
                 lo = middle
             else:
                 hi = middle
-        state = hypothesis.trace(counterexample[:lo])[-1]
-        prefix, byte, rest = access[state], counterexample[lo], counterexample[lo + 1:]
+        prefix, byte, rest = reached[lo], counterexample[lo], counterexample[lo + 1:]
         cls = next(c for c, ranges in enumerate(table.classes) if any(a <= byte <= b for a, b in ranges))
         representative = table.representative(cls)
         with_byte, with_representative = self.query([prefix + bytes([byte]) + rest,
