@@ -250,7 +250,7 @@ def test_check_reports_code_points_at_a_character_boundary(engine):
     chosen = choose_engine(Compilation(grammar_from_text(CHECK_GRAMMAR)), engine)
     report = check_bytes(chosen, "ABé!".encode(), "x").report()
     assert report.splitlines()[0] == ("x: invalid at offset 4: unexpected U+0021 '!'; expected "
-                                      "U+0041-005A / U+00A0-D7FF / U+1F600 or the end of the input")  # 'ABé' is already whole
+                                      "U+0041-005A / U+00A0-D7FF / U+1F600 or the end of the input")  # 'ABé' is whole
     assert report.splitlines()[-1] == "  rule r expects U+0041-005A / U+00A0-D7FF / U+1F600"
     inside = check_bytes(chosen, b"A\xf0\x9f\x98\x81", "y").report()  # inside a character: bytes
     assert inside.splitlines()[0] == "y: invalid at offset 4: unexpected byte 0x81; expected %x80"

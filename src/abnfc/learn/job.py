@@ -133,8 +133,9 @@ def _stopped(limit: str, request: LearnRequest) -> str:
         return _("stopped at --max-queries {limit}: this is the last hypothesis, not the implementation's "
                  "language").format(limit=request.max_queries)
     if limit == "states":
-        return _("stopped at --max-states {limit}: this is the last hypothesis, not the implementation's "
-                 "language").format(limit=request.max_states)
+        return _("stopped at --max-states {limit}: the program needs more states than that (its language may "
+                 "not be regular); this is the last hypothesis, not the implementation's language").format(
+                     limit=request.max_states)
     if limit == "time":
         return _("stopped at --max-seconds {limit:g}: this is the last hypothesis, not the implementation's "
                  "language").format(limit=request.max_seconds)
