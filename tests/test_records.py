@@ -4,7 +4,6 @@ and the batch kernel against the generated Python module's first_error on random
 from __future__ import annotations
 
 import io
-import json
 import random
 import sys
 from array import array
@@ -13,8 +12,8 @@ from typing import Any
 
 import pytest
 from helpers.cache import kernel_cache
-from helpers.cli import run_cli
 from helpers.paths import GRAMMARS
+from helpers.records import check, check_json, write
 
 import abnfc
 from abnfc import native
@@ -28,21 +27,6 @@ GOOD = "2020-01-01T00:00:00Z"
 @pytest.fixture(scope="module", autouse=True)
 def cache(tmp_path_factory: pytest.TempPathFactory):
     yield from kernel_cache(tmp_path_factory)
-
-
-def write(folder: Path, name: str, data: bytes | str) -> str:
-    path = folder / name
-    path.write_bytes(data.encode() if isinstance(data, str) else data)
-    return str(path)
-
-
-def check(capsys, *args: str) -> tuple[int, str, str]:
-    return run_cli(capsys, "check", *args)
-
-
-def check_json(capsys, *args: str) -> tuple[int, list[dict], str]:
-    status, out, err = check(capsys, *args, "--format", "json")
-    return status, [json.loads(line) for line in out.splitlines()], err
 
 
 def test_lines_crlf_last_line_and_nul(capsys, tmp_path: Path) -> None:

@@ -4,4 +4,5 @@
     cli.py      running the command line in process and capturing what it prints
     c_build.py  generating C for a grammar and building it with a harness from tests/c
     cputime.py  the CPU time child processes use (bounds on cost that hold on a busy machine)
+    records.py  check --records run in process on files a test writes
 """
