@@ -60,7 +60,7 @@ def _applies(name: str, strategy: str) -> str | None:
     try:
         minimal = compile_text(_text(name)).minimal
     except Exception:  # a recursive grammar, or one beyond the limits, has no C
-        return f"{name} has no DFA within the limits, so no C"
+        return f"{name} has no DFA (it is self-embedding, or past the limits), so no C of this kind"
     if strategy == "shift" and minimal.num_states > 10:
         return f"the shift strategy is tried on grammars of at most 10 states ({name} has {minimal.num_states})"
     if strategy.startswith("auto") and not isinstance(window_test(minimal), WindowTest):
