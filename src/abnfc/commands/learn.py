@@ -31,9 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_target(parser)
     parser.add_argument("--out", metavar="FILE", help=N_("write the learned grammar to FILE (default: standard "
                         "output; the comparison then goes to standard error)"))
-    parser.add_argument("--extra-states", type=options.nonnegative, default=1, metavar="K",
+    parser.add_argument("--extra-states", type=options.nonnegative, default=0, metavar="K",
                         help=N_("the tests find every difference of an implementation with up to K more states "
-                                "than the hypothesis (default 1)"))
+                                "than the hypothesis (default 0)"))
     parser.add_argument("--max-states", type=options.positive, default=DEFAULT_MAX_STATES, metavar="N",
                         help=N_("stop when the learned automaton would need more than N states (default 2000)"))
     parser.add_argument("--max-queries", type=options.positive, default=DEFAULT_MAX_QUERIES, metavar="N",

@@ -36,7 +36,7 @@ class TimeLimit(Exception):
     """The learner ran longer than it may."""
 
 
-def learn(prior: Dfa, prior_tests: Sequence[bytes], ask: Ask, extra_states: int = 1, max_states: int = 2_000,
+def learn(prior: Dfa, prior_tests: Sequence[bytes], ask: Ask, extra_states: int = 0, max_states: int = 2_000,
           max_queries: int = 2_000_000, seed: int = 0,
           progress: Callable[[int, int, int], None] | None = None, max_seconds: float | None = None,
           neighbours: Sequence[Dfa] = ()) -> Learned:

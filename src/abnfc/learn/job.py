@@ -33,7 +33,7 @@ class LearnRequest:
 
     compilation: Compilation
     target: Target
-    extra_states: int = 1
+    extra_states: int = 0
     max_states: int = DEFAULT_MAX_STATES
     max_queries: int = DEFAULT_MAX_QUERIES
     max_seconds: float = DEFAULT_MAX_SECONDS

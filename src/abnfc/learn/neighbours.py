@@ -10,12 +10,13 @@ each round asks:
    accepts exactly L(N) disagrees with H on one of them whenever H is not N, so every neighbour
    is learned exactly, whatever its size: the guarantee becomes "exact for every implementation
    within H + K states, or equal to a neighbour of the grammar";
-2. long runs of one class (:func:`runs`): after the access word of every live state, a byte
-   the hypothesis refuses there, then the same byte repeated K+2 to :data:`LONGEST_RUN` times,
-   for the lowest and highest byte of each range of each class.  These have the shape of RFC
-   2279's five- and six-byte forms (F8 then four continuation bytes), which lie beyond the
-   W-method's K+1 letters; with class edges as representatives they cost states x edges^2 x
-   lengths, not every byte.
+2. long runs of one class (:func:`runs`): where a token may begin (the start state and every
+   accepting state, after its access word), a byte the hypothesis refuses there, then the same
+   byte repeated K+2 to :data:`LONGEST_RUN` times, for the lowest and highest byte of each range
+   of each class.  These have the shape of RFC 2279's five- and six-byte forms (F8 then four
+   continuation bytes), a lead byte the grammar has no token for and the longer token it begins,
+   which lie beyond the W-method's K+1 letters; with class edges as representatives they cost
+   token starts x edges^2 x lengths, not every byte.
 """
 from __future__ import annotations
 
@@ -47,13 +48,13 @@ def _edges(dfa: Dfa) -> list[int]:
 
 
 def runs(hypothesis: Dfa, extra_states: int, longest: int = LONGEST_RUN, limit: int = MAX_RUNS) -> list[bytes]:
-    """After each live state's access word: a byte refused there, then a run of one class edge
-    (see the module's docstring), at most ``limit`` words."""
+    """After the access word of each state where a token may begin: a byte refused there, then a
+    run of one class edge (see the module's docstring), at most ``limit`` words."""
     access = access_words(hypothesis)
     edges = _edges(hypothesis)
     found: list[bytes] = []
     for state in sorted(access, key=lambda s: (len(access[s]), access[s])):
-        if state == hypothesis.dead:
+        if state == hypothesis.dead or (state != hypothesis.start and state not in hypothesis.accepting):
             continue
         row = hypothesis.transitions[state]
         refused = [byte for byte in edges if row[hypothesis.byte_class[byte]] == hypothesis.dead]

@@ -10,20 +10,30 @@ likely to tell the two apart first:
    :mod:`abnfc.automata.identify`): every state's access word, every word of up to K+1 classes,
    every identifier of the state reached.  If the black box's minimal DFA has at most K more
    states than the hypothesis and reads every byte of a class alike, a difference shows here;
-3. every byte of every class after every access word, followed by the identifiers of the state
-   the hypothesis reaches: where a byte behaves unlike its class, this shows it.
+3. every byte of every class after every access word, followed by the empty word and the words
+   separating the state the hypothesis reaches from the states the other classes reach from
+   there: where the black box reads a byte like another class of the same state (a range bound
+   moved, a range widened), this shows it.  (A byte that leads somewhere no class of that state
+   leads, such as a lead byte the grammar refuses, is the boundary words' and the long runs' to
+   find.)
 
 4. random walks (as AALpy's random-walk oracle takes): words of up to twice as many bytes as
    the hypothesis has states, a byte of a random class at each step, seeded;
-5. boundary words: every word of up to :data:`BOUNDARY_DEPTH` bytes made of the lowest and
-   highest byte of each class, the last one also one step inside the class, alone and followed
-   by the shortest completion of the hypothesis state it reaches.  Implementations refuse things at the edges of ranges
-   (U+FFFE is EF BF BE, the last two bytes of their class but one), and these words reach them
-   without trying every string of that length.
+5. boundary words: every word of up to :data:`BOUNDARY_DEPTH` bytes that follows the hypothesis'
+   live transitions through the ends of their ranges, its last byte an end of a live range, one
+   step inside it or one step outside it, alone and followed by the shortest completion of the
+   hypothesis state it reaches.  Implementations refuse things at the edges of ranges (U+FFFE is
+   EF BF BE, the last two bytes of their ranges but one) or take a range one byte too far, and
+   these words reach both without trying every string of that length.  What lies beyond a byte
+   the hypothesis refuses is the W-method's and the long runs' (:mod:`.neighbours`) to test.
 
 So the learned DFA is exact for every black box whose minimal DFA has at most (hypothesis states
 + K) states and whose byte classes are refinements of the classes the probes can split; the
-random walks find larger differences often, with no guarantee.
+random walks and boundary words find larger differences often, with no guarantee.
+
+The tests are asked in batches that start small and double (:data:`FIRST_BATCH` to
+:data:`BATCH`): a round whose hypothesis is wrong usually stops in its first batch, and a
+small one asks fewer inputs there.
 """
 from __future__ import annotations
 
@@ -32,29 +42,32 @@ from collections.abc import Iterator, Sequence
 from itertools import product as cartesian
 
 from ..automata.dfa import Dfa
-from ..automata.identify import identifiers
+from ..automata.identify import identifiers, separating_words
 from ..automata.product import access_words, class_order, completions
 
-BATCH = 4096  # inputs a batch of queries holds
+BATCH = 4096  # inputs a batch of queries holds at most
+FIRST_BATCH = 256
+WALKS = 2_000
 BOUNDARY_DEPTH = 3
 
 
-def counterexample(ask, hypothesis: Dfa, prior: Sequence[bytes], extra_states: int, walks: int = 10_000,
+def counterexample(ask, hypothesis: Dfa, prior: Sequence[bytes], extra_states: int, walks: int = WALKS,
                    seed: int = 0) -> bytes | None:
     """The shortest input of the first batch in which the black box (``ask``: a batch of inputs
     -> verdicts) and ``hypothesis`` disagree, or None when they agree on every test."""
     batch: list[bytes] = []
     seen: set[bytes] = set()
+    size = FIRST_BATCH
     for word in _tests(hypothesis, prior, extra_states, walks, seed):
         if word in seen:
             continue
         seen.add(word)
         batch.append(word)
-        if len(batch) >= BATCH:
+        if len(batch) >= size:
             found = _disagreement(ask, hypothesis, batch)
             if found is not None:
                 return found
-            batch = []
+            batch, size = [], min(2 * size, BATCH)
     return _disagreement(ask, hypothesis, batch) if batch else None
 
 
@@ -76,12 +89,14 @@ def _tests(hypothesis: Dfa, prior: Sequence[bytes], extra_states: int, walks: in
                 word = access[state] + bytes(middle)
                 for suffix in ids[hypothesis.trace(word)[-1]]:
                     yield word + suffix
+    separating = separating_words(hypothesis)
     for state in states:
         if state == hypothesis.dead:
             continue
+        row = hypothesis.transitions[state]
         for byte in range(256):
-            target = hypothesis.transitions[state][hypothesis.byte_class[byte]]
-            for suffix in ids[target]:
+            target = row[hypothesis.byte_class[byte]]
+            for suffix in _local_identifier(separating, target, set(row)):
                 yield access[state] + bytes([byte]) + suffix
     rng = random.Random(seed)
     longest = 2 * (hypothesis.num_states + extra_states) + 2
@@ -92,18 +107,33 @@ def _tests(hypothesis: Dfa, prior: Sequence[bytes], extra_states: int, walks: in
     yield from _boundary_words(hypothesis)
 
 
+def _local_identifier(separating: dict[tuple[int, int], bytes], target: int, neighbours: set[int]) -> list[bytes]:
+    """The empty word and the words separating ``target`` from each of ``neighbours``."""
+    return sorted({b"", *(separating[(min(target, other), max(target, other))] for other in neighbours if other != target)},
+                  key=lambda w: (len(w), w))
+
+
 def _boundary_words(hypothesis: Dfa) -> Iterator[bytes]:
-    """Words of the lowest and highest byte of each class, the last byte also one step inside
-    (EF BF BE): the edges where implementations part from a range."""
-    ends = sorted({b for ranges in hypothesis.classes for lo, hi in ranges for b in (lo, hi)})
-    edges = sorted({b for ranges in hypothesis.classes for lo, hi in ranges
-                    for b in (lo, min(lo + 1, hi), max(hi - 1, lo), hi)})
+    """Words along the live transitions through range ends, the last byte an end of a live range,
+    one step inside or outside it (EF BF BE), each also completed: see the module's docstring."""
     finish = completions(hypothesis)
-    for length in range(1, BOUNDARY_DEPTH + 1):
-        for head in cartesian(ends, repeat=length - 1):
-            for last in edges:
-                word = bytes((*head, last))
+    heads = [b""]
+    for _length in range(BOUNDARY_DEPTH):
+        longer = []
+        for head in heads:
+            ranges = _live_ranges(hypothesis, hypothesis.trace(head)[-1])
+            lasts = sorted({b for lo, hi in ranges for b in (lo - 1, lo, lo + 1, hi - 1, hi, hi + 1) if 0 <= b <= 0xFF})
+            for last in lasts:
+                word = head + bytes([last])
                 yield word
                 rest = finish.get(hypothesis.trace(word)[-1])
                 if rest:
                     yield word + rest
+            longer += [head + bytes([end]) for end in sorted({b for lo, hi in ranges for b in (lo, hi)})]
+        heads = longer
+
+
+def _live_ranges(hypothesis: Dfa, state: int) -> list[tuple[int, int]]:
+    """The byte ranges of the classes that do not lead ``state`` to the dead state."""
+    row = hypothesis.transitions[state]
+    return sorted(r for cls, ranges in enumerate(hypothesis.classes) if row[cls] != hypothesis.dead for r in ranges)
