@@ -67,7 +67,8 @@ def black_boxes():
             ("no noncharacters", no_noncharacters, minimal_of(VARIANTS / "utf8-no-noncharacters.abnf")),
             ("RFC 2279", rfc2279.matches, rfc2279),
             *[(name, dfa.matches, dfa) for name, dfa in (
-                ("RFC 2279 without surrogates (glibc mbrtowc)", minimal_of(VARIANTS / "rfc2279-utf8-no-surrogates.abnf")),
+                ("RFC 2279 without surrogates (glibc mbrtowc)",
+                 minimal_of(VARIANTS / "rfc2279-utf8-no-surrogates.abnf")),
                 ("Perl lax", minimal_of(VARIANTS / "perl-extended-utf8.abnf")))]]
 
 
@@ -155,7 +156,8 @@ def main() -> None:
         seconds = sorted(run[2] for run in found)
         states = sorted({run[0].num_states for run in found})
         verdicts = [exact(run[0], truth, accepts, probes) for run in found]
-        print(f"| {name} | AALpy L*, {len(found)} seeds | {asked[0]:,}-{asked[-1]:,} | {seconds[0]:.2f}-{seconds[-1]:.2f} s | "
+        print(f"| {name} | AALpy L*, {len(found)} seeds | {asked[0]:,}-{asked[-1]:,} | "
+              f"{seconds[0]:.2f}-{seconds[-1]:.2f} s | "
               f"{'-'.join(map(str, (states[0], states[-1]))) if len(states) > 1 else states[0]} | "
               f"{verdicts.count('yes')} of {len(verdicts)} |")
 

@@ -66,7 +66,8 @@ def _premises_hold(target: Dfa, learned: Dfa, extra_states: int) -> bool:
 
 @pytest.mark.parametrize(("seeds", "extra_states", "allowed_misses"), [
     (range(10), 1, 0), (range(10), 0, 1),
-    pytest.param(range(10, 150), 1, 3, marks=pytest.mark.slow), pytest.param(range(10, 150), 0, 5, marks=pytest.mark.slow)])
+    pytest.param(range(10, 150), 1, 3, marks=pytest.mark.slow),
+    pytest.param(range(10, 150), 0, 5, marks=pytest.mark.slow)])
 def test_random_black_boxes_are_learned_exactly_where_the_guarantee_holds(prior, seeds, extra_states, allowed_misses):
     minimal, tests = prior
     misses = []

@@ -73,6 +73,17 @@ def build_suite(dfa: Dfa, provenance: Provenance, accepts: Callable[[bytes], boo
     return list(suite.vectors.values())
 
 
+def transition_vectors(dfa: Dfa, provenance: Provenance, accepts: Callable[[bytes], bool]) -> list[Vector]:
+    """The vectors of ``dfa`` (minimal) without the state identification: every transition with
+    the boundary bytes of its class, the lookalikes and the truncations.  Its separating words
+    cost time quadratic in the states, which a large automaton (a pushdown validator unfolded)
+    cannot pay for inputs wanted at once."""
+    suite = _Suite(accepts)
+    _transitions(dfa, provenance, suite, access_words(dfa), completions(dfa))
+    _truncations(provenance, suite)
+    return list(suite.vectors.values())
+
+
 def _transitions(dfa, provenance, suite, access, completion) -> None:
     for state in sorted(access, key=lambda s: (len(access[s]), access[s])):
         if state == dfa.dead:

@@ -109,8 +109,8 @@ def _tests(hypothesis: Dfa, prior: Sequence[bytes], extra_states: int, walks: in
 
 def _local_identifier(separating: dict[tuple[int, int], bytes], target: int, neighbours: set[int]) -> list[bytes]:
     """The empty word and the words separating ``target`` from each of ``neighbours``."""
-    return sorted({b"", *(separating[(min(target, other), max(target, other))] for other in neighbours if other != target)},
-                  key=lambda w: (len(w), w))
+    words = {separating[(min(target, other), max(target, other))] for other in neighbours if other != target}
+    return sorted({b"", *words}, key=lambda w: (len(w), w))
 
 
 def _boundary_words(hypothesis: Dfa) -> Iterator[bytes]:
