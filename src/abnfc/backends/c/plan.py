@@ -34,6 +34,7 @@ from ...errors import InvariantError
 from ..analysis import Speed, analyse, plan_strategy
 from ..tables import Comments, Tables, comment_text
 from .literals import ByteLine, Row, RowMacro, byte_lines, cells, chunks, comment_safe, hex64, hex_cells, uint_type
+from .sheng import ShengC, plan_sheng
 from .window_test import WindowTestC, plan_window_test
 
 SHIFT_BITS = 6
@@ -170,6 +171,7 @@ class CPlan:
     pairs: PairTables | None = None
     table: TransitionTable | None = None
     window_test: WindowTestC | None = None  # auto, k-definite language: is_valid checks windows with AVX-512
+    sheng: ShengC | None = None  # auto, at most 64 states and no window test: is_valid runs shuffles
 
 
 def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
@@ -186,6 +188,8 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
     row_macros = _row_macros(tables, macro) if shifting else ()
     pair_rows, pair_macros, pair_lines = _pairs(tables, speed, macro) if strategy == "pairs" else ((), (), ())
     lo, hi, first = expected_tables(tables)
+    window_test = plan_window_test(tables, unit, strategy) if wanted == "auto" and not plain else None
+    sheng = plan_sheng(tables) if wanted == "auto" and not plain and window_test is None else None
     skips = () if plain else _skip_sets(speed, unit)
     largest = (tables.num_states - 1) * unit
     sync_type = uint_type(largest + 1)
@@ -215,7 +219,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
         max_ranges=max((len(s.expects) for s in tables.states), default=0),
         private_macros=tuple(m.name for m in row_macros) + tuple(m.name for m in pair_macros) + tuple(
             f"{macro}_{name}" for name in (_PRIVATE_PLAIN if plain else _PRIVATE)
-            + ("ACCEPT",) * shifting + ("LITTLE_",) * (strategy == "pairs")),
+            + ("ACCEPT",) * shifting + ("LITTLE_",) * (strategy == "pairs") + _PRIVATE_SHENG * (sheng is not None)),
         segments=Segments(
             block=BLOCK,
             segments=SEGMENTS[strategy],
@@ -235,7 +239,8 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
                               _next_rows(tables, unit),
                               chunks(["1" if s.accepting else "0" for s in tables.states], 32))
         if not shifting else None,
-        window_test=plan_window_test(tables, unit, strategy) if wanted == "auto" and not plain else None,
+        window_test=window_test,
+        sheng=sheng,
     )
 
 
@@ -274,6 +279,7 @@ def _skips(tables: Tables, skips: tuple[SkipC, ...], shifting: bool) -> SelfLoop
 _PRIVATE = ("SEGMENTS", "MIN_SEGMENT", "X86_", "TARGET_", "INLINE_", "BLOCK", "UNIT_", "START", "DEAD",
             "GUESS_", "NO_SYNC_", "SYNC_WINDOW_", "CHECKS_", "WINDOW_TEST_", "WINDOW_TEST_TARGET_",
             "WINDOW_TEST_MIN", "NO_WINDOW_TEST", "WINDOW_TEST_AVX2", "WINDOW_TEST_AVX2_TARGET_")
+_PRIVATE_SHENG = ("SHENG_", "SHENG_MIN", "SHENG_CHUNKS", "NO_SHENG", "SHENG_TARGET_", "SHENG_STEP_")
 _PRIVATE_PLAIN = ("INLINE_", "START", "DEAD")  # a finite language's source has no settings
 
 
