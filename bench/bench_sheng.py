@@ -10,7 +10,7 @@ valid records.  Every contender is the same generated source, compiled with othe
 piece; ``P_SHENG_CHUNKS``), and all are timed in one process, round after round, interleaved: CPU
 time of the process, the median of ROUNDS rounds, each one pass over the input.  All must agree.
 
-    python bench/bench_sheng.py [--rounds N]
+    python bench/bench_sheng.py [--rounds N] [--size BYTES] [--lanes 16|32|64]
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 import abnfc  # noqa: E402
+from abnfc.backends.c import sheng  # noqa: E402
 
 HTTP = r"""lines         = *( field-value %x0A )
 field-value   = [ element ] *( OWS "," OWS [ element ] )
@@ -51,6 +52,8 @@ CONTENDERS = [  # (label, macros)
     ("Sheng, 8 chunks", ["SHENG_CHUNKS=8", "SHENG_MIN=1"]),
 ]
 
+PIECES = [32, 64, 128, 256, 512, 1024, 4096]
+
 HARNESS = r"""
 #define _POSIX_C_SOURCE 199309L
 #include <stdbool.h>
@@ -70,10 +73,11 @@ int main(int argc, char **argv)
     validator fns[] = { %(functions)s };
     size_t count = sizeof fns / sizeof fns[0], k;
     int rounds = atoi(argv[2]), r;
+    size_t piece = (size_t)atol(argv[3]);
     FILE *f = fopen(argv[1], "rb");
     long n;
     unsigned char *data;
-    if (f == NULL || argc < 3)
+    if (f == NULL || argc < 4)
         return 2;
     fseek(f, 0, SEEK_END);
     n = ftell(f);
@@ -81,11 +85,20 @@ int main(int argc, char **argv)
     data = malloc((size_t)n);
     if (data == NULL || fread(data, 1, (size_t)n, f) != (size_t)n)
         return 2;
+    /* pieces of about piece bytes, each ending after a line feed (whole records), or the whole input */
     for (r = 0; r < rounds; r++)
         for (k = 0; k < count; k++) {
             double start = now();
-            bool ok = fns[k](data, (size_t)n);
-            printf("%%zu %%d %%.9f\n", k, ok ? 1 : 0, now() - start);
+            size_t at = 0, end, pieces = 0, good = 0;
+            while (at < (size_t)n) {
+                end = piece == 0 || at + piece >= (size_t)n ? (size_t)n : at + piece;
+                while (end < (size_t)n && data[end - 1] != '\n')
+                    end++;
+                good += fns[k](data + at, end - at) ? 1u : 0u;
+                pieces++;
+                at = end;
+            }
+            printf("%%zu %%d %%.9f\n", k, good == pieces ? 1 : 0, now() - start);
         }
     return 0;
 }
@@ -143,10 +156,11 @@ def build(folder: Path, text: str, name: str) -> Path:
     return program
 
 
-def measure(program: Path, data: bytes, folder: Path, rounds: int) -> list[float]:
+def measure(program: Path, data: bytes, folder: Path, rounds: int, piece: int = 0) -> list[float]:
     path = folder / f"{program.name}.input"
     path.write_bytes(data)
-    output = subprocess.run([str(program), str(path), str(rounds)], check=True, capture_output=True, text=True).stdout
+    output = subprocess.run([str(program), str(path), str(rounds), str(piece)], check=True, capture_output=True,
+                            text=True).stdout
     times: dict[int, list[float]] = {}
     verdicts = set()
     for line in output.splitlines():
@@ -162,20 +176,31 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=31)
     parser.add_argument("--size", type=int, default=1 << 20)
+    parser.add_argument("--lanes", type=int, choices=[16, 32, 64], default=16,
+                        help="the fewest lanes Sheng holds the states in (64: the 64-lane instance for both)")
     args = parser.parse_args()
+    sheng.LANES = tuple(n for n in sheng.LANES if n >= args.lanes)
     cases = [("RFC 3339 timestamps, one a line (29 states: 64 lanes)", "dt", DATETIME_LINES,
               datetime_lines(args.size)),
              ("HTTP list field values, one a line (10 states: 16 lanes)", "http", HTTP, http_lines(args.size))]
     with tempfile.TemporaryDirectory() as work:
         folder = Path(work)
         for title, name, text, data in cases:
-            medians = measure(build(folder, text, name), data, folder, args.rounds)
+            program = build(folder, text, name)
+            medians = measure(program, data, folder, args.rounds)
             base = medians[0]
             print(f"\n{title}: {len(data):,} bytes, median of {args.rounds} rounds (CPU time)")
             print("| is_valid | GB/s | vs scalar loop, one segment |")
             print("|---|---:|---:|")
-            for (label, _macros), seconds in zip(CONTENDERS, medians):
+            for (label, _macros), seconds in zip(CONTENDERS, medians, strict=True):
                 print(f"| {label} | {len(data) / seconds / 1e9:.2f} | {base / seconds:.2f}x |")
+            print(f"\nThe same input cut into pieces of whole lines, about N bytes each: each contender's speed"
+                  f" relative to the strategy's default loop (median of {args.rounds} rounds)")
+            print("| N | " + " | ".join(label for label, _ in CONTENDERS[2:]) + " |")
+            print("|---:|" + "---:|" * (len(CONTENDERS) - 2))
+            for piece in PIECES:
+                medians = measure(program, data, folder, args.rounds, piece)
+                print(f"| {piece} | " + " | ".join(f"{medians[1] / m:.2f}x" for m in medians[2:]) + " |")
     return 0
 
 

@@ -16,8 +16,7 @@ overlap.  A chunk whose every lane is dead, or the first chunk's start lane, end
 Only ``is_valid`` takes this path (first_error and streams keep the strategy's loop, which finds
 the byte), on inputs of at least :data:`MIN_LENGTH` bytes where the CPU has the instructions.
 Emitted under ``--c-strategy auto`` for regular grammars that are not given a window test and
-are not finite.  Measured (bench/bench_sheng.py, RFC 3339 timestamps one a line, 29 states, the
-table strategy with four segments): see :data:`CHUNKS` and :data:`MIN_LENGTH`.
+are not finite; what was measured is at :data:`CHUNKS`.
 """
 from __future__ import annotations
 
@@ -27,15 +26,26 @@ from ..tables import Tables
 from .literals import ByteLine, byte_lines, chunks, hex_cells
 
 MAX_STATES = 64  # a state is a vpermb index
-SSSE3_STATES = 16  # a state is a pshufb index
-CHUNKS = 4  # default chunks side by side (measured: see bench/bench_sheng.py)
+# A state is a pshufb index (16 lanes), or a vpermb index over 32 lanes (AVX-512 VL) or 64: the
+# fewest lanes that hold the states.  vpermb over 32 lanes ran 1.4x as fast as over 64 (RFC 3339
+# lines, 29 states, 4 chunks: 3.5 against 2.5 GB/s) and needs half the table.
+LANES = (16, 32, 64)
 MAX_CHUNKS = 8
-MIN_LENGTH = 512  # shorter inputs: the strategy's loop, which needs no table set up per call
-
+# Per number of lanes, measured (bench/bench_sheng.py, 1 MiB, and the same cut into pieces of about
+# N bytes, against the strategy's loop): chunks side by side, and the shortest input to take it.
+#  - 32 lanes (RFC 3339 lines, table strategy): 8 chunks 4.6 GB/s, 1.7x its loop of four segments
+#    and 6.4x that loop in one piece (4 chunks: 5.1x); 0.95x at 128 bytes, 1.04x at 256 (8 chunks),
+#    2.9x at 512;
+#  - 64 lanes (the same, held in 64 lanes, --lanes 64): 4 chunks 2.9 GB/s (8: 3.0), 4.1x the loop
+#    in one piece, 1.1x its four segments; 0.67x at 128 bytes, 1.38x at 256, 1.8x at 512;
+#  - 16 lanes (HTTP list field values, pairs strategy, 3.3 GB/s): 4 chunks 4.1 GB/s, 1.2x; below
+#    its loop up to 1 KiB (0.93x), 1.1x at 4 KiB.
+CHUNKS = {16: 4, 32: 8, 64: 4}
+MIN_LENGTH = {16: 4096, 32: 512, 64: 512}
 
 @dataclass(frozen=True)
 class ShengC:
-    lanes: int  # 16 (SSSE3 pshufb) or 64 (AVX-512 VBMI vpermb)
+    lanes: int  # 16 (SSSE3 pshufb), 32 or 64 (AVX-512 VBMI vpermb)
     classes: tuple[ByteLine, ...]  # the class of each byte
     rows: tuple[tuple[str, ...], ...]  # per class: the next state of each lane, lines of 16 cells
     accepting: str  # per lane: 1 when it is an accepting state
@@ -51,7 +61,7 @@ def plan_sheng(tables: Tables) -> ShengC | None:
     """The Sheng tables of an automaton of at most 64 states, else None."""
     if tables.num_states > MAX_STATES:
         return None
-    lanes = SSSE3_STATES if tables.num_states <= SSSE3_STATES else MAX_STATES
+    lanes = next(n for n in LANES if tables.num_states <= n)
     # lanes past the last state start dead in every chunk but the first, whose start lane is real
     rows = tuple(chunks([f"0x{s.targets[cls]:02X}" for s in tables.states]
                         + [f"0x{tables.dead:02X}"] * (lanes - tables.num_states), 16)
@@ -65,7 +75,7 @@ def plan_sheng(tables: Tables) -> ShengC | None:
         identity=hex_cells(list(range(lanes))),
         start=tables.start,
         dead=tables.dead,
-        chunks=CHUNKS,
+        chunks=CHUNKS[lanes],
         chunk_list=tuple(range(MAX_CHUNKS)),
-        min_length=MIN_LENGTH,
+        min_length=MIN_LENGTH[lanes],
     )
