@@ -17,6 +17,7 @@ from helpers.walks import class_edges, mutated_walks
 from test_c_strategies import TARGETS
 
 import abnfc.backends.c.sheng as c_sheng
+from abnfc.native import batch
 from abnfc.automata.dfa import Dfa
 
 pytestmark = needs_gcc
@@ -160,3 +161,43 @@ def test_strict_builds(tmp_path, monkeypatch):
                        "-Wno-padded", "-Werror", "-O2", "-c", "-o", str(tmp_path / f"{target}.o"), str(gen.source)]
             result = subprocess.run(command, capture_output=True, text=True)
             assert result.returncode == 0, f"{lanes} lanes, {target}:\n{result.stderr}"
+
+
+# --- the batch kernel's Sheng groups (src/abnfc/native/static/batch.c) ----------------------
+
+def kernel_errors(gen, tmp_path: Path, inputs: list[bytes], extra: list[str]) -> list[int | None]:
+    """The batch kernel's first errors over ``inputs`` (tests/c/check_batch.c, under the
+    sanitizers), each record also checked alone, in a buffer of exactly its size."""
+    files = {path.name: path.read_text(encoding="utf-8") for path in (gen.source, gen.header)}
+    binary = tmp_path / f"batch{len(extra)}"
+    command = [GCC, *SANITIZE, f"-I{gen.folder}", *batch.kernel_macros(files), f"-DPFX={gen.prefix}", *extra,
+               "-o", str(binary), str(batch.KERNEL), str(ROOT / "tests" / "c" / "check_batch.c")]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return run_records(binary, write_records(tmp_path / "records", inputs))
+
+
+@pytest.mark.skipif(not _cpu_has(*VBMI), reason="this CPU lacks AVX-512 VBMI and VL: the kernel's Sheng is not run")
+@pytest.mark.parametrize("name", ["datetime", "http"])
+def test_the_kernel_groups_agree_with_the_dfa(name, tmp_path):
+    gen = generate(tmp_path, {"datetime": DATETIME, "http": HTTP}[name], "g")
+    assert gen.minimal.num_states < 32  # the kernel's states and its dead one fit 32 lanes
+    inputs = inputs_for(gen.minimal, name)
+    want = [gen.minimal.first_error(d) for d in inputs]
+    assert kernel_errors(gen, tmp_path, inputs, []) == want
+    assert kernel_errors(gen, tmp_path, inputs, ["-DABNFC_NO_SHENG"]) == want
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _cpu_has(*VBMI), reason="this CPU lacks AVX-512 VBMI and VL: the kernel's Sheng is not run")
+def test_the_kernel_groups_on_random_grammars(tmp_path):
+    tested = 0
+    for index, grammar in enumerate(grammar_batch()[:40]):
+        if grammar.compiled.minimal.num_states >= 32:
+            continue
+        gen = generate(tmp_path / str(index), grammar.text, "g")
+        inputs = list(grammar.inputs) + inputs_for(gen.minimal, grammar.text, 100)
+        assert kernel_errors(gen, tmp_path / str(index), inputs, []) == [
+            gen.minimal.first_error(d) for d in inputs], grammar.text
+        tested += 1
+    assert tested >= 10
