@@ -17,8 +17,8 @@ from helpers.walks import class_edges, mutated_walks
 from test_c_strategies import TARGETS
 
 import abnfc.backends.c.sheng as c_sheng
-from abnfc.native import batch
 from abnfc.automata.dfa import Dfa
+from abnfc.native import batch
 
 pytestmark = needs_gcc
 
