@@ -77,17 +77,18 @@ def check(gen, tmp_path: Path, inputs: list[bytes], flags: list[str]) -> None:
     macro = gen.plan.macro
     for chunks in (1, 3, 8):
         binary = build(gen, "check_records.c", tmp_path / f"check{chunks}",
-                       [*flags, f"-D{macro}_SHENG_MIN=1", f"-D{macro}_SHENG_CHUNKS={chunks}"])
+                       [*flags, f"-D{macro}_SHENG", f"-D{macro}_SHENG_MIN=1", f"-D{macro}_SHENG_CHUNKS={chunks}"])
         assert run_records(binary, write_records(tmp_path / "records", inputs)) == [
             gen.minimal.first_error(d) for d in inputs], chunks
 
 
 def test_the_plan_has_sheng_only_where_it_applies(tmp_path):
     dt = generate(tmp_path / "dt", DATETIME, "dt")
-    assert dt.plan.sheng is not None and dt.plan.sheng.lanes == 32  # 29 states
+    assert dt.plan.sheng is not None and dt.plan.sheng.lanes == 32 and dt.plan.sheng.default_on  # 29 states
     assert "dt_sheng_valid_" in dt.source.read_text(encoding="utf-8")
     http = generate(tmp_path / "http", HTTP, "http")
-    assert http.plan.sheng is not None and http.plan.sheng.lanes == 16
+    # its loop skips quoted strings and tokens, faster than Sheng: Sheng only with HTTP_SHENG
+    assert http.plan.sheng is not None and http.plan.sheng.lanes == 16 and not http.plan.sheng.default_on
     assert generate(tmp_path / "t", DATETIME, "t", strategy="table").plan.sheng is None  # asked for by name
     uri = (ROOT / "grammars" / "uri.abnf").read_text(encoding="utf-8")
     assert generate(tmp_path / "uri", uri, "uri").plan.sheng is None  # 183 states
@@ -97,7 +98,8 @@ def test_the_plan_has_sheng_only_where_it_applies(tmp_path):
 
 
 def test_the_settings(tmp_path):
-    """The preprocessed is_valid: the default shortest input, a shorter one, and none."""
+    """The preprocessed is_valid: the default shortest input, a shorter one, and none; off by
+    default where the loop skips runs, on with P_SHENG."""
     gen = generate(tmp_path, DATETIME, "dt")
 
     def preprocessed(*defines: str) -> str:
@@ -108,6 +110,11 @@ def test_the_settings(tmp_path):
     assert "len >= 7 && len != 0" in preprocessed("-DDT_SHENG_MIN=7")
     assert "dt_sheng_valid_" not in preprocessed("-DDT_NO_SHENG")
     assert "dt_sheng_valid_" not in preprocessed("-DDT_NO_SIMD")
+    http = generate(tmp_path / "http", HTTP, "http")
+    command = [GCC, "-std=c99", "-E", "-P", f"-I{http.folder}", str(http.source)]
+    assert "http_sheng_valid_" not in subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    command.insert(3, "-DHTTP_SHENG")
+    assert "http_sheng_valid_" in subprocess.run(command, capture_output=True, text=True, check=True).stdout
     failed = subprocess.run([GCC, "-std=c99", "-fsyntax-only", "-DDT_SHENG_CHUNKS=9", f"-I{gen.folder}",
                              str(gen.source)], capture_output=True, text=True)
     assert failed.returncode != 0 and "DT_SHENG_CHUNKS must be 1 to 8" in failed.stderr
@@ -149,7 +156,7 @@ def test_strict_builds(tmp_path, monkeypatch):
         gen = generate(tmp_path / str(lanes), text, "g")
         assert gen.plan.sheng is not None and gen.plan.sheng.lanes == lanes
         command = [GCC, "-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wconversion", "-Wsign-conversion",
-                   "-Wshadow", "-Werror", "-O2", "-c", "-o", str(tmp_path / f"{lanes}.o"), str(gen.source)]
+                   "-Wshadow", "-Werror", "-O2", "-DG_SHENG", "-c", "-o", str(tmp_path / f"{lanes}.o"), str(gen.source)]
         result = subprocess.run(command, capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
         if CLANG is None:
@@ -157,7 +164,7 @@ def test_strict_builds(tmp_path, monkeypatch):
         for target in ["x86_64-linux-gnu", *TARGETS]:
             freestanding = [] if target.startswith("x86_64") else [
                 "-ffreestanding", f"-I{ROOT / 'tests' / 'c' / 'freestanding'}"]
-            command = [tool(CLANG), f"--target={target}", *freestanding, "-std=c99", "-Weverything",
+            command = [tool(CLANG), f"--target={target}", *freestanding, "-std=c99", "-DG_SHENG", "-Weverything",
                        "-Wno-padded", "-Werror", "-O2", "-c", "-o", str(tmp_path / f"{target}.o"), str(gen.source)]
             result = subprocess.run(command, capture_output=True, text=True)
             assert result.returncode == 0, f"{lanes} lanes, {target}:\n{result.stderr}"

@@ -16,7 +16,11 @@ overlap.  A chunk whose every lane is dead, or the first chunk's start lane, end
 Only ``is_valid`` takes this path (first_error and streams keep the strategy's loop, which finds
 the byte), on inputs of at least :data:`MIN_LENGTH` bytes where the CPU has the instructions.
 Emitted under ``--c-strategy auto`` for regular grammars that are not given a window test and
-are not finite; what was measured is at :data:`CHUNKS`.
+are not finite; what was measured is at :data:`CHUNKS`.  It is on by default only where the
+strategy's loop skips no runs: a state that keeps to a set of bytes is skipped 64 bytes at a time,
+and in accelerated states to the end of the run, which Sheng steps byte by byte (HTTP field values
+with quoted strings of 200 to 3,000 bytes: the loop 24 GB/s, Sheng 4.1); there ``P_SHENG`` turns
+it on.
 """
 from __future__ import annotations
 
@@ -40,6 +44,7 @@ MAX_CHUNKS = 8
 #    in one piece, 1.1x its four segments; 0.67x at 128 bytes, 1.38x at 256, 1.8x at 512;
 #  - 16 lanes (HTTP list field values, pairs strategy, 3.3 GB/s): 4 chunks 4.1 GB/s, 1.2x; below
 #    its loop up to 1 KiB (0.93x), 1.1x at 4 KiB.
+#  - 12 chunks were no faster than 8, 16 slower (the vectors no longer fit in registers).
 CHUNKS = {16: 4, 32: 8, 64: 4}
 MIN_LENGTH = {16: 4096, 32: 512, 64: 512}
 
@@ -55,10 +60,12 @@ class ShengC:
     chunks: int  # default chunks side by side
     chunk_list: tuple[int, ...]  # 0 .. MAX_CHUNKS - 1
     min_length: int
+    default_on: bool  # else only with P_SHENG defined
 
 
-def plan_sheng(tables: Tables) -> ShengC | None:
-    """The Sheng tables of an automaton of at most 64 states, else None."""
+def plan_sheng(tables: Tables, skips: bool) -> ShengC | None:
+    """The Sheng tables of an automaton of at most 64 states, else None; on by default unless the
+    strategy's loop skips runs of bytes that keep a state (``skips``)."""
     if tables.num_states > MAX_STATES:
         return None
     lanes = next(n for n in LANES if tables.num_states <= n)
@@ -78,4 +85,5 @@ def plan_sheng(tables: Tables) -> ShengC | None:
         chunks=CHUNKS[lanes],
         chunk_list=tuple(range(MAX_CHUNKS)),
         min_length=MIN_LENGTH[lanes],
+        default_on=not skips,
     )
