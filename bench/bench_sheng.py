@@ -2,14 +2,16 @@
 loop, one chain) and Sheng with chunks side by side.
 
 Two grammars whose minimal DFAs fit Sheng and that get no window test: RFC 3339 timestamps one a
-line (grammars/datetime.abnf's date-time, ``*( date-time LF )``: 29 states, so 64 lanes and
+line (grammars/datetime.abnf's date-time, ``*( date-time LF )``: 29 states, so 32 lanes and
 AVX-512 VBMI; the strategy chosen is ``table``) and HTTP list field values one a line, with
-quoted strings (10 states, 16 lanes and SSSE3; the strategy is ``pairs``).  Each input is 1 MiB of
-valid records, and the HTTP grammar again on lines of one long quoted string each, which the
-strategy's loop skips (so Sheng is off by default for that grammar).  Every contender is the same generated source, compiled with other settings
-(``P_NO_SHENG``: the strategy's loop, its segments included; ``P_SEGMENTS=1``: that loop in one
-piece; ``P_SHENG`` with ``P_SHENG_CHUNKS``), and all are timed in one process, round after round, interleaved: CPU
-time of the process, the median of ROUNDS rounds, each one pass over the input.  All must agree.
+quoted strings (10 states, 16 lanes and SSSE3; the strategy is ``pairs``).  Each input is 1 MiB
+of valid records; the HTTP grammar runs again on lines of one long quoted string each, which the
+strategy's loop skips (so Sheng is off by default for that grammar).  Every contender is the same
+generated source, compiled with other settings (``P_NO_SHENG``: the strategy's loop, its segments
+included; ``P_SEGMENTS=1``: that loop in one piece; ``P_SHENG`` with ``P_SHENG_CHUNKS``), and all
+are timed in one process, round after round, interleaved: CPU time of the process, the median of
+ROUNDS rounds, each one pass over the input.  All must agree.  Then the same input is cut into
+pieces of whole lines of about N bytes, to find the shortest input Sheng is worth its set-up on.
 
     python bench/bench_sheng.py [--rounds N] [--size BYTES] [--lanes 16|32|64]
 """
