@@ -194,7 +194,7 @@ def main() -> int:
                         help="the fewest lanes Sheng holds the states in (64: the 64-lane instance for both)")
     args = parser.parse_args()
     sheng.LANES = tuple(n for n in sheng.LANES if n >= args.lanes)
-    cases = [("RFC 3339 timestamps, one a line (29 states: 64 lanes)", "dt", DATETIME_LINES,
+    cases = [("RFC 3339 timestamps, one a line (29 states: 32 lanes)", "dt", DATETIME_LINES,
               datetime_lines(args.size)),
              ("HTTP list field values, one a line (10 states: 16 lanes)", "http", HTTP, http_lines(args.size)),
              ("HTTP field values with long quoted strings, one a line", "quotes", HTTP, http_long_quotes(args.size))]
