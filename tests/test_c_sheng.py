@@ -101,6 +101,7 @@ def test_the_settings(tmp_path):
     """The preprocessed is_valid: the default shortest input, a shorter one, and none; off by
     default where the loop skips runs, on with P_SHENG."""
     gen = generate(tmp_path, DATETIME, "dt")
+    assert gen.plan.sheng is not None
 
     def preprocessed(*defines: str) -> str:
         command = [GCC, "-std=c99", "-E", "-P", *defines, f"-I{gen.folder}", str(gen.source)]
