@@ -137,6 +137,33 @@ static int abnfc_same_column_(int a, int b)
     return 1;
 }
 
+/*
+ * Sheng (Hyperscan's shuffle DFA; Wang et al., NSDI 2019) where the states and the dead one fit
+ * 32 lanes and the CPU has AVX-512 VBMI and VL: a byte's transition function is a vector of next
+ * states, and a step is one vpermb of it by the state, held in every lane; the chain waits on the
+ * shuffle, not on a load, and the byte's vector is one load (by byte: no class lookup).
+ */
+#if defined(ABNFC_TABLE) && ABNFC_NUM_STATES < 32 && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) \
+    && !defined(ABNFC_NO_SHENG)
+#define ABNFC_SHENG 1
+#include <immintrin.h>
+#define ABNFC_SHENG_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
+static uint8_t abnfc_sheng_[256][32] __attribute__((aligned(32))); /* per byte, each state's successor */
+static int abnfc_sheng_ok_;                                          /* the CPU has the instructions */
+
+static void abnfc_sheng_build_(void)
+{
+    size_t byte, state;
+    for (byte = 0; byte < 256; byte++)
+        for (state = 0; state < 32; state++)
+            abnfc_sheng_[byte][state] = (uint8_t)(state <= ABNFC_NUM_STATES ? abnfc_full_[state * 256 + byte]
+                                                                            : ABNFC_DEAD);
+    __builtin_cpu_init();
+    abnfc_sheng_ok_ = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+                      && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+}
+#endif
+
 /* The byte classes, then the table by class with states premultiplied by the width. */
 static void abnfc_build_(void)
 {
@@ -155,6 +182,9 @@ static void abnfc_build_(void)
         for (klass = 0; klass < classes; klass++)
             abnfc_next_[state * abnfc_width_ + (size_t)klass] =
                 (uint32_t)abnfc_full_[state * 256 + (size_t)first[klass]] * abnfc_width_;
+#ifdef ABNFC_SHENG
+    abnfc_sheng_build_();
+#endif
     abnfc_ready_ = 1;
 }
 
@@ -194,6 +224,30 @@ static void abnfc_group_(const unsigned char *const *from, const size_t *lengths
         ok[order[k]] = abnfc_accepts_[abnfc_walk_(state[k], at[k] + common, lengths[order[k]] - common) / width];
 }
 
+#ifdef ABNFC_SHENG
+/* As abnfc_group_, each lane's state a vector of 32 equal bytes, stepped by vpermb. */
+ABNFC_SHENG_TARGET static void abnfc_sheng_group_(const unsigned char *const *from, const size_t *lengths,
+                                                  const uint16_t *order, uint8_t *ok)
+{
+    __m256i state[ABNFC_LANES];
+    const unsigned char *at[ABNFC_LANES];
+    size_t k, j, common = lengths[order[0]];
+    for (k = 0; k < ABNFC_LANES; k++) {
+        state[k] = _mm256_set1_epi8((char)abnfc_start_);
+        at[k] = from[order[k]];
+    }
+    for (j = 0; j < common; j++)
+        for (k = 0; k < ABNFC_LANES; k++)
+            state[k] = _mm256_permutexvar_epi8(state[k], _mm256_load_si256((const __m256i *)(const void *)
+                                                                           abnfc_sheng_[at[k][j]]));
+    for (k = 0; k < ABNFC_LANES; k++) {
+        uint32_t s = (uint32_t)_mm256_cvtsi256_si32(state[k]) & 0xFFu;
+        ok[order[k]] = abnfc_accepts_[abnfc_walk_(s * abnfc_width_, at[k] + common,
+                                                  lengths[order[k]] - common) / abnfc_width_];
+    }
+}
+#endif
+
 /*
  * ok[i] = whether record i (from[i], lengths[i]; i < n <= ABNFC_CHUNK) matches.  The short
  * records are sorted by length (a counting sort) and taken four at a time, so that the four
@@ -220,6 +274,12 @@ static void abnfc_lanes_(const unsigned char *const *from, const size_t *lengths
     for (i = 0; i < n; i++)
         if (lengths[i] <= ABNFC_SHORT)
             order[count[lengths[i]]++] = (uint16_t)i;
+#ifdef ABNFC_SHENG
+    if (abnfc_sheng_ok_)
+        for (i = 0; i + ABNFC_LANES <= sorted; i += ABNFC_LANES)
+            abnfc_sheng_group_(from, lengths, order + i, ok);
+    else
+#endif
     for (i = 0; i + ABNFC_LANES <= sorted; i += ABNFC_LANES)
         abnfc_group_(from, lengths, order + i, ok);
     for (; i < sorted; i++) /* the last few, fewer than a group */
