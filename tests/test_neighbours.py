@@ -69,7 +69,23 @@ def test_the_dialects_of_the_shipped_grammars_are_found():
             "json-leading-zeros.abnf"} <= set(names["json.abnf"])
     assert {"datetime-space.abnf", "datetime-upper-case.abnf", "datetime-no-seconds.abnf"} <= set(
         names["datetime.abnf"])
+    assert {"uri-zone-id.abnf", "uri-lenient-percent.abnf", "uri-excluded-characters.abnf"} <= set(
+        names["uri.abnf"])
     assert not set(names["uri.abnf"]) & set(names["utf8.abnf"])
+
+
+@pytest.mark.parametrize(("dialect", "inputs"), [
+    ("uri-zone-id", [b"http://[fe80::1%25eth0]/", b"//[::1%25en0]:80"]),
+    ("uri-lenient-percent", [b"http://a/%zz?%1", b"100%"]),
+    ("uri-excluded-characters", [b'http://a/b c"<>{}|\\^`?q= <>#f', b"a b"]),
+])
+def test_each_uri_dialect_accepts_what_its_header_says_and_the_grammar_does_not(dialect, inputs):
+    from urllib.parse import urlsplit
+
+    uri, variant = language("grammars/uri.abnf"), language(f"grammars/variants/{dialect}.abnf")
+    for data in inputs:
+        assert variant.accepts(data) and not uri.accepts(data), data
+        urlsplit(data.decode())  # the header says Python's urlsplit takes them: it does not raise
 
 
 def test_neighbours_given_as_folder_or_file_and_a_missing_one_is_a_usage_error(tmp_path):
