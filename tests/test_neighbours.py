@@ -67,6 +67,7 @@ def test_the_dialects_of_the_shipped_grammars_are_found():
             "cesu8.abnf", "wtf8.abnf"} <= set(names["utf8.abnf"])
     assert {"json-nan-infinity.abnf", "json-trailing-commas.abnf", "json-single-quotes.abnf",
             "json-leading-zeros.abnf"} <= set(names["json.abnf"])
+    assert "json-comments.abnf" in names["json.abnf"]
     assert {"datetime-space.abnf", "datetime-upper-case.abnf", "datetime-no-seconds.abnf"} <= set(
         names["datetime.abnf"])
     assert {"uri-zone-id.abnf", "uri-lenient-percent.abnf", "uri-excluded-characters.abnf"} <= set(
@@ -86,6 +87,14 @@ def test_each_uri_dialect_accepts_what_its_header_says_and_the_grammar_does_not(
     for data in inputs:
         assert variant.accepts(data) and not uri.accepts(data), data
         urlsplit(data.decode())  # the header says Python's urlsplit takes them: it does not raise
+
+
+def test_json_with_comments_ends_a_line_comment_only_at_the_end_of_its_line():
+    jsonc, json_ = language("grammars/variants/json-comments.abnf"), language("grammars/json.abnf")
+    for data in (b"[1 //x\n]", b'/* a */ {"a": 1} // end', b'{"a"/**/:/***/1}', b"// a\r// b\n1"):
+        assert jsonc.accepts(data) and not json_.accepts(data), data
+    for data in (b"[1 //x]", b"[1 /* x */", b"1/**", b"/*/ 1", b"1 /* */ */"):
+        assert not jsonc.accepts(data), data
 
 
 def test_neighbours_given_as_folder_or_file_and_a_missing_one_is_a_usage_error(tmp_path):
