@@ -63,7 +63,7 @@ def _sites(definition: ast.Node) -> Iterator[tuple[Path, ast.Node]]:
         path, node = stack.pop()
         yield path, node
         kids = ast.children(node)
-        stack.extend((path + (index,), kid) for index, kid in reversed(list(enumerate(kids))))
+        stack.extend(((*path, index), kid) for index, kid in reversed(list(enumerate(kids))))
 
 
 def _replaced(node: ast.Node, path: Path, new: ast.Node | None) -> ast.Node:
