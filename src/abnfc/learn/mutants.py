@@ -78,7 +78,7 @@ def _replaced(node: ast.Node, path: Path, new: ast.Node | None) -> ast.Node:
         del kids[path[0]]
     else:
         kids[path[0]] = inner
-    return ast._with_children(node, tuple(kids))
+    return ast.with_children(node, tuple(kids))
 
 
 def _shown(node: ast.Node) -> str:
