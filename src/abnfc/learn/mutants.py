@@ -167,7 +167,10 @@ def labelled(compilation: Compilation) -> list[Mutant]:
     grammar = compilation.grammar
     if len(grammar.text) > MAX_TEXT or not compilation.resolved.is_regular:
         return []
-    minimal = compilation.minimal
+    try:
+        minimal = compilation.minimal
+    except AbnfError:  # a DFA over the limits: its mutants would be too
+        return []
     if minimal.num_states > MAX_STATES:
         return []
     found: list[Mutant] = []
