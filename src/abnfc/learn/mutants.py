@@ -48,7 +48,7 @@ class Mutant:
 
 
 @dataclass(frozen=True)
-class _Edit:
+class Edit:
     label: str
     grammar: ast.Grammar
 
@@ -146,7 +146,7 @@ def _case_changes(node: ast.CharVal | ast.NumVal) -> Iterator[tuple[str, ast.Nod
     yield _("`{old}` made case-insensitive").format(old=node), ast.CharVal(text)
 
 
-def _edits(grammar: ast.Grammar) -> Iterator[_Edit]:
+def edits(grammar: ast.Grammar) -> Iterator[Edit]:
     """Every one-edit mutant of ``grammar``, labelled (see the module's docstring)."""
     for index, rule in enumerate(grammar.rules):
         parents: dict[Path, ast.Node] = {}
@@ -159,7 +159,7 @@ def _edits(grammar: ast.Grammar) -> Iterator[_Edit]:
                 rules[index] = replace(rule, definition=definition)
                 line = node.span.line if node.span else rule.span.line if rule.span else 0
                 label = _("line {line}: {edit}").format(line=line, edit=what)
-                yield _Edit(label, replace(grammar, rules=tuple(rules)))
+                yield Edit(label, replace(grammar, rules=tuple(rules)))
 
 
 def labelled(compilation: Compilation) -> list[Mutant]:
@@ -176,7 +176,7 @@ def labelled(compilation: Compilation) -> list[Mutant]:
     found: list[Mutant] = []
     seen: set[tuple] = set()
     texts: set[str] = set()
-    for count, edit in enumerate(_edits(grammar.ast)):
+    for count, edit in enumerate(edits(grammar.ast)):
         text = str(edit.grammar)
         if count >= MAX_EDITS or len(found) >= MAX_MUTANTS:
             break
