@@ -297,3 +297,32 @@ def test_black_boxes_made_from_one_edit_mutants_are_learned_exactly():
     for target in random.Random(0).sample(found, 8):
         result = learned(target, found)
         assert not result.stopped and equivalent(result.dfa, target)
+
+
+def mutants_of(grammar: str) -> list[Neighbour]:
+    from abnfc.crosscheck.neighbours import mutant_neighbours
+    from abnfc.learn.mutants import labelled
+
+    return mutant_neighbours((m.label, m.dfa) for m in labelled(Compilation(load(grammar))))
+
+
+def test_crosscheck_names_the_one_edit_mutant_a_black_box_speaks_when_it_speaks_no_dialect():
+    from abnfc.crosscheck.report import text
+
+    text_ = load("grammars/utf8.abnf").text.replace("%xF4 %x80-8F", "%xF4 %x80-8E")  # stops at U+10EFFF
+    box = Box(Compilation(from_text(text_, "box")).minimal.matches)
+    result = run("grammars/utf8.abnf", box, [*neighbours_of("grammars/utf8.abnf"), *mutants_of("grammars/utf8.abnf")])
+    assert [label for label, _count in result.sources][:2] == [
+        "witnesses of the neighbour grammars", "witnesses of the grammar's one-edit mutants"]
+    (found,) = result.classes
+    named = [d for d in found.dialects if d.mutant]
+    assert [d.paths for d in named] == [("line 12: %x80-8F narrowed to %x80-8E",)]
+    assert ("the implementation behaves like the grammar with one edit, line 12: %x80-8F narrowed to %x80-8E; "
+            "it rejects F4 8F 80 80") in text(result)
+
+
+def test_no_mutant_is_named_where_the_implementation_speaks_a_dialect():
+    box = Box(language("grammars/variants/rfc2279-utf8-no-surrogates.abnf").accepts)
+    result = run("grammars/utf8.abnf", box, [*neighbours_of("grammars/utf8.abnf"), *mutants_of("grammars/utf8.abnf")])
+    assert result.classes and all(d.paths == ("grammars/variants/rfc2279-utf8-no-surrogates.abnf",)
+                                  for found in result.classes for d in found.dialects)
