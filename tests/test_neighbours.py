@@ -326,3 +326,22 @@ def test_no_mutant_is_named_where_the_implementation_speaks_a_dialect():
     result = run("grammars/utf8.abnf", box, [*neighbours_of("grammars/utf8.abnf"), *mutants_of("grammars/utf8.abnf")])
     assert result.classes and all(d.paths == ("grammars/variants/rfc2279-utf8-no-surrogates.abnf",)
                                   for found in result.classes for d in found.dialects)
+
+
+@pytest.mark.parametrize(("grammar", "adapter", "dialect"), [
+    ("utf8", "rfc2279_decoder.py", "rfc2279-utf8-no-surrogates"),  # glibc's five- and six-byte forms
+    ("datetime", "upper_case_datetime.py", "datetime-upper-case"),
+    pytest.param("json", "json_loads.py", "json-nan-infinity", marks=pytest.mark.slow),  # 6 s of CPU
+])
+def test_the_command_with_its_default_options_finds_each_dialect_and_names_it(capsys, grammar, adapter, dialect):
+    status, out = run_cli_text(capsys, "crosscheck", f"grammars/{grammar}.abnf", "--python",
+                               f"tests/data/{adapter}:accepts", "--format", "json")
+    assert status == 1, out
+    report = json.loads(out)
+    assert report["classes"]
+    for found in report["classes"]:
+        assert [d["grammars"] for d in found["dialects"]] == [[f"grammars/variants/{dialect}.abnf"]], found
+        assert not any(d["mutants"] for d in found["dialects"])
+    if grammar == "utf8":
+        shown = {data for found in report["classes"] for d in found["dialects"] for data in d["inputs"]}
+        assert {"f8 88 80 80 80", "fc 84 80 80 80 80"} <= shown
