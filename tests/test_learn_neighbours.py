@@ -61,7 +61,7 @@ def learned_exactly(base: str, target: Dfa) -> bool:
 
 def test_every_regular_shipped_grammar_with_dialects_is_covered():
     assert {base for base, _path in (p.values for p in DIALECTS)} == set(BASES)
-    assert len(DIALECTS) >= 14  # 8 of UTF-8, 3 of RFC 3339, 3 of URI
+    assert len(DIALECTS) >= 15  # 8 of UTF-8, 3 of RFC 3339, 4 of URI
 
 
 @pytest.mark.parametrize(("base", "path"), DIALECTS)

@@ -70,7 +70,7 @@ def test_the_dialects_of_the_shipped_grammars_are_found():
     assert "json-comments.abnf" in names["json.abnf"]
     assert {"datetime-space.abnf", "datetime-upper-case.abnf", "datetime-no-seconds.abnf"} <= set(
         names["datetime.abnf"])
-    assert {"uri-zone-id.abnf", "uri-lenient-percent.abnf", "uri-excluded-characters.abnf"} <= set(
+    assert {"uri-zone-id.abnf", "uri-lenient-percent.abnf", "uri-excluded-characters.abnf", "rfc2396-uri.abnf"} <= set(
         names["uri.abnf"])
     assert not set(names["uri.abnf"]) & set(names["utf8.abnf"])
 
@@ -87,6 +87,16 @@ def test_each_uri_dialect_accepts_what_its_header_says_and_the_grammar_does_not(
     for data in inputs:
         assert variant.accepts(data) and not uri.accepts(data), data
         urlsplit(data.decode())  # the header says Python's urlsplit takes them: it does not raise
+
+
+def test_rfc_2396_parts_from_rfc_3986_where_its_header_says():
+    uri, old = language("grammars/uri.abnf"), language("grammars/variants/rfc2396-uri.abnf")
+    for data in (b"//:!", b"//@@"):
+        assert old.accepts(data) and not uri.accepts(data), data
+    for data in (b"//[::]", b"http://[::1]/", b"A:", b"?"):
+        assert uri.accepts(data) and not old.accepts(data), data
+    for data in (b"//a.1", b"//1.2.3.4444", b"http://a-b.c/x;p?q#f", b"a:b:c", b""):  # a reg_name or both alike
+        assert uri.accepts(data) and old.accepts(data), data
 
 
 def test_json_with_comments_ends_a_line_comment_only_at_the_end_of_its_line():
