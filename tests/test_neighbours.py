@@ -355,3 +355,14 @@ def test_the_command_with_its_default_options_finds_each_dialect_and_names_it(ca
     if grammar == "utf8":
         shown = {data for found in report["classes"] for d in found["dialects"] for data in d["inputs"]}
         assert {"f8 88 80 80 80", "fc 84 80 80 80 80"} <= shown
+
+
+def test_the_mutants_witnesses_are_bounded_together():
+    from abnfc.crosscheck.neighbours import all_witnesses
+
+    utf8, mutants = language("grammars/utf8.abnf"), mutants_of("grammars/utf8.abnf")
+    every = all_witnesses(utf8, mutants)
+    assert len(every) > 500 and all(w.mutant and utf8.accepts(w.data) != w.neighbour_accepts for w in every)
+    assert len(all_witnesses(utf8, mutants, mutants_limit=100)) == 100
+    dialect = neighbours_of("grammars/utf8.abnf")
+    assert len(all_witnesses(utf8, [*dialect, *mutants], mutants_limit=0)) == len(all_witnesses(utf8, dialect))

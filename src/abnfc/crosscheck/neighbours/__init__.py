@@ -44,6 +44,7 @@ DIALECT_OF = re.compile(r"^;\s*dialect of:\s*(.+?)\s*$", re.IGNORECASE)
 FOLDER = "variants"
 MAX_WITNESSES = 2_000  # per neighbour: a neighbour far from the grammar is not a dialect of it
 MAX_PAIRS = 100_000
+MAX_MUTANT_WITNESSES = 20_000  # for all the one-edit mutants together (UTF-8's 90: 738)
 SHOWN_MUTANTS = 4  # edits named per class of disagreements
 
 
@@ -143,8 +144,21 @@ def witnesses(grammar: Language, neighbour: Neighbour, limit: int = MAX_WITNESSE
     return found
 
 
-def all_witnesses(grammar: Language, neighbours: Sequence[Neighbour], limit: int = MAX_WITNESSES) -> list[Witness]:
-    return [witness for neighbour in neighbours for witness in witnesses(grammar, neighbour, limit)]
+def all_witnesses(grammar: Language, neighbours: Sequence[Neighbour], limit: int = MAX_WITNESSES,
+                  mutants_limit: int = MAX_MUTANT_WITNESSES) -> list[Witness]:
+    """Every neighbour's witnesses, at most ``limit`` each and ``mutants_limit`` for all the
+    one-edit mutants together (a grammar of 64 states has up to 200 of them)."""
+    found: list[Witness] = []
+    room = mutants_limit
+    for neighbour in neighbours:
+        if neighbour.mutant:
+            if room > 0:
+                mine = witnesses(grammar, neighbour, min(limit, room))
+                room -= len(mine)
+                found += mine
+        else:
+            found += witnesses(grammar, neighbour, limit)
+    return found
 
 
 def parting_inputs(a: Dfa, b: Dfa, max_pairs: int) -> set[bytes]:
