@@ -72,3 +72,23 @@ def test_a_case_sensitive_dialect_gets_the_case_insensitive_grammar_back_as_a_mu
 def test_recursive_and_large_grammars_get_no_mutants():
     assert labelled(Compilation(load("grammars/json.abnf"))) == []
     assert labelled(Compilation(load("grammars/uri.abnf"))) == []  # 183 states, over MAX_STATES
+
+
+def test_a_code_point_range_is_narrowed_to_ff_but_not_widened_to_every_byte():
+    grammar = Compilation(from_text("a = %x80-100 *%x41\n", "g.abnf"))
+    labels = {mutant.label for mutant in labelled(grammar)}
+    assert "line 1: %x80-100 narrowed to %x80-FF" in labels
+    assert not any("widened to %x00-FF" in label for label in labels)
+    assert not any("`*%x41` made optional" in label for label in labels)  # it matches the empty string already
+
+
+def test_a_grammar_with_a_large_nfa_gets_its_edits_spread_within_the_budget():
+    from abnfc.learn.mutants import MAX_NFA_WORK, edits
+
+    grammar = Compilation(load("grammars/variants/rfc2396-uri.abnf"))  # 13 states, but an NFA of 4,382
+    allowed = MAX_NFA_WORK // len(grammar.nfa.edges)
+    assert len({str(edit.grammar) for edit in edits(grammar.grammar.ast)}) > 5 * allowed
+    found = labelled(grammar)
+    assert 0 < len(found) <= allowed
+    lines = {int(mutant.label.split(":")[0].split()[1]) for mutant in found}
+    assert max(lines) - min(lines) > 30  # spread over the rules, not the first ones only

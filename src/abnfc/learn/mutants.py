@@ -19,7 +19,9 @@ Each mutant is compiled with the grammar's start rule and limits; the regular on
 differs from the grammar's are kept, each language once, with a label saying the edit and its
 line (``line 12: %xE1-EC widened to %xE1-ED``).  The cost is bounded: grammars larger than
 :data:`MAX_TEXT` characters or :data:`MAX_STATES` minimal DFA states get none, at most
-:data:`MAX_EDITS` edits are compiled, and at most :data:`MAX_MUTANTS` are kept.
+:data:`MAX_EDITS` edits are compiled, fewer for a grammar with a large NFA (:data:`MAX_NFA_WORK`:
+a mutant compiles in about the grammar's time), spread evenly over the grammar, and at most
+:data:`MAX_MUTANTS` are kept.
 """
 from __future__ import annotations
 
@@ -35,7 +37,8 @@ from ..i18n import _
 from ..pipeline import Compilation
 
 MAX_MUTANTS = 200
-MAX_EDITS = 400  # compiled, in the order of the text; UTF-8's 95 compile in 0.2 s, RFC 3339's 47 in 0.15 s
+MAX_EDITS = 400  # compiled; UTF-8's 95 compile in 0.2 s, RFC 3339's 47 in 0.15 s
+MAX_NFA_WORK = 100_000  # NFA states over all compiled edits: RFC 2396's URI (4,382 states) gets 22 in 3 s
 MAX_TEXT = 20_000  # characters: larger grammars get no automatic mutants (each is compiled)
 MAX_STATES = 64  # of the grammar's minimal DFA: compiling a mutant of URI's (hundreds) takes 0.5 s
 MAX_SHOWN = 40  # characters of an element quoted in a label
@@ -99,15 +102,17 @@ def _changes(node: ast.Node, parent: ast.Node | None) -> Iterator[tuple[str, ast
         yield from _case_changes(node)
     if isinstance(parent, ast.Alternation) and len(parent.alternatives) > 1:
         yield _("alternative `{element}` dropped").format(element=_shown(node)), None
-    if isinstance(parent, ast.Concatenation) and len(parent.items) > 1 and not isinstance(node, ast.Option):
+    empty = isinstance(node, ast.Option) or (isinstance(node, ast.Repetition) and node.min == 0)
+    if isinstance(parent, ast.Concatenation) and len(parent.items) > 1 and not empty:
         yield _("`{element}` made optional").format(element=_shown(node)), ast.Option(node)
 
 
 def _range_changes(node: ast.NumRange) -> Iterator[tuple[str, ast.Node]]:
     top = 0xFF if node.high <= 0xFF else 0x10FFFF
     lo, hi = node.low, node.high
-    for new_lo, new_hi in ((lo - 1, hi), (lo, hi + 1), (lo + 1, hi), (lo, hi - 1), (0, 0xFF)):
-        if not 0 <= new_lo <= new_hi <= top or (new_lo, new_hi) == (lo, hi) or (top > 0xFF and new_hi == 0xFF):
+    whole = [(0, 0xFF)] if top == 0xFF else []  # every byte; a code point range is not widened so
+    for new_lo, new_hi in [(lo - 1, hi), (lo, hi + 1), (lo + 1, hi), (lo, hi - 1), *whole]:
+        if not 0 <= new_lo <= new_hi <= top or (new_lo, new_hi) == (lo, hi):
             continue
         new = replace(node, low=new_lo, high=new_hi, base="x")
         wider = new_lo <= lo and new_hi >= hi
@@ -175,14 +180,9 @@ def labelled(compilation: Compilation) -> list[Mutant]:
         return []
     found: list[Mutant] = []
     seen: set[tuple] = set()
-    texts: set[str] = set()
-    for count, edit in enumerate(edits(grammar.ast)):
-        text = str(edit.grammar)
-        if count >= MAX_EDITS or len(found) >= MAX_MUTANTS:
+    for text, edit in _spread(compilation):
+        if len(found) >= MAX_MUTANTS:
             break
-        if text in texts:
-            continue
-        texts.add(text)
         dfa = _compiled(compilation, edit.grammar, text)
         if dfa is None:
             continue
@@ -192,6 +192,18 @@ def labelled(compilation: Compilation) -> list[Mutant]:
         seen.add(key)
         found.append(Mutant(edit.label, dfa))
     return found
+
+
+def _spread(compilation: Compilation) -> list[tuple[str, Edit]]:
+    """The distinct edits to compile (with their texts): all of them, or, past the budget
+    (:data:`MAX_EDITS`, and :data:`MAX_NFA_WORK` over the grammar's NFA states, which a mutant
+    costs about as much as), as many spread evenly over the grammar."""
+    distinct = {str(edit.grammar): edit for edit in edits(compilation.grammar.ast)}
+    allowed = min(MAX_EDITS, MAX_NFA_WORK // max(1, len(compilation.nfa.edges)))
+    chosen = list(distinct.items())
+    if len(chosen) <= allowed:
+        return chosen
+    return [chosen[index * len(chosen) // allowed] for index in range(allowed)]
 
 
 def _compiled(compilation: Compilation, edited: ast.Grammar, text: str) -> Dfa | None:
