@@ -67,9 +67,44 @@ def test_the_dialects_of_the_shipped_grammars_are_found():
             "cesu8.abnf", "wtf8.abnf"} <= set(names["utf8.abnf"])
     assert {"json-nan-infinity.abnf", "json-trailing-commas.abnf", "json-single-quotes.abnf",
             "json-leading-zeros.abnf"} <= set(names["json.abnf"])
+    assert "json-comments.abnf" in names["json.abnf"]
     assert {"datetime-space.abnf", "datetime-upper-case.abnf", "datetime-no-seconds.abnf"} <= set(
         names["datetime.abnf"])
+    assert {"uri-zone-id.abnf", "uri-lenient-percent.abnf", "uri-excluded-characters.abnf", "rfc2396-uri.abnf"} <= set(
+        names["uri.abnf"])
     assert not set(names["uri.abnf"]) & set(names["utf8.abnf"])
+
+
+@pytest.mark.parametrize(("dialect", "inputs"), [
+    ("uri-zone-id", [b"http://[fe80::1%25eth0]/", b"//[::1%25en0]:80"]),
+    ("uri-lenient-percent", [b"http://a/%zz?%1", b"100%"]),
+    ("uri-excluded-characters", [b'http://a/b c"<>{}|\\^`?q= <>#f', b"a b"]),
+])
+def test_each_uri_dialect_accepts_what_its_header_says_and_the_grammar_does_not(dialect, inputs):
+    from urllib.parse import urlsplit
+
+    uri, variant = language("grammars/uri.abnf"), language(f"grammars/variants/{dialect}.abnf")
+    for data in inputs:
+        assert variant.accepts(data) and not uri.accepts(data), data
+        urlsplit(data.decode())  # the header says Python's urlsplit takes them: it does not raise
+
+
+def test_rfc_2396_parts_from_rfc_3986_where_its_header_says():
+    uri, old = language("grammars/uri.abnf"), language("grammars/variants/rfc2396-uri.abnf")
+    for data in (b"//:!", b"//@@"):
+        assert old.accepts(data) and not uri.accepts(data), data
+    for data in (b"//[::]", b"http://[::1]/", b"A:", b"?"):
+        assert uri.accepts(data) and not old.accepts(data), data
+    for data in (b"//a.1", b"//1.2.3.4444", b"http://a-b.c/x;p?q#f", b"a:b:c", b""):  # a reg_name or both alike
+        assert uri.accepts(data) and old.accepts(data), data
+
+
+def test_json_with_comments_ends_a_line_comment_only_at_the_end_of_its_line():
+    jsonc, json_ = language("grammars/variants/json-comments.abnf"), language("grammars/json.abnf")
+    for data in (b"[1 //x\n]", b'/* a */ {"a": 1} // end', b'{"a"/**/:/***/1}', b"// a\r// b\n1"):
+        assert jsonc.accepts(data) and not json_.accepts(data), data
+    for data in (b"[1 //x]", b"[1 /* x */", b"1/**", b"/*/ 1", b"1 /* */ */"):
+        assert not jsonc.accepts(data), data
 
 
 def test_neighbours_given_as_folder_or_file_and_a_missing_one_is_a_usage_error(tmp_path):
@@ -272,3 +307,62 @@ def test_black_boxes_made_from_one_edit_mutants_are_learned_exactly():
     for target in random.Random(0).sample(found, 8):
         result = learned(target, found)
         assert not result.stopped and equivalent(result.dfa, target)
+
+
+def mutants_of(grammar: str) -> list[Neighbour]:
+    from abnfc.crosscheck.neighbours import mutant_neighbours
+    from abnfc.learn.mutants import labelled
+
+    return mutant_neighbours((m.label, m.dfa) for m in labelled(Compilation(load(grammar))))
+
+
+def test_crosscheck_names_the_one_edit_mutant_a_black_box_speaks_when_it_speaks_no_dialect():
+    from abnfc.crosscheck.report import text
+
+    text_ = load("grammars/utf8.abnf").text.replace("%xF4 %x80-8F", "%xF4 %x80-8E")  # stops at U+10EFFF
+    box = Box(Compilation(from_text(text_, "box")).minimal.matches)
+    result = run("grammars/utf8.abnf", box, [*neighbours_of("grammars/utf8.abnf"), *mutants_of("grammars/utf8.abnf")])
+    assert [label for label, _count in result.sources][:2] == [
+        "witnesses of the neighbour grammars", "witnesses of the grammar's one-edit mutants"]
+    (found,) = result.classes
+    named = [d for d in found.dialects if d.mutant]
+    assert [d.paths for d in named] == [("line 12: %x80-8F narrowed to %x80-8E",)]
+    assert ("the implementation behaves like the grammar with one edit, line 12: %x80-8F narrowed to %x80-8E; "
+            "it rejects F4 8F 80 80") in text(result)
+
+
+def test_no_mutant_is_named_where_the_implementation_speaks_a_dialect():
+    box = Box(language("grammars/variants/rfc2279-utf8-no-surrogates.abnf").accepts)
+    result = run("grammars/utf8.abnf", box, [*neighbours_of("grammars/utf8.abnf"), *mutants_of("grammars/utf8.abnf")])
+    assert result.classes and all(d.paths == ("grammars/variants/rfc2279-utf8-no-surrogates.abnf",)
+                                  for found in result.classes for d in found.dialects)
+
+
+@pytest.mark.parametrize(("grammar", "adapter", "dialect"), [
+    ("utf8", "rfc2279_decoder.py", "rfc2279-utf8-no-surrogates"),  # glibc's five- and six-byte forms
+    ("datetime", "upper_case_datetime.py", "datetime-upper-case"),
+    pytest.param("json", "json_loads.py", "json-nan-infinity", marks=pytest.mark.slow),  # 6 s of CPU
+])
+def test_the_command_with_its_default_options_finds_each_dialect_and_names_it(capsys, grammar, adapter, dialect):
+    status, out = run_cli_text(capsys, "crosscheck", f"grammars/{grammar}.abnf", "--python",
+                               f"tests/data/{adapter}:accepts", "--format", "json")
+    assert status == 1, out
+    report = json.loads(out)
+    assert report["classes"]
+    for found in report["classes"]:
+        assert [d["grammars"] for d in found["dialects"]] == [[f"grammars/variants/{dialect}.abnf"]], found
+        assert not any(d["mutants"] for d in found["dialects"])
+    if grammar == "utf8":
+        shown = {data for found in report["classes"] for d in found["dialects"] for data in d["inputs"]}
+        assert {"f8 88 80 80 80", "fc 84 80 80 80 80"} <= shown
+
+
+def test_the_mutants_witnesses_are_bounded_together():
+    from abnfc.crosscheck.neighbours import all_witnesses
+
+    utf8, mutants = language("grammars/utf8.abnf"), mutants_of("grammars/utf8.abnf")
+    every = all_witnesses(utf8, mutants)
+    assert len(every) > 500 and all(w.mutant and utf8.accepts(w.data) != w.neighbour_accepts for w in every)
+    assert len(all_witnesses(utf8, mutants, mutants_limit=100)) == 100
+    dialect = neighbours_of("grammars/utf8.abnf")
+    assert len(all_witnesses(utf8, [*dialect, *mutants], mutants_limit=0)) == len(all_witnesses(utf8, dialect))

@@ -75,13 +75,21 @@ def test_check_runs_each_stage_at_most_once(entries, engine, capsys):
 
 def test_crosscheck_runs_each_stage_once(entries, tmp_path, capsys):
     """Each stage once for the grammar (a copy with no dialects beside it: each dialect found in
-    variants/ is a grammar of its own, compiled once too)."""
+    variants/ is a grammar of its own, compiled once too), and once for each of its one-edit
+    mutants, which are edited after parsing (every one of UTF-8's compiles)."""
+    from abnfc.frontend.source import load
+    from abnfc.learn.mutants import edits
+
     grammar = tmp_path / "utf8.abnf"
     grammar.write_bytes(Path(UTF8).read_bytes())
     status = main(["crosscheck", str(grammar), "--python", str(ROOT / "generated" / "utf8.py") + ":is_valid",
                    "--exhaustive", "1", "--sample", "10", "--random", "10"])
     assert status == 0, capsys.readouterr()
-    assert dict(entries) == {"parse": 1, "resolve": 1, "thompson": 1, "subsets": 1, "hopcroft": 1}
+    mutants = len({str(edit.grammar) for edit in edits(load(UTF8).ast)})
+    entries["parse"] -= 1  # the line above's
+    assert mutants > 90
+    assert dict(entries) == {"parse": 1} | {stage: 1 + mutants for stage in ("resolve", "thompson", "subsets",
+                                                                            "hopcroft")}
 
 
 def test_options_may_follow_positional_arguments(tmp_path, capsys):

@@ -78,6 +78,7 @@ QUICK: dict[str, tuple[str, ...]] = {
     # Learning a grammar from a black box.
     "test_learn.py": ("test_an_implementation_that_agrees_with_the_grammar_costs_one_round",
                       "test_a_recursive_grammar_is_refused_with_a_reason"),
+    "test_mutants.py": ("test_every_edit_kind_is_made_labelled_with_its_line_and_is_the_edit_it_names",),
     # The grammars fuzzing once failed on, through every command.
     "fuzz/test_fuzz_grammars.py": ("test_findings",),
     # Records (lines, CSV, JSON lines, Parquet; the C batch kernel), Arrow arrays, data frames.

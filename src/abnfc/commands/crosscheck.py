@@ -5,7 +5,8 @@ With ``--spark``, a ``--python`` function runs over every string of up to ``--ex
 on Spark's executors (:mod:`abnfc.spark.crosscheck`); the rest runs here, as without it.
 
 The grammar's dialects (:mod:`abnfc.crosscheck.neighbours`: files naming it in ``variants/``
-beside it) and the ``--neighbours`` ones give the inputs tried first.
+beside it) and the ``--neighbours`` ones give the inputs tried first, then the grammar's one-edit
+mutants (:mod:`abnfc.learn.mutants`).
 
 Every grammar (``--against`` and ``--neighbours`` ones too) is read and resolved and the implementation's options
 checked before any grammar is compiled or the implementation run.  With ``--learn`` the job is
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     runner = target.runner(progress)
     language, *against = (load_language(one, args.max_length, args.max_runs, args.max_nesting)
                           for one in (grammar, *others))
-    neighbours = _neighbours(args, {one.grammar.path: one for one in given})
+    neighbours = [*_neighbours(args, {one.grammar.path: one for one in given}), *_mutants(grammar)]
     defaults = DEFAULTS[target.protocol]
     amounts = Amounts(defaults.exhaustive if args.exhaustive is None else args.exhaustive,
                       defaults.sample if args.sample is None else args.sample,
@@ -118,6 +119,14 @@ def _neighbours(args: argparse.Namespace, given: dict):
         print(f"abnfc crosscheck: {message}", file=sys.stderr)
 
     return for_grammar(args.grammar, args.neighbours, load, warn)
+
+
+def _mutants(grammar):
+    """The grammar's one-edit mutants as neighbours (none for a recursive or a large grammar)."""
+    from ..crosscheck.neighbours import mutant_neighbours
+    from ..learn.mutants import labelled
+
+    return mutant_neighbours((mutant.label, mutant.dfa) for mutant in labelled(grammar))
 
 
 def _on_spark(args: argparse.Namespace, language, others, runner, amounts, progress, neighbours) -> int:

@@ -77,19 +77,31 @@ def text(result: Result) -> str:
         seen = f"; {found.seen}" if found.seen else ""
         inputs = ngettext("{count:,} input", "{count:,} inputs", found.count).format(count=found.count)
         lines.append(f"  {position}. {found.explanation} [{inputs}{seen}]")
-        for dialect in found.dialects:
-            lines.append("     " + ngettext("as {dialects} does, the implementation accepts {inputs}",
-                                             "as {dialects} do, the implementation accepts {inputs}",
-                                             len(dialect.paths)).format(
-                dialects=_(" and ").join(dialect.paths), inputs=", ".join(hex_text(d) for d in dialect.inputs))
-                if found.parting.implementation_accepts else "     " + ngettext(
-                    "as {dialects} does, the implementation rejects {inputs}",
-                    "as {dialects} do, the implementation rejects {inputs}", len(dialect.paths)).format(
-                    dialects=_(" and ").join(dialect.paths), inputs=", ".join(hex_text(d) for d in dialect.inputs)))
+        lines += ["     " + _dialect_line(dialect, found.parting.implementation_accepts) for dialect in found.dialects]
     if result.unclassified:
         lines.append("  " + _("and {count:,} more disagreements, not classified").format(count=result.unclassified))
     lines += _against_lines(result, total)
     return "\n".join(lines) + "\n"
+
+
+def _dialect_line(dialect: Dialect, implementation_accepts: bool) -> str:
+    """The neighbours (dialects or one-edit mutants) the implementation agrees with on ``dialect.inputs``."""
+    inputs = ", ".join(hex_text(d) for d in dialect.inputs)
+    if dialect.mutant:
+        edits = _(" or ").join(dialect.paths)
+        if implementation_accepts:
+            return _("the implementation behaves like the grammar with one edit, {edits}; it accepts {inputs}").format(
+                edits=edits, inputs=inputs)
+        return _("the implementation behaves like the grammar with one edit, {edits}; it rejects {inputs}").format(
+            edits=edits, inputs=inputs)
+    dialects = _(" and ").join(dialect.paths)
+    if implementation_accepts:
+        return ngettext("as {dialects} does, the implementation accepts {inputs}",
+                        "as {dialects} do, the implementation accepts {inputs}", len(dialect.paths)).format(
+                            dialects=dialects, inputs=inputs)
+    return ngettext("as {dialects} does, the implementation rejects {inputs}",
+                    "as {dialects} do, the implementation rejects {inputs}", len(dialect.paths)).format(
+                        dialects=dialects, inputs=inputs)
 
 
 def _against_lines(result: Result, total: int) -> list[str]:
@@ -125,7 +137,9 @@ def to_json(result: Result) -> str:
                      "count": found.count,
                      "accepted_there": found.seen or None,
                      "where": found.explanation,
-                     "dialects": [{"grammars": list(d.paths), "inputs": [i.hex(" ") for i in d.inputs]}
+                     "dialects": [{"grammars": [] if d.mutant else list(d.paths),
+                                   "mutants": list(d.paths) if d.mutant else [],
+                                   "inputs": [i.hex(" ") for i in d.inputs]}
                                   for d in found.dialects]} for found in result.classes],
         "unclassified": result.unclassified,
         "against": [{"grammar": path, "disagreements": count} for path, count in result.against],

@@ -123,8 +123,13 @@ def _vectors(language: Language, extra_states: int) -> list[bytes]:
 def _inputs(language: Language, others: list[Language], amounts: Amounts, elsewhere: bool,
             witnesses: Sequence[Witness] = ()) -> InputStream:
     exhaustive, sample, count, seed = amounts.exhaustive, amounts.sample, amounts.random, amounts.seed
-    parts = [Part("witnesses of the neighbour grammars", [w.data for w in witnesses],
-                  label=_("witnesses of the neighbour grammars"))] if witnesses else []
+    parts = []
+    for what, label, mutant in (
+            ("witnesses of the neighbour grammars", _("witnesses of the neighbour grammars"), False),
+            ("witnesses of the grammar's one-edit mutants", _("witnesses of the grammar's one-edit mutants"), True)):
+        data = [w.data for w in witnesses if w.mutant == mutant]
+        if data:
+            parts.append(Part(what, data, label=label))
     parts.append(Part("vectors", _vectors(language, amounts.extra_states), label=_("vectors")))
     if language.exact and amounts.every_byte:
         parts.append(Part("every byte after the shortest way into each state", every_byte(language.minimal),

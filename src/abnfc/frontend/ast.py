@@ -272,12 +272,13 @@ def rewrite(node: Node, change: Callable[[Node], Node]) -> Node:
         new_kids = tuple(built[len(built) - len(kids):]) if kids else ()
         del built[len(built) - len(kids):]
         if any(new is not old for new, old in zip(new_kids, kids, strict=True)):
-            current = _with_children(current, new_kids)
+            current = with_children(current, new_kids)
         built.append(change(current))
     return built[0]
 
 
-def _with_children(node: Node, kids: tuple[Node, ...]) -> Node:
+def with_children(node: Node, kids: tuple[Node, ...]) -> Node:
+    """``node`` with ``kids`` in place of its children (a leaf is returned as it is)."""
     match node:
         case Alternation():
             return replace(node, alternatives=kids)

@@ -96,9 +96,11 @@ def learn_grammar(request: LearnRequest) -> LearnedGrammar:
                 "accepts: {paths}.").format(paths=", ".join(n.path for n in neighbours)),)
              if neighbours and not learned.stopped else ()) + (
             (ngettext("Exact also for every implementation that accepts what one of the grammar's {count} one-edit "
-                      "mutant accepts (a range bound moved or widened, a repetition count changed).",
+                      "mutant accepts (a range bound moved, a repetition count changed, an alternative dropped, an "
+                      "element made optional or required, a string's case changed).",
                       "Exact also for every implementation that accepts what one of the grammar's {count} one-edit "
-                      "mutants accepts (a range bound moved or widened, a repetition count changed).",
+                      "mutants accepts (a range bound moved, a repetition count changed, an alternative dropped, an "
+                      "element made optional or required, a string's case changed).",
                       len(edited)).format(count=len(edited)),)
             if edited and not learned.stopped else ())
     text = to_abnf(learned.dfa, comments, compilation.resolved, rule_languages(compilation.resolved, compilation))

@@ -20,13 +20,19 @@ side that goes on.  Unlike :mod:`.differences`, which keeps one input per differ
 gives its own: a difference that shows at several grammar positions (U+FFFF as EF BF BF and
 U+10FFFF as F4 8F BF BF) is asked at each of them.  Each witness is checked with both languages'
 exact verdicts, so that bounded automata of recursive grammars give no false ones.
+
+The grammar's one-edit mutants (:mod:`abnfc.learn.mutants`: a range bound moved, an alternative
+dropped, ...) are neighbours too (:func:`mutant_neighbours`), each named by its edit; their
+witnesses are asked after the dialects', and a class of disagreements names a mutant only when
+no dialect matches it and the implementation agrees with the mutant on all its witnesses.
 """
 from __future__ import annotations
 
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Protocol
 
 from ...automata.dfa import Dfa
 from ...automata.product import completions, pairs, shortest_words
@@ -38,12 +44,34 @@ DIALECT_OF = re.compile(r"^;\s*dialect of:\s*(.+?)\s*$", re.IGNORECASE)
 FOLDER = "variants"
 MAX_WITNESSES = 2_000  # per neighbour: a neighbour far from the grammar is not a dialect of it
 MAX_PAIRS = 100_000
+MAX_MUTANT_WITNESSES = 20_000  # for all the one-edit mutants together (UTF-8's 90: 738)
+SHOWN_MUTANTS = 4  # edits named per class of disagreements
+
+
+class Decides(Protocol):
+    """A neighbour's language: an automaton to search and exact verdicts."""
+
+    @property
+    def minimal(self) -> Dfa: ...
+
+    def accepts(self, data: bytes) -> bool: ...
+
+
+@dataclass(frozen=True)
+class DfaLanguage:
+    """A language its minimal DFA decides exactly: a one-edit mutant's."""
+
+    minimal: Dfa
+
+    def accepts(self, data: bytes) -> bool:
+        return self.minimal.matches(data)
 
 
 @dataclass(frozen=True)
 class Neighbour:
-    path: str  # as the user gave it or as found beside the grammar
-    language: Language
+    path: str  # as the user gave it or as found beside the grammar; a mutant's label
+    language: Decides
+    mutant: bool = False  # one of the grammar's one-edit mutants, not a dialect
 
 
 @dataclass(frozen=True)
@@ -51,6 +79,7 @@ class Witness:
     data: bytes
     neighbour: str  # the path of the neighbour it comes from
     neighbour_accepts: bool  # True: the neighbour accepts it and the grammar does not; False: the reverse
+    mutant: bool = False  # of a one-edit mutant of the grammar
 
 
 def dialect_of(path: str) -> tuple[str, ...]:
@@ -109,14 +138,27 @@ def witnesses(grammar: Language, neighbour: Neighbour, limit: int = MAX_WITNESSE
                        key=lambda d: (len(d), d)):
         accepted = neighbour.language.accepts(data)
         if accepted != grammar.accepts(data):
-            found.append(Witness(data, neighbour.path, accepted))
+            found.append(Witness(data, neighbour.path, accepted, neighbour.mutant))
             if len(found) >= limit:
                 break
     return found
 
 
-def all_witnesses(grammar: Language, neighbours: Sequence[Neighbour], limit: int = MAX_WITNESSES) -> list[Witness]:
-    return [witness for neighbour in neighbours for witness in witnesses(grammar, neighbour, limit)]
+def all_witnesses(grammar: Language, neighbours: Sequence[Neighbour], limit: int = MAX_WITNESSES,
+                  mutants_limit: int = MAX_MUTANT_WITNESSES) -> list[Witness]:
+    """Every neighbour's witnesses, at most ``limit`` each and ``mutants_limit`` for all the
+    one-edit mutants together (a grammar of 64 states has up to 200 of them)."""
+    found: list[Witness] = []
+    room = mutants_limit
+    for neighbour in neighbours:
+        if neighbour.mutant:
+            if room > 0:
+                mine = witnesses(grammar, neighbour, min(limit, room))
+                room -= len(mine)
+                found += mine
+        else:
+            found += witnesses(grammar, neighbour, limit)
+    return found
 
 
 def parting_inputs(a: Dfa, b: Dfa, max_pairs: int) -> set[bytes]:
@@ -150,6 +192,11 @@ def agreeing(neighbours: Sequence[Neighbour], data: bytes, implementation_accept
     return tuple(n.path for n in neighbours if n.language.accepts(data) == implementation_accepts)
 
 
+def mutant_neighbours(mutants: Iterable[tuple[str, Dfa]]) -> list[Neighbour]:
+    """The grammar's one-edit mutants, (label, minimal DFA), as neighbours."""
+    return [Neighbour(label, DfaLanguage(dfa), mutant=True) for label, dfa in mutants]
+
+
 def load_all(paths: Sequence[str], load: Callable[[str], Language]) -> list[Neighbour]:
     return [Neighbour(path, load(path)) for path in paths]
 
@@ -176,8 +223,9 @@ class Dialect:
     """Neighbour grammars that agree with the implementation on some inputs of a class of
     disagreements with the grammar."""
 
-    paths: tuple[str, ...]
+    paths: tuple[str, ...]  # of dialects; the labels of one-edit mutants when ``mutant``
     inputs: tuple[bytes, ...]  # the neighbours' own witnesses in the class, shortest first; else its witness
+    mutant: bool = False
 
 
 SHOWN = 4  # inputs shown per dialect
@@ -192,7 +240,27 @@ def dialects(neighbours: Sequence[Neighbour], found: Sequence[Witness], implemen
     there); neighbours with the same inputs share a line.  When no witness is among them, the
     neighbours that agree on the class's shrunk witness.  With ``query`` (the implementation's
     verdicts), a neighbour that the implementation agrees with on all its witnesses hides those
-    it disagrees with on some: glibc speaks RFC 2279 without surrogates, not RFC 2279."""
+    it disagrees with on some: glibc speaks RFC 2279 without surrogates, not RFC 2279.  When the
+    implementation speaks none of the dialects so, the one-edit mutants it speaks so are named
+    too (at most :data:`SHOWN_MUTANTS`): a decoder that stops plane 16 at U+10EFFF behaves like
+    UTF-8 with %x80-8F narrowed to %x80-8E, not like CESU-8, which also rejects F4 8F 80 80."""
+    named, whole = _matching([n for n in neighbours if not n.mutant], found, implementation_accepts, witness,
+                             members, query)
+    mutants = [n for n in neighbours if n.mutant]
+    if query is None or whole or not mutants:
+        return named
+    edits, _whole = _matching(mutants, found, implementation_accepts, witness, members, query, whole_only=True)
+    return named + tuple(replace(edit, paths=edit.paths[:SHOWN_MUTANTS], mutant=True)
+                         for edit in edits[:SHOWN_MUTANTS])
+
+
+def _matching(neighbours: Sequence[Neighbour], found: Sequence[Witness], implementation_accepts: bool,
+              witness: bytes, members: Sequence[bytes], query: Callable[[Sequence[bytes]], list[bool]] | None,
+              whole_only: bool = False) -> tuple[tuple[Dialect, ...], bool]:
+    """:func:`dialects` among ``neighbours``, and whether the implementation agrees with one of
+    them on all its witnesses; with ``whole_only``, only those are kept."""
+    names = {n.path for n in neighbours}
+    found = [w for w in found if w.neighbour in names]
     inside = set(members)
     by_neighbour: dict[str, list[bytes]] = {}
     for item in found:
@@ -201,14 +269,16 @@ def dialects(neighbours: Sequence[Neighbour], found: Sequence[Witness], implemen
     if not by_neighbour:
         for path in agreeing(neighbours, witness, implementation_accepts):
             by_neighbour[path] = [witness]
-    if query is not None and len(by_neighbour) > 1:
+    whole: list[str] = []
+    if query is not None and by_neighbour:
         whole = [path for path in by_neighbour if _speaks(path, found, query)]
-        by_neighbour = {path: by_neighbour[path] for path in whole} if whole else by_neighbour
+        if whole or whole_only:
+            by_neighbour = {path: by_neighbour[path] for path in whole}
     grouped: dict[tuple[bytes, ...], list[str]] = {}
     for path, inputs in by_neighbour.items():
         shown = tuple(_spread(sorted(set(inputs), key=lambda d: (len(d), d))))
         grouped.setdefault(shown, []).append(path)
-    return tuple(Dialect(tuple(paths), inputs) for inputs, paths in grouped.items())
+    return tuple(Dialect(tuple(paths), inputs) for inputs, paths in grouped.items()), bool(whole)
 
 
 def _speaks(path: str, found: Sequence[Witness], query: Callable[[Sequence[bytes]], list[bool]]) -> bool:
