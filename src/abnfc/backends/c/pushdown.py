@@ -99,6 +99,24 @@ class CPushdownPlan:
     expect_first: str
     max_ranges: int
     private_macros: tuple[str, ...]
+    stage1: Stage1C | None = None  # the two-stage is_valid, where the grammar has a lexical layer
+
+
+@dataclass(frozen=True)
+class Stage1C:
+    """The tables of the two-stage ``is_valid`` (:mod:`abnfc.automata.lexical`): nibble tables
+    whose AND has bit i set where a byte is in rectangle i, each skip class's rectangle bits, and
+    per state its skip class (0 for none, else the class's index + 1)."""
+
+    num_skips: int
+    nibble_lo: str
+    nibble_hi: str
+    skip_bits: str
+    skip_class_cells: tuple[str, ...]
+    notes: tuple[str, ...]  # per skip class: its bytes, for comments
+    quote: str
+    escape: str
+    structural: str
 
 
 def lower_any(tables: Tables, options: Mapping[str, str]) -> CPlan | CPushdownPlan:
@@ -143,10 +161,47 @@ def lower_pushdown(tables: Tables, options: Mapping[str, str]) -> CPushdownPlan:
         expect_first=", ".join(first),
         max_ranges=max((len(s.expects) for s in tables.states), default=0),
         private_macros=tuple(f"{macro}_{name}" for name in _PRIVATE),
+        stage1=_stage1(tables),
     )
 
 
-_PRIVATE = ("NEXT_", "UNLIKELY_", "START_", "DEAD_", "FIRST_CALL_", "RETURN_")
+def _stage1(tables: Tables) -> Stage1C | None:
+    found = tables.pushdown
+    assert found is not None
+    layer = found.layer
+    if layer is None:
+        return None
+    lo, hi, bits = [0] * 16, [0] * 16, []
+    skip_class = [0] * tables.num_states
+    bit = 0
+    for number, skip in enumerate(layer.skip_classes, start=1):
+        mask = 0
+        for lows, highs in skip.rectangles:
+            for nibble in lows:
+                lo[nibble] |= 1 << bit
+            for nibble in highs:
+                hi[nibble] |= 1 << bit
+            mask |= 1 << bit
+            bit += 1
+        bits.append(mask)
+        for state in skip.states:
+            skip_class[state] = number
+    escape = layer.strings.escape
+    return Stage1C(
+        num_skips=len(layer.skip_classes),
+        nibble_lo=", ".join(f"0x{v:02X}" for v in lo),
+        nibble_hi=", ".join(f"0x{v:02X}" for v in hi),
+        skip_bits=", ".join(f"0x{v:02X}" for v in bits),
+        skip_class_cells=chunks([str(k) for k in skip_class], 32),
+        notes=tuple(comment_safe(format_hex(skip.loops)) for skip in layer.skip_classes),
+        quote=f"{layer.strings.quote:02X}",
+        escape="none" if escape is None else f"{escape:02X}",
+        structural=comment_safe(format_hex(layer.structural)),
+    )
+
+
+_PRIVATE = ("NEXT_", "UNLIKELY_", "START_", "DEAD_", "FIRST_CALL_", "RETURN_", "CHUNK_", "STRIDE_", "SKIPS_",
+            "X86_", "CTZ64_")
 
 
 def _columns(tables: Tables) -> tuple[ByteRow, ...]:
