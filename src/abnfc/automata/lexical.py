@@ -6,13 +6,15 @@ Journal 28, 2019) first marks, 64 bytes at a time and without branches, the byte
 parser over those positions only.  This module finds that layer in the automaton, not in rule
 names, so that any grammar shaped like JSON gets it:
 
-1. **Strings.**  For each byte ``q`` that some plain state outside reads into a state that is
-   not a call, the *region* of ``q`` is every state reached from those targets by bytes other
-   than ``q`` (and by ``q`` where it stays inside).  It is a string region when
+1. **Strings.**  For a byte ``q``, the states *outside* are those the start state (and the
+   starts of nested parts) reach by bytes other than ``q``; ``q`` read outside opens a string,
+   and the *region* is every state reached from there by bytes other than ``q``; a ``q`` read
+   in the region that leads out of it closes the string, and what follows is outside again
+   (both grown to a fixed point).  It is a string region when
 
-   - no state outside the region enters it except by ``q``, and it holds no call state and no
-     state that returns (nothing nests inside a string); the region is closed under every byte
-     but ``q``;
+   - no state is both outside and in the region, no state outside the region enters it except
+     by ``q``, and it holds no call state and no state that returns (nothing nests inside a
+     string);
    - at most one byte ``e`` escapes: the only states whose ``q`` stays inside the region are
      reached on ``e``;
    - the escape rule holds as a block scan computes it: run the region's states together with
@@ -22,6 +24,7 @@ names, so that any grammar shaped like JSON gets it:
 
    So ``q`` opens and closes strings, ``e`` escapes the next byte, and a byte's being inside a
    string follows from the quote and escape masks alone (the prefix XOR of the unescaped quotes).
+   The first ``q`` (by byte value) that passes is taken.
 
 2. **Whitespace** ``W`` is what the start state reads and stays in; the *between-token* states
    are the states outside strings that keep ``W``.  **Structural** bytes push (a call) or pop (a
@@ -117,7 +120,7 @@ def find_layer(pushdown: Pushdown) -> LexicalLayer | None:
     between = frozenset(s for s in outside if s not in view.calls and whitespace <= view.loops(s))
     pushes = {b for s in view.live for b in range(256) if view.next[s][b] in view.calls}
     pops = {b for s in view.live for b in view.returning[s]}
-    separators = _separators(view, outside, between, whitespace | pushes | pops | {strings.quote})
+    separators = _separators(view, outside, between, {*whitespace, *pushes, *pops, strings.quote})
     if not (pushes or pops or separators):
         return None
     tokens = frozenset(s for s in outside if s not in between and s not in view.calls)
@@ -213,7 +216,7 @@ def _escapes_by_parity(view: _View, entries: set[int], region: set[int], quote: 
     return True
 
 
-def _separators(view: _View, outside: list[int], between: frozenset[int], excluded: set[int] | frozenset[int]) -> set[int]:
+def _separators(view: _View, outside: list[int], between: frozenset[int], excluded: set[int]) -> set[int]:
     found = set()
     for byte in range(256):
         if byte in excluded:

@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 
 from ..automata.dfa import Dfa
 from ..automata.dump import class_lines, table_lines
-from ..automata.notes import StateNote, note_text, state_notes
 from ..automata.lexical import LexicalLayer, find_layer
+from ..automata.notes import StateNote, note_text, state_notes
 from ..automata.pushdown import DEFAULT_MAX_DEPTH
 from ..automata.pushdown import Pushdown as PushdownAutomaton
 from ..charset import Ranges, class_map, normalize

@@ -242,7 +242,7 @@ def _hex_cells(values: list[int]) -> str:
 
 
 _PRIVATE = ("NEXT_", "UNLIKELY_", "START_", "DEAD_", "FIRST_CALL_", "RETURN_", "CHUNK_", "STRIDE_", "SKIPS_",
-            "X86_", "CTZ64_", "WS_BITS_", "OP_BITS_", "QUOTE_BITS_", "ESCAPE_BITS_", "STRING_SKIP_", "INLINE_", "POPCOUNT64_")
+            "X86_", "CTZ64_", "WS_BITS_", "OP_BITS_", "QUOTE_BITS_", "ESCAPE_BITS_", "STRING_SKIP_", "INLINE_")
 
 
 def _columns(tables: Tables) -> tuple[ByteRow, ...]:
