@@ -61,6 +61,27 @@ def _boundary_inputs() -> list[bytes]:
         cases.append(b"[" + b" " * (4094 - shift) + b'"abc\\\\", 12345678, "\x01"]')
         cases.append(b"[" + b"[" * (100 + shift) + b"]" * (100 + shift) + b"]")
     cases += [b"[" * 5000 + b"]" * 5000, b"[" * 5000 + b"]" * 4999, b'{"a":' * 3000 + b"0" + b"}" * 3000]
+    return cases + _utf8_inputs()
+
+
+UTF8_PIECES = [b"\xc3\xa9", b"\xe6\x9d\xb1", b"\xf0\x9f\x98\x80", b"\xf4\x8f\xbf\xbf", b"\xef\xbf\xbf",  # valid
+               b"\xc0\x80", b"\xc1\xbf", b"\xe0\x80\x80", b"\xe0\x9f\xbf", b"\xed\xa0\x80", b"\xed\xbf\xbf",
+               b"\xf0\x80\x80\x80", b"\xf0\x8f\xbf\xbf", b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff",
+               b"\x80", b"\xbf", b"\xc3", b"\xe6\x9d", b"\xf0\x9f\x98", b"\xc3\xa9\xa9", b"\xe6\x9d\xb1\x80"]
+
+
+def _utf8_inputs() -> list[bytes]:
+    """Valid and invalid UTF-8 inside and outside strings, at every offset around the block and
+    chunk boundaries and at the end of the input."""
+    cases = []
+    for piece in UTF8_PIECES:
+        for offset in (*range(52, 70), *range(4080, 4100)):
+            cases.append(b'["' + b"a" * offset + piece + b'b", 1]')
+            cases.append(b'["' + b"a" * offset + piece + b'"]')
+            cases.append(b"[" + b" " * offset + piece + b"]")
+        for length in range(60, 68):  # the piece ends the input
+            cases.append(b'"' + b"a" * (length - len(piece) - 1) + piece)
+            cases.append(b'"' + b"\xe6\x9d\xb1" * (length // 3) + piece + b'"')
     return cases
 
 

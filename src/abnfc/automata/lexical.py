@@ -84,6 +84,9 @@ class LexicalLayer:
     token_starts: Ranges
     token_states: frozenset[int]
     skip_classes: tuple[SkipClass, ...]
+    # The index of the skip class whose states loop on every UTF-8 character beyond ASCII, in a
+    # language of UTF-8 only, where they are entered at character boundaries only; -1: none.
+    utf8_skip: int = -1
 
     @property
     def structural(self) -> Ranges:
@@ -129,7 +132,7 @@ def find_layer(pushdown: Pushdown) -> LexicalLayer | None:
     if not skips:
         return None
     return LexicalLayer(strings, from_bytes(whitespace), from_bytes(pushes), from_bytes(pops), from_bytes(separators),
-                        from_bytes(starts), tokens, skips)
+                        from_bytes(starts), tokens, skips, _utf8_skip(view, pushdown, skips))
 
 
 def _first_string_region(view: _View) -> Strings | None:
@@ -243,6 +246,84 @@ def _skip_classes(view: _View) -> tuple[SkipClass, ...]:
         bits += len(rectangles)
         chosen.append(SkipClass(from_bytes(loops), frozenset(by_loops[loops]), rectangles))
     return tuple(chosen)
+
+
+# UTF-8 (RFC 3629, section 4) as a DFA: the boundary, then what the next bytes of a character
+# must be.  Each entry: (lo, hi, next) ranges read from that state.
+_UTF8: dict[str, tuple[tuple[int, int, str], ...]] = {
+    "B": ((0x00, 0x7F, "B"), (0xC2, 0xDF, "C1"), (0xE0, 0xE0, "E0"), (0xE1, 0xEC, "C2"), (0xED, 0xED, "ED"),
+          (0xEE, 0xEF, "C2"), (0xF0, 0xF0, "F0"), (0xF1, 0xF3, "C3"), (0xF4, 0xF4, "F4")),
+    "C1": ((0x80, 0xBF, "B"),), "C2": ((0x80, 0xBF, "C1"),), "C3": ((0x80, 0xBF, "C2"),),
+    "E0": ((0xA0, 0xBF, "C1"),), "ED": ((0x80, 0x9F, "C1"),), "F0": ((0x90, 0xBF, "C2"),), "F4": ((0x80, 0x8F, "C2"),),
+}
+
+
+def _utf8_step(where: str, byte: int) -> str | None:
+    return next((state for lo, hi, state in _UTF8[where] if lo <= byte <= hi), None)
+
+
+def _utf8_skip(view: _View, pushdown: Pushdown, skips: tuple[SkipClass, ...]) -> int:
+    """The skip class stage 1 may let pass every non-ASCII byte of a valid UTF-8 input (-1: none).
+
+    Runs the automaton beside UTF-8's DFA (returns going on after every call state, which can
+    only add pairs): the language is UTF-8 only when no byte the automaton takes breaks UTF-8,
+    every accepting state is at a character boundary and calls and returns happen at one.  A
+    class qualifies when its states are only ever at boundaries and every non-ASCII character
+    leads each of them back to itself."""
+    pairs = _utf8_pairs(view, pushdown)
+    if pairs is None:
+        return -1
+    for number, skip in enumerate(skips):
+        if all(where == "B" for state, where in pairs if state in skip.states) and \
+                all(_loops_on_utf8(view, state) for state in skip.states):
+            return number
+    return -1
+
+
+def _utf8_pairs(view: _View, pushdown: Pushdown) -> set[tuple[int, str]] | None:
+    nested_starts = {view.next[k][b] for k in view.calls for s in view.live for b in view.returning[s]}
+    seen = {(s, "B") for s in {view.start, *view.entries, *nested_starts} - {view.dead}}
+    todo = list(seen)
+    while todo:
+        state, where = todo.pop()
+        if state in pushdown.dfa.accepting and where != "B":
+            return None
+        for byte in range(256):
+            target = view.next[state][byte]
+            if target == view.dead and byte not in view.returning[state]:
+                continue
+            after = _utf8_step(where, byte)
+            if after is None:
+                return None
+            if target == view.dead or target in view.calls:
+                if after != "B":
+                    return None
+                continue  # the nested part's start and what follows a return are seeded above
+            if (target, after) not in seen:
+                seen.add((target, after))
+                todo.append((target, after))
+    return seen
+
+
+def _loops_on_utf8(view: _View, state: int) -> bool:
+    """Whether every character of two to four bytes leads ``state`` back to itself."""
+    todo, seen = [(state, "B", True)], set()
+    while todo:
+        current, where, first = todo.pop()
+        for byte in range(0x80 if first else 0x00, 0x100):
+            after = _utf8_step(where, byte)
+            if after is None:
+                continue
+            target = view.next[current][byte]
+            if after == "B":
+                if target != state:
+                    return False
+            elif target == view.dead or target in view.calls:
+                return False
+            elif (target, after) not in seen:
+                seen.add((target, after))
+                todo.append((target, after, False))
+    return True
 
 
 def nibble_rectangles(byte_set: Iterable[int]) -> tuple[tuple[frozenset[int], frozenset[int]], ...]:

@@ -121,6 +121,8 @@ class Stage1C:
     quote_bits: str
     escape_bits: str
     string_skip: int  # the skip class (from 0) of the states a string starts in, -1 for none
+    utf8: bool  # stage 1 checks UTF-8 and lets non-ASCII bytes of strings pass (the SIMD ones)
+    utf8_skip: int  # then the skip class that loops on them
     skip_class_cells: tuple[str, ...]
     notes: tuple[str, ...]  # per skip class: its bytes, for comments
     quote: str
@@ -205,6 +207,7 @@ def _stage1(tables: Tables) -> Stage1C | None:
         lex_lo=_hex_cells(lex_lo), lex_hi=_hex_cells(lex_hi),
         ws_bits=f"0x{lex_bits[0]:02X}", op_bits=f"0x{lex_bits[1]:02X}", quote_bits=f"0x{lex_bits[2]:02X}",
         escape_bits=f"0x{lex_bits[3]:02X}", string_skip=string_skip,
+        utf8=layer.utf8_skip >= 0 and layer.utf8_skip == string_skip, utf8_skip=layer.utf8_skip,
         skip_class_cells=chunks([str(k) for k in skip_class], 32),
         notes=tuple(comment_safe(format_hex(skip.loops)) for skip in layer.skip_classes),
         quote=f"{strings.quote:02X}",
@@ -242,7 +245,9 @@ def _hex_cells(values: list[int]) -> str:
 
 
 _PRIVATE = ("NEXT_", "UNLIKELY_", "START_", "DEAD_", "FIRST_CALL_", "RETURN_", "CHUNK_", "STRIDE_", "SKIPS_",
-            "X86_", "CTZ64_", "WS_BITS_", "OP_BITS_", "QUOTE_BITS_", "ESCAPE_BITS_", "STRING_SKIP_", "INLINE_")
+            "X86_", "CTZ64_", "WS_BITS_", "OP_BITS_", "QUOTE_BITS_", "ESCAPE_BITS_", "STRING_SKIP_", "INLINE_",
+            *(f"U8_{name}_" for name in ("TOO_SHORT", "TOO_LONG", "OVERLONG_3", "TOO_LARGE", "SURROGATE",
+                                         "OVERLONG_2", "TOO_LARGE_1000", "OVERLONG_4", "TWO_CONTS", "CARRY")))
 
 
 def _columns(tables: Tables) -> tuple[ByteRow, ...]:
