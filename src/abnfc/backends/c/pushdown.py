@@ -43,6 +43,7 @@ from .literals import chunks, comment_safe, uint_type
 from .plan import Comments, CPlan, comments, expected_tables, lower
 
 INLINE_DEPTH = 64  # stack entries inside the stream struct before the heap is used
+CHUNK = 4096  # bytes per pass of the two-stage is_valid's stage 1 (its masks stay in the L1 cache)
 CELLS_PER_LINE = 32  # of a table row of 256
 
 __all__ = ["CPushdownPlan", "lower_any", "lower_pushdown"]
@@ -123,7 +124,8 @@ class Stage1C:
     string_skip: int  # the skip class (from 0) of the states a string starts in, -1 for none
     utf8: bool  # stage 1 checks UTF-8 and lets non-ASCII bytes of strings pass (the SIMD ones)
     utf8_skip: int  # then the skip class that loops on them
-    skip_class_cells: tuple[str, ...]
+    chunk: int
+    skip_class_cells: tuple[str, ...]  # per state, its class's number times the words per class
     notes: tuple[str, ...]  # per skip class: its bytes, for comments
     quote: str
     escape: str
@@ -206,9 +208,9 @@ def _stage1(tables: Tables) -> Stage1C | None:
         nibble_lo=_hex_cells(skip_lo), nibble_hi=_hex_cells(skip_hi), skip_bits=_hex_cells(skip_bits),
         lex_lo=_hex_cells(lex_lo), lex_hi=_hex_cells(lex_hi),
         ws_bits=f"0x{lex_bits[0]:02X}", op_bits=f"0x{lex_bits[1]:02X}", quote_bits=f"0x{lex_bits[2]:02X}",
-        escape_bits=f"0x{lex_bits[3]:02X}", string_skip=string_skip,
+        escape_bits=f"0x{lex_bits[3]:02X}", string_skip=string_skip, chunk=CHUNK,
         utf8=layer.utf8_skip >= 0 and layer.utf8_skip == string_skip, utf8_skip=layer.utf8_skip,
-        skip_class_cells=chunks([str(k) for k in skip_class], 32),
+        skip_class_cells=chunks([str(k * _stride()) for k in skip_class], 32),
         notes=tuple(comment_safe(format_hex(skip.loops)) for skip in layer.skip_classes),
         quote=f"{strings.quote:02X}",
         escape="none" if escape is None else f"{escape:02X}",
@@ -238,6 +240,11 @@ def _nibble_tables(groups: list[Rectangles]) -> tuple[list[int], list[int], list
             bit += 1
         bits.append(mask)
     return lo, hi, bits
+
+
+def _stride() -> int:
+    """Words of stops per skip class in the generated C (its STRIDE_): a chunk's, and a sentinel."""
+    return CHUNK // 64 + 1
 
 
 def _hex_cells(values: list[int]) -> str:
