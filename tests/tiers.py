@@ -45,6 +45,8 @@ QUICK: dict[str, tuple[str, ...]] = {
     "test_dfa_pushdown.py": ("test_email_comment_text_lists_its_two_machines",),
     "test_c_pushdown.py": ("test_the_generated_c_compiles_without_warnings",),
     "test_c_sheng.py": ("test_the_plan_has_sheng_only_where_it_applies", "test_the_settings"),
+    "test_lexical.py": ("test_json_has_strings_whitespace_and_six_structural_bytes",
+                        "test_no_two_stage_path_where_a_condition_fails"),
     "test_js_pushdown.py": ("test_the_module_is_a_pushdown_validator_with_narrow_typed_arrays",),
     "test_json.py": ("test_valid_json_matches", "test_invalid_json_does_not_match"),
     # The case suite's grammars that must be refused, with the message and place of each.

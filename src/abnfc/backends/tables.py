@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from ..automata.dfa import Dfa
 from ..automata.dump import class_lines, table_lines
+from ..automata.lexical import LexicalLayer, find_layer
 from ..automata.notes import StateNote, note_text, state_notes
 from ..automata.pushdown import DEFAULT_MAX_DEPTH
 from ..automata.pushdown import Pushdown as PushdownAutomaton
@@ -104,6 +105,9 @@ class Pushdown:
     returns: tuple[Ranges, ...]  # per state
     parts: tuple[Part, ...]
     max_depth: int  # the default depth limit of generated validators
+    # The strings, tokens and structural bytes a data-parallel first stage finds (None: no
+    # two-stage path; see :mod:`abnfc.automata.lexical`).
+    layer: LexicalLayer | None = None
 
     @property
     def return_code(self) -> int:
@@ -202,7 +206,7 @@ def make_pushdown_tables(automaton: PushdownAutomaton, header: Header) -> Tables
     first_call = automaton.first_call
     parts = tuple(Part(m.name, m.first, m.end, m.start, m.returns) for m in automaton.machines)
     pushdown = Pushdown(first_call, tuple(automaton.calls[k] for k in range(first_call, automaton.num_states)),
-                        automaton.returns, parts, DEFAULT_MAX_DEPTH)
+                        automaton.returns, parts, DEFAULT_MAX_DEPTH, find_layer(automaton))
     return replace(tables, states=states, pushdown=pushdown)
 
 

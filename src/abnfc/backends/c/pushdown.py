@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ...automata.lexical import MAX_NIBBLE_BITS, nibble_rectangles
 from ...charset import format_hex, members
 from ...errors import printable
 from ..analysis import check_pushdown_layout, check_pushdown_strategy
@@ -42,6 +43,7 @@ from .literals import chunks, comment_safe, uint_type
 from .plan import Comments, CPlan, comments, expected_tables, lower
 
 INLINE_DEPTH = 64  # stack entries inside the stream struct before the heap is used
+CHUNK = 4096  # bytes per pass of the two-stage is_valid's stage 1 (its masks stay in the L1 cache)
 CELLS_PER_LINE = 32  # of a table row of 256
 
 __all__ = ["CPushdownPlan", "lower_any", "lower_pushdown"]
@@ -99,6 +101,36 @@ class CPushdownPlan:
     expect_first: str
     max_ranges: int
     private_macros: tuple[str, ...]
+    stage1: Stage1C | None = None  # the two-stage is_valid, where the grammar has a lexical layer
+
+
+@dataclass(frozen=True)
+class Stage1C:
+    """The tables of the two-stage ``is_valid`` (:mod:`abnfc.automata.lexical`): two pairs of
+    nibble tables whose AND has bit i set where a byte is in rectangle i (one pair for the skip
+    classes, one for whitespace, structural, quote and escape bytes), the rectangle bits of each,
+    and per state its skip class (0 for none, else the class's number)."""
+
+    num_skips: int
+    nibble_lo: str
+    nibble_hi: str
+    skip_bits: str
+    lex_lo: str
+    lex_hi: str
+    ws_bits: str
+    op_bits: str
+    quote_bits: str
+    escape_bits: str
+    string_skip: int  # the skip class (from 0) of the states a string starts in, -1 for none
+    utf8: bool  # stage 1 checks UTF-8 and lets non-ASCII bytes of strings pass (the SIMD ones)
+    utf8_skip: int  # then the skip class that loops on them
+    chunk: int
+    skip_class_cells: tuple[str, ...]  # per state, its class's number times the words per class
+    notes: tuple[str, ...]  # per skip class: its bytes, for comments
+    quote: str
+    escape: str
+    whitespace: str
+    structural: str
 
 
 def lower_any(tables: Tables, options: Mapping[str, str]) -> CPlan | CPushdownPlan:
@@ -143,10 +175,86 @@ def lower_pushdown(tables: Tables, options: Mapping[str, str]) -> CPushdownPlan:
         expect_first=", ".join(first),
         max_ranges=max((len(s.expects) for s in tables.states), default=0),
         private_macros=tuple(f"{macro}_{name}" for name in _PRIVATE),
+        stage1=_stage1(tables),
     )
 
 
-_PRIVATE = ("NEXT_", "UNLIKELY_", "START_", "DEAD_", "FIRST_CALL_", "RETURN_")
+def _stage1(tables: Tables) -> Stage1C | None:
+    """The two-stage tables, or None where the grammar has no lexical layer or its lexical bytes
+    take more rectangles than a table entry has bits."""
+    found = tables.pushdown
+    assert found is not None
+    layer = found.layer
+    if layer is None:
+        return None
+    strings = layer.strings
+    groups = [members(layer.whitespace), members(layer.structural), [strings.quote],
+              [] if strings.escape is None else [strings.escape]]
+    lex_lo, lex_hi, lex_bits = _nibble_tables([nibble_rectangles(group) for group in groups])
+    if lex_bits is None:
+        return None
+    skip_lo, skip_hi, skip_bits = _nibble_tables([skip.rectangles for skip in layer.skip_classes])
+    assert skip_bits is not None  # the layer takes classes while their rectangles fit
+    skip_class = [0] * tables.num_states
+    for number, skip in enumerate(layer.skip_classes, start=1):
+        for state in skip.states:
+            skip_class[state] = number
+    entries = {tables.states[s].targets[tables.byte_class[strings.quote]] for s in range(tables.num_states)}
+    string_classes = {skip_class[s] for s in entries & strings.states}
+    string_skip = next(iter(string_classes)) - 1 if len(string_classes) == 1 else -1
+    escape = strings.escape
+    return Stage1C(
+        num_skips=len(layer.skip_classes),
+        nibble_lo=_hex_cells(skip_lo), nibble_hi=_hex_cells(skip_hi), skip_bits=_hex_cells(skip_bits),
+        lex_lo=_hex_cells(lex_lo), lex_hi=_hex_cells(lex_hi),
+        ws_bits=f"0x{lex_bits[0]:02X}", op_bits=f"0x{lex_bits[1]:02X}", quote_bits=f"0x{lex_bits[2]:02X}",
+        escape_bits=f"0x{lex_bits[3]:02X}", string_skip=string_skip, chunk=CHUNK,
+        utf8=layer.utf8_skip >= 0 and layer.utf8_skip == string_skip, utf8_skip=layer.utf8_skip,
+        skip_class_cells=chunks([str(k * _stride()) for k in skip_class], 32),
+        notes=tuple(comment_safe(format_hex(skip.loops)) for skip in layer.skip_classes),
+        quote=f"{strings.quote:02X}",
+        escape="none" if escape is None else f"{escape:02X}",
+        whitespace=comment_safe(format_hex(layer.whitespace)) or "none",
+        structural=comment_safe(format_hex(layer.structural)),
+    )
+
+
+Rectangles = tuple[tuple[frozenset[int], frozenset[int]], ...]
+
+
+def _nibble_tables(groups: list[Rectangles]) -> tuple[list[int], list[int], list[int] | None]:
+    """Low and high nibble tables with one bit per rectangle, and each group's bits (None when
+    the rectangles are more than 8)."""
+    lo, hi, bits = [0] * 16, [0] * 16, []
+    bit = 0
+    for rectangles in groups:
+        mask = 0
+        for lows, highs in rectangles:
+            if bit >= MAX_NIBBLE_BITS:
+                return lo, hi, None
+            for nibble in lows:
+                lo[nibble] |= 1 << bit
+            for nibble in highs:
+                hi[nibble] |= 1 << bit
+            mask |= 1 << bit
+            bit += 1
+        bits.append(mask)
+    return lo, hi, bits
+
+
+def _stride() -> int:
+    """Words of stops per skip class in the generated C (its STRIDE_): a chunk's, and a sentinel."""
+    return CHUNK // 64 + 1
+
+
+def _hex_cells(values: list[int]) -> str:
+    return ", ".join(f"0x{v:02X}" for v in values)
+
+
+_PRIVATE = ("NEXT_", "UNLIKELY_", "START_", "DEAD_", "FIRST_CALL_", "RETURN_", "CHUNK_", "STRIDE_", "SKIPS_",
+            "X86_", "CTZ64_", "WS_BITS_", "OP_BITS_", "QUOTE_BITS_", "ESCAPE_BITS_", "STRING_SKIP_", "INLINE_",
+            *(f"U8_{name}_" for name in ("TOO_SHORT", "TOO_LONG", "OVERLONG_3", "TOO_LARGE", "SURROGATE",
+                                         "OVERLONG_2", "TOO_LARGE_1000", "OVERLONG_4", "TWO_CONTS", "CARRY")))
 
 
 def _columns(tables: Tables) -> tuple[ByteRow, ...]:

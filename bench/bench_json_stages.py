@@ -1,0 +1,199 @@
+"""Benchmark: the generated JSON validator's is_valid in two stages against its byte loop and
+against simdjson's DOM parse, on generated documents.
+
+``abnfc compile grammars/json.abnf --lang c`` writes a pushdown validator whose ``is_valid``
+runs in two stages (a data-parallel stage 1 over 64-byte blocks, then the automaton on the
+positions it marks; see src/abnfc/automata/lexical.py); built with -DJSON_VALIDATOR_TWO_STAGE=0
+it keeps the byte loop.  The peer is simdjson's ``dom::parser::parse`` (the Debian package
+libsimdjson-dev, 3.0.1 there; skipped when its header is missing), which validates and also
+builds the document tree.
+
+The documents are generated (simdjson's jsonexamples are not in the Debian package and are not
+fetched): bench_json's records (16 MiB, pretty-printed and compact, non-ASCII and escapes), and
+shapes like simdjson's three usual files - tweets (compact, many strings, much non-ASCII text,
+escaped slashes), a ticket catalogue (indented, many integers), and GeoJSON polygons (arrays of
+decimal pairs).  Each time is the median CPU time (CLOCK_PROCESS_CPUTIME_ID) of 15 runs in one
+process; the ratios compare runs in the same process run order on one shared machine.
+
+    python bench/bench_json_stages.py
+"""
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_json import document  # noqa: E402
+
+RUNS = 15
+
+C_HARNESS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "json_validator.h"
+static double now(void) {
+    struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec * 1e-9;
+}
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y);
+}
+int main(int argc, char **argv) {
+    FILE *f = fopen(argv[1], "rb"); fseek(f, 0, SEEK_END); long n = ftell(f); fseek(f, 0, SEEK_SET);
+    unsigned char *d = malloc(n); if (fread(d, 1, n, f) != (size_t)n) return 2; fclose(f);
+    double times[RUNS]; int ok = 1;
+    for (int i = 0; i < RUNS; i++) {
+        double t = now(); ok &= json_validator_is_valid(d, n); times[i] = now() - t;
+    }
+    qsort(times, RUNS, sizeof times[0], by_value);
+    printf("%d %.9f\n", ok, times[RUNS / 2]);
+    return 0;
+}
+"""
+
+SIMDJSON_HARNESS = r"""
+#include <simdjson.h>
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+static double now() { timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+int main(int argc, char **argv) {
+    simdjson::padded_string doc = simdjson::padded_string::load(argv[1]);
+    simdjson::dom::parser parser;
+    double times[RUNS]; int ok = 1;
+    for (int i = 0; i < RUNS; i++) {
+        double t = now(); auto result = parser.parse(doc);
+        ok &= result.error() == simdjson::SUCCESS; times[i] = now() - t;
+    }
+    std::sort(times, times + RUNS);
+    std::printf("%d %.9f\n", ok, times[RUNS / 2]);
+    return 0;
+}
+"""
+
+JAPANESE = "東京都の天気は晴れ時々曇り、明日は雨が降るでしょう。今日もよろしくお願いします"
+LATIN = "The quick brown fox jumps over the lazy dog; café, naïve, résumé"
+
+
+def tweets(size: int, seed: int = 2) -> bytes:
+    """Compact tweets: ids, texts (half Japanese), a nested user, entities with URLs."""
+    rng = random.Random(seed)
+    statuses, total = [], 0
+    while total < size:
+        text = "".join(rng.choice([JAPANESE, LATIN]) for _ in range(rng.randrange(1, 3)))[:rng.randrange(20, 140)]
+        tweet = {"metadata": {"result_type": "recent", "iso_language_code": rng.choice(["ja", "en"])},
+                 "created_at": "Sun Aug 31 00:29:15 +0000 2014", "id": rng.randrange(10**17, 10**18),
+                 "id_str": str(rng.randrange(10**17, 10**18)), "text": text,
+                 "source": "<a href=\"https://twitter.com/download/iphone\" rel=\"nofollow\">Twitter for iPhone</a>",
+                 "truncated": False, "in_reply_to_status_id": None,
+                 "user": {"id": rng.randrange(10**9), "name": text[:8], "screen_name": f"user{rng.randrange(10**6)}",
+                          "location": rng.choice(["東京", "", "Paris"]), "description": text[::-1][:60],
+                          "url": None, "followers_count": rng.randrange(10**5), "verified": rng.random() < 0.1,
+                          "profile_image_url": f"http://pbs.twimg.com/profile_images/{rng.randrange(10**9)}/a.jpeg"},
+                 "entities": {"hashtags": [], "urls": [{"url": f"http://t.co/{rng.randrange(10**6):06d}",
+                                                         "indices": [rng.randrange(100), rng.randrange(100, 140)]}],
+                              "user_mentions": []},
+                 "retweet_count": rng.randrange(1000), "favorited": False, "lang": "ja"}
+        piece = json.dumps(tweet, ensure_ascii=rng.random() < 0.3, separators=(",", ":")).replace("/", "\\/")
+        statuses.append(piece)
+        total += len(piece.encode()) + 1
+    return ('{"statuses":[' + ",".join(statuses) + '],"search_metadata":{"count":100}}').encode()
+
+
+def catalogue(size: int, seed: int = 3) -> bytes:
+    """An indented catalogue: events keyed by id, performances with prices, mostly integers."""
+    rng = random.Random(seed)
+    events, performances, total = {}, [], 0
+    while total < size:
+        event_id = rng.randrange(10**8, 10**9)
+        events[str(event_id)] = {"description": None, "id": event_id, "logo": None,
+                                 "name": rng.choice(["Orchestre de Paris", "Quatuor Ébène", "Récital piano"]),
+                                 "subTopicIds": [rng.randrange(10**8, 10**9) for _ in range(rng.randrange(1, 5))],
+                                 "subjectCode": None, "subtitle": None, "topicIds": [rng.randrange(10**8, 10**9)]}
+        performances.append({"eventId": event_id, "id": rng.randrange(10**8, 10**9), "logo": None, "name": None,
+                             "prices": [{"amount": rng.randrange(10**4, 10**5), "audienceSubCategoryId": 337100890,
+                                         "seatCategoryId": rng.randrange(10**8, 10**9)} for _ in range(3)],
+                             "seatCategories": [{"areas": [{"areaId": rng.randrange(10**8, 10**9), "blockIds": []}],
+                                                 "seatCategoryId": rng.randrange(10**8, 10**9)}],
+                             "seatMapImage": None, "start": rng.randrange(10**12, 10**13),
+                             "venueCode": "PLEYEL_PLEYEL"})
+        total += 900
+    return json.dumps({"events": events, "performances": performances}, indent=4, ensure_ascii=False).encode()
+
+
+def polygons(size: int, seed: int = 4) -> bytes:
+    """GeoJSON polygons: long arrays of decimal coordinate pairs, one pair a line."""
+    rng = random.Random(seed)
+    features, total = [], 0
+    while total < size:
+        ring = [(round(rng.uniform(-141, -52), 15), round(rng.uniform(41, 83), 15))
+                for _ in range(rng.randrange(50, 500))]
+        text = ",\n".join(f"[{x!r},{y!r}]" for x, y in ring)
+        features.append('{"type":"Feature","properties":{"name":"Canada"},"geometry":{"type":"Polygon",'
+                        '"coordinates":[[' + text + "]]}}")
+        total += len(text)
+    return ('{"type":"FeatureCollection","features":[' + ",\n".join(features) + "]}").encode()
+
+
+DOCUMENTS = {
+    "bench_json records": lambda: document(16 << 20),
+    "tweets (twitter.json-like)": lambda: tweets(2 << 20),
+    "catalogue (citm_catalog-like)": lambda: catalogue(2 << 20),
+    "polygons (canada-like)": lambda: polygons(2 << 20),
+}
+
+
+def _build(folder: Path) -> dict[str, Path]:
+    subprocess.run([sys.executable, "-m", "abnfc", "compile", str(ROOT / "grammars" / "json.abnf"), "--lang", "c",
+                    "--prefix", "json_validator", "--out", str(folder)], check=True, capture_output=True)
+    (folder / "harness.c").write_text(C_HARNESS.replace("RUNS", str(RUNS)))
+    binaries = {}
+    for name, flags in (("two stages", []), ("byte loop", ["-DJSON_VALIDATOR_TWO_STAGE=0"])):
+        binary = folder / name.replace(" ", "_")
+        subprocess.run(["cc", "-O3", "-march=native", *flags, "-o", str(binary), str(folder / "harness.c"),
+                        str(folder / "json_validator.c")], check=True, cwd=folder)
+        binaries[name] = binary
+    if Path("/usr/include/simdjson.h").exists() and shutil.which("c++"):
+        (folder / "simdjson.cpp").write_text(SIMDJSON_HARNESS.replace("RUNS", str(RUNS)))
+        binary = folder / "simdjson"
+        subprocess.run(["c++", "-O3", "-march=native", "-o", str(binary), str(folder / "simdjson.cpp"), "-lsimdjson"],
+                       check=True, cwd=folder)
+        binaries["simdjson DOM parse"] = binary
+    else:
+        print("simdjson.h not found (apt-get install libsimdjson-dev): simdjson skipped")
+    return binaries
+
+
+def _seconds(binary: Path, path: Path) -> float:
+    ok, seconds = subprocess.run([str(binary), str(path)], check=True, capture_output=True, text=True).stdout.split()
+    assert ok == "1", (binary, path)
+    return float(seconds)
+
+
+def main() -> None:
+    folder = Path(tempfile.mkdtemp(prefix="abnfc-bench-stages-"))
+    binaries = _build(folder)
+    print(f"median CPU time of {RUNS} runs, MB/s; ratios are two stages / peer\n")
+    peers = [name for name in binaries if name != "two stages"]
+    print("| document | bytes | " + " | ".join(binaries) + " | " + " | ".join(f"vs {p}" for p in peers) + " |")
+    print("|---|---:|" + "---:|" * (len(binaries) + len(peers)))
+    for label, make in DOCUMENTS.items():
+        data = make()
+        json.loads(data)
+        path = folder / "doc.json"
+        path.write_bytes(data)
+        times = {name: _seconds(binary, path) for name, binary in binaries.items()}
+        speeds = " | ".join(f"{len(data) / t / 1e6:,.0f}" for t in times.values())
+        ratios = " | ".join(f"{times[p] / times['two stages']:.2f}x" for p in peers)
+        print(f"| {label} | {len(data):,} | {speeds} | {ratios} |")
+    shutil.rmtree(folder)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+"""The two-stage ``is_valid`` of generated C pushdown validators (stage 1 over 64-byte blocks,
+stage 2 on the positions it marks) against the byte loop, under -fsanitize=address,undefined.
+
+The harness of tests/test_c_pushdown.py checks on every record that ``is_valid`` (two stages)
+says what ``validate`` (the byte loop) says, and prints the byte loop's answers, which are
+compared here with the reference loop.  Each stage 1 the processor can run is built: AVX2,
+SSSE3 and the portable loop (with -D<P>_NO_AVX2, -D<P>_NO_SSSE3), and the byte loop alone
+(-D<P>_TWO_STAGE=0).  Inputs: JSONTestSuite, mutated generated documents, strings and escapes
+straddling 64-byte blocks and 4 KiB chunks, backslash runs of every length up to 70, deep
+nesting.
+"""
+from __future__ import annotations
+
+import importlib.util
+import random
+
+import pytest
+from helpers.c_build import SANITIZE, needs_gcc
+from helpers.paths import ROOT
+from test_c_pushdown import SUITE, _answers, _compilation, _generate, _harness, _reference
+
+from abnfc.automata.pushdown import Pushdown
+
+pytestmark = needs_gcc
+
+
+def _bench_json():
+    """bench/bench_json.py, whose document generator the benchmarks use too."""
+    spec = importlib.util.spec_from_file_location("bench_json", ROOT / "bench" / "bench_json.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+JSON = ROOT / "grammars" / "json.abnf"
+SEXPR = ROOT / "grammars" / "sexpr.abnf"
+VARIANTS = {"avx2": [], "ssse3": ["NO_AVX2"], "portable": ["NO_AVX2", "NO_SSSE3"], "byte loop": ["TWO_STAGE=0"]}
+
+
+def _mutations(data: bytes, rng: random.Random, count: int) -> list[bytes]:
+    found = []
+    for _ in range(count):
+        at = rng.randrange(len(data))
+        edit = rng.randrange(3)
+        piece = bytes([rng.choice(b'"\\{}[]:,0 \x01\x80\xe6tn')])
+        found.append(data[:at] + piece + data[at + 1:] if edit == 0 else
+                     data[:at] + piece + data[at:] if edit == 1 else data[:at] + data[at + 1:])
+    return found
+
+
+def _boundary_inputs() -> list[bytes]:
+    cases = []
+    for run in range(71):  # backslash runs of every length before a quote, at shifting offsets
+        for pad in (0, 1, 30, 62, 63):
+            body = b"a" * pad + b"\\" * run + b'"'
+            cases.append(b'["' + body + b'"]')
+            cases.append(b'["' + body + b'", "x\\\\"]')
+            cases.append(b'{"' + b"k" * pad + b'":"' + b"\\" * run + b'n"}')
+    for length in range(50, 140):  # strings and numbers across the first blocks
+        cases.append(b'["' + b"x" * length + b'", 1.5e3, true]')
+        cases.append(b"[" + b" " * length + b'"\xe6\x9d\xb1\\u00e9"]')
+        cases.append(b"[" + b"1" * length + b"]")
+        cases.append(b"[0" + b"1" * length + b"]")
+    for shift in range(0, 130, 7):  # across the 4 KiB chunk boundary
+        text = b'["' + b"y" * (4090 - shift) + b'\\"' + b"z" * 20 + b'", {"a": [1, 2, nul' + b"l]}]"
+        cases += [text, text.replace(b"nul" + b"l", b"nul")]
+        cases.append(b"[" + b" " * (4094 - shift) + b'"abc\\\\", 12345678, "\x01"]')
+        cases.append(b"[" + b"[" * (100 + shift) + b"]" * (100 + shift) + b"]")
+    cases += [b"[" * 5000 + b"]" * 5000, b"[" * 5000 + b"]" * 4999, b'{"a":' * 3000 + b"0" + b"}" * 3000]
+    return cases + _utf8_inputs()
+
+
+UTF8_PIECES = [b"\xc3\xa9", b"\xe6\x9d\xb1", b"\xf0\x9f\x98\x80", b"\xf4\x8f\xbf\xbf", b"\xef\xbf\xbf",  # valid
+               b"\xc0\x80", b"\xc1\xbf", b"\xe0\x80\x80", b"\xe0\x9f\xbf", b"\xed\xa0\x80", b"\xed\xbf\xbf",
+               b"\xf0\x80\x80\x80", b"\xf0\x8f\xbf\xbf", b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff",
+               b"\x80", b"\xbf", b"\xc3", b"\xe6\x9d", b"\xf0\x9f\x98", b"\xc3\xa9\xa9", b"\xe6\x9d\xb1\x80"]
+
+
+def _utf8_inputs() -> list[bytes]:
+    """Valid and invalid UTF-8 inside and outside strings, at every offset around the block and
+    chunk boundaries and at the end of the input."""
+    cases = []
+    for piece in UTF8_PIECES:
+        for offset in (*range(52, 70), *range(4080, 4100)):
+            cases.append(b'["' + b"a" * offset + piece + b'b", 1]')
+            cases.append(b'["' + b"a" * offset + piece + b'"]')
+            cases.append(b"[" + b" " * offset + piece + b"]")
+        for length in range(60, 68):  # the piece ends the input
+            cases.append(b'"' + b"a" * (length - len(piece) - 1) + piece)
+            cases.append(b'"' + b"\xe6\x9d\xb1" * (length // 3) + piece + b'"')
+    return cases
+
+
+def _json_inputs() -> list[bytes]:
+    rng = random.Random(11)
+    cases = [path.read_bytes() for path in sorted(SUITE.glob("*.json"))]
+    cases += _boundary_inputs()
+    document = _bench_json().document
+    for seed in range(4):
+        whole = document(6000 + 3000 * seed, seed)
+        cases.append(whole)
+        cases += _mutations(whole, rng, 40)
+    return cases
+
+
+@pytest.fixture(scope="module")
+def json_compilation():
+    return _compilation(JSON)
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_is_valid_in_two_stages_agrees_with_the_byte_loop_on_json(tmp_path, json_compilation, variant):
+    automaton = json_compilation.pushdown
+    assert isinstance(automaton, Pushdown)
+    _generate(tmp_path, json_compilation, "json_ts")
+    flags = [*SANITIZE, *(f"-DJSON_TS_{name}" for name in VARIANTS[variant])]
+    binary = _harness(tmp_path, "json_ts", flags)
+    inputs = _json_inputs()
+    answers = _answers(binary, tmp_path, inputs, 3)
+    for data, ((status, at, _state, _depth), limited) in zip(inputs, answers, strict=True):
+        assert (status, at) == _reference(automaton, data, 100_000), data[:200]
+        assert limited == _reference(automaton, data, 3), data[:200]
+    assert sum(status == "valid" for (status, *_rest), _limited in answers) > 100
+
+
+def test_the_generated_json_validator_has_the_two_stage_path_and_sexpr_too(tmp_path, json_compilation):
+    _generate(tmp_path, json_compilation, "json_ts")
+    assert "json_ts_two_stage_" in (tmp_path / "json_ts.c").read_text()
+    sexpr = _compilation(SEXPR)
+    _generate(tmp_path, sexpr, "sexpr_ts")
+    assert "sexpr_ts_two_stage_" in (tmp_path / "sexpr_ts.c").read_text()
+
+
+@pytest.mark.parametrize("variant", ["avx2", "portable"])
+def test_is_valid_in_two_stages_agrees_with_the_byte_loop_on_s_expressions(tmp_path, variant):
+    compilation = _compilation(SEXPR)
+    automaton = compilation.pushdown
+    assert isinstance(automaton, Pushdown)
+    _generate(tmp_path, compilation, "sx_ts")
+    binary = _harness(tmp_path, "sx_ts", [*SANITIZE, *(f"-DSX_TS_{name}" for name in VARIANTS[variant])])
+    rng = random.Random(3)
+    inputs = []
+    for length in range(1, 300, 3):
+        text = bytes(rng.choice(b'(() "\\ab1-') for _ in range(length))
+        inputs.append(text)
+        inputs.append(b"(" + b" " * length + b'"' + b"\\" * (length % 70) + b'"' + b" x)")
+    for depth in (1, 10, 70):
+        inputs.append(b"(" * depth + b'a "b\\"c" (d e)' * 40 + b")" * depth)
+    answers = _answers(binary, tmp_path, inputs, 3)
+    for data, ((status, at, _state, _depth), _limited) in zip(inputs, answers, strict=True):
+        assert (status, at) == _reference(automaton, data, 100_000), data[:200]
+    assert any(status == "valid" for (status, *_rest), _limited in answers)
