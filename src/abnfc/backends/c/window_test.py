@@ -10,11 +10,18 @@ of bytes 00-7F after another one is skipped when those bytes are one class and n
 is forbidden.  Only ``is_valid`` takes this path, on inputs of at least :data:`MIN_LENGTH` bytes
 and where the CPU has AVX-512 VBMI; everything else is the strategy's own loop.
 
-Where the CPU has AVX2 but not AVX-512 VBMI, and the language has at most 16 classes, the same
-test runs 32 positions at a time: a byte's class comes from its high nibble (``pshufb``), or,
-for the high nibbles whose bytes fall into several classes, from its low nibble (a ``pshufb``,
-a compare and a blend per such nibble); box bits by ``pshufb`` on the class; the shifts across
-the two 16-byte lanes by ``vperm2i128`` and ``vpalignr``.
+Where the CPU has AVX2 but not AVX-512 VBMI, the language's nibble test
+(:mod:`abnfc.automata.window_test.nibble`, Keiser and Lemire's kind of test) runs 32 positions at
+a time: the block's bytes moved d positions on (``vperm2i128`` and ``vpalignr``, the first d from
+the previous block), their nibbles looked up in 16-byte tables (``pshufb``) and ANDed, the
+equivalence bit XORed in from saturating subtractions.  The same test runs 16 positions at a
+time with SSE4.1 (``palignr``, ``pshufb``), the x86 instance of last resort, and with NEON on
+AArch64 (``vextq_u8``, ``vqtbl1q_u8``), chosen when compiling.  Where the language has no nibble
+test but at most 16 classes, the AVX2 instance checks the class test instead: a byte's class
+comes from its high nibble (``pshufb``), or, for the high nibbles whose bytes fall into several
+classes, from its low nibble (a ``pshufb``, a compare and a blend per such nibble); box bits by
+``pshufb`` on the class; the shifts across the two 16-byte lanes by ``vperm2i128`` and
+``vpalignr``.
 """
 from __future__ import annotations
 
@@ -22,6 +29,7 @@ from dataclasses import dataclass
 
 from ...automata.dfa import Dfa
 from ...automata.window_test import WindowTest, window_test
+from ...automata.window_test.nibble import NibbleTest, nibble_test
 from ..tables import Tables
 from .literals import hex_cells
 
@@ -44,6 +52,30 @@ class NibbleRow:
 
 
 @dataclass(frozen=True)
+class NibbleLookupC:
+    distance: int
+    high: bool  # the high nibble (else the low one)
+    cells: str  # 16 cells: the group's box bits per nibble value
+
+
+@dataclass(frozen=True)
+class NibbleC:
+    """The nibble test's tables and what its block code reads."""
+
+    lookups: int
+    boxes: int
+    groups: tuple[tuple[NibbleLookupC, ...], ...]
+    thresholds: tuple[tuple[int, int], ...]  # the equivalence bit's (distance, byte - 80): set from byte on
+    distances: tuple[int, ...]  # the distances past 0 whose bytes are read
+    highs: tuple[int, ...]  # the distances whose high nibbles are looked up
+    lows: tuple[int, ...]
+    # zero bytes before the input flag no position (00 keeps the start state): no mask needed on
+    # the first block, whose first k positions the DFA checks
+    pad_safe: bool
+    first_mask: str  # 16 cells: 00 for the first k positions, FF after
+
+
+@dataclass(frozen=True)
 class WindowTestC:
     k: int
     boxes: int
@@ -60,6 +92,8 @@ class WindowTestC:
     avx2: bool
     avx2_high: str  # 16 cells: the class of each high nibble whose bytes are all one class
     avx2_rows: tuple[NibbleRow, ...]
+    nibble: NibbleC | None  # the AVX2, SSE4.1 and NEON instances' test (None: AVX2 takes the classes, if any)
+    prev_count: int  # vectors the AVX2 block carries from block to block
 
 
 def plan_window_test(tables: Tables, unit: int, strategy: str) -> WindowTestC | None:
@@ -77,6 +111,12 @@ def plan_window_test(tables: Tables, unit: int, strategy: str) -> WindowTestC | 
     masks = tuple(tuple(_class_masks(classes, mask, group) for mask in found.masks) for group in range(groups))
     low = classes[0]
     all_low_allowed = _and_all(found.masks, 0) == 0
+    nibble = nibble_test(dfa, found)
+    nibble_c = None if nibble is None else _nibble_c(nibble, dfa)
+    avx2 = _avx2(classes, tables.num_classes, groups * (found.k + 1) <= AVX2_MAX_LOOKUPS or strategy == "table")
+    if nibble_c is not None:
+        avx2 |= {"avx2": True, "avx2_rows": ()}
+    prev_count = groups * found.k if nibble_c is None else 1 if nibble_c.pad_safe else 2
     return WindowTestC(
         k=found.k,
         boxes=len(found.boxes),
@@ -90,7 +130,27 @@ def plan_window_test(tables: Tables, unit: int, strategy: str) -> WindowTestC | 
                      for d in range(1, found.k + 1)),
         live=", ".join(f"{state * unit}u" for state in found.live),
         min_length=MIN_LENGTH,
-        **_avx2(classes, tables.num_classes, groups * (found.k + 1) <= AVX2_MAX_LOOKUPS or strategy == "table"),
+        nibble=nibble_c,
+        prev_count=prev_count,
+        **avx2,
+    )
+
+
+def _nibble_c(test: NibbleTest, dfa: Dfa) -> NibbleC:
+    start_on_zero = dfa.transitions[dfa.start][dfa.byte_class[0]]
+    distances = test.distances
+    slots = {(lookup.distance, lookup.nibble) for group in test.groups for lookup in group}
+    return NibbleC(
+        lookups=test.lookups,
+        boxes=len(test.boxes),
+        groups=tuple(tuple(NibbleLookupC(lookup.distance, lookup.nibble == "high", hex_cells(list(lookup.table)))
+                           for lookup in group) for group in test.groups),
+        thresholds=tuple((d, t - 0x80) for d, t in enumerate(test.must or ()) if t),
+        distances=tuple(d for d in distances if d),
+        highs=tuple(sorted(d for d, nibble in slots if nibble == "high")),
+        lows=tuple(sorted(d for d, nibble in slots if nibble == "low")),
+        pad_safe=start_on_zero == dfa.start and dfa.start in test.live,
+        first_mask=hex_cells([0 if i < test.k else 0xFF for i in range(16)]),
     )
 
 
