@@ -866,9 +866,15 @@ static const uint32_t utf8_win_live_[] = { 6u, 12u, 18u, 24u, 30u, 36u, 42u, 48u
  * (E0 at 2, F0 at 3, by saturating subtraction): on an allowed window the lookups'
  * bit 7 is set exactly when that holds, so the XOR is 0 there.
  */
-static const uint8_t utf8_nib0_0h_[16] = { 0x7E, 0x7E, 0x7E, 0x7E, 0x7E, 0x7E, 0x7E, 0x7E, 0xD5, 0xE5, 0xE9, 0xE9, 0x7E, 0x7E, 0x7E, 0x7E };
-static const uint8_t utf8_nib0_1h_[16] = { 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x80, 0x80, 0x80, 0x80, 0x46, 0x02, 0x0E, 0x3A };
-static const uint8_t utf8_nib0_1l_[16] = { 0xD7, 0xC3, 0x83, 0x83, 0xA3, 0xB3, 0xB3, 0xB3, 0xB3, 0xB3, 0xB3, 0xB3, 0xB3, 0xBB, 0xB3, 0xB3 };
+static const uint8_t utf8_nib_[7][16] = {
+    { 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F }, /* the low nibble */
+    { 0x7E, 0x7E, 0x7E, 0x7E, 0x7E, 0x7E, 0x7E, 0x7E, 0xD5, 0xE5, 0xE9, 0xE9, 0x7E, 0x7E, 0x7E, 0x7E }, /* box bits 0-7, high nibble at distance 0 */
+    { 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x80, 0x80, 0x80, 0x80, 0x46, 0x02, 0x0E, 0x3A }, /* box bits 0-7, high nibble at distance 1 */
+    { 0xD7, 0xC3, 0x83, 0x83, 0xA3, 0xB3, 0xB3, 0xB3, 0xB3, 0xB3, 0xB3, 0xB3, 0xB3, 0xBB, 0xB3, 0xB3 }, /* box bits 0-7, low nibble at distance 1 */
+    { 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60 }, /* E0 - 80: bytes E0-FF at distance 2 keep bit 7 after subtracting it (saturating) */
+    { 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70 }, /* F0 - 80: bytes F0-FF at distance 3 keep bit 7 after subtracting it (saturating) */
+    { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80 } /* bit 7 */
+};
 #ifdef UTF8_WINDOW_TEST_X86_
 #include <immintrin.h>
 
@@ -965,67 +971,82 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_lanes_(const uint8_
     return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)table));
 }
 
-/* The nibble test, 32 positions at a time with AVX2: the block's bytes as they are. */
-UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_classes2_(__m256i x)
+/* The nibble test, 32 positions at a time with AVX2. */
+
+/* The tables as vectors, each behind an empty asm statement: gcc -O2 otherwise builds their
+ * constant bytes anew inside the loop, a dozen instructions a block. */
+UTF8_WINDOW_TEST_AVX2_TARGET_ static inline void utf8_win_tables2_(__m256i *tab)
 {
-    return x;
+    tab[0] = utf8_win_lanes_(utf8_nib_[0]);
+    __asm__("" : "+x"(tab[0]));
+    tab[1] = utf8_win_lanes_(utf8_nib_[1]);
+    __asm__("" : "+x"(tab[1]));
+    tab[2] = utf8_win_lanes_(utf8_nib_[2]);
+    __asm__("" : "+x"(tab[2]));
+    tab[3] = utf8_win_lanes_(utf8_nib_[3]);
+    __asm__("" : "+x"(tab[3]));
+    tab[4] = utf8_win_lanes_(utf8_nib_[4]);
+    __asm__("" : "+x"(tab[4]));
+    tab[5] = utf8_win_lanes_(utf8_nib_[5]);
+    __asm__("" : "+x"(tab[5]));
+    tab[6] = utf8_win_lanes_(utf8_nib_[6]);
+    __asm__("" : "+x"(tab[6]));
 }
 
-/* The positions of the block x that are wrong, as box bits; prev[0] holds the previous block's
- * bytes and becomes x. */
-UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_block2_(__m256i x0, __m256i *prev)
+/* The positions of the block x0 that are wrong, as box bits; prev[0] holds the previous block's
+ * bytes and becomes x0. */
+UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_block2_(__m256i x0, __m256i *prev, const __m256i *tab)
 {
-    const __m256i nibble = _mm256_set1_epi8(0x0F);
     const __m256i carry = _mm256_permute2x128_si256(prev[0], x0, 0x21);
     const __m256i x1 = _mm256_alignr_epi8(x0, carry, 15);
     const __m256i x2 = _mm256_alignr_epi8(x0, carry, 14);
     const __m256i x3 = _mm256_alignr_epi8(x0, carry, 13);
-    const __m256i h0 = _mm256_and_si256(_mm256_srli_epi16(x0, 4), nibble);
-    const __m256i h1 = _mm256_and_si256(_mm256_srli_epi16(x1, 4), nibble);
-    const __m256i l1 = _mm256_and_si256(x1, nibble);
+    const __m256i h0 = _mm256_and_si256(_mm256_srli_epi16(x0, 4), tab[0]);
+    const __m256i h1 = _mm256_and_si256(_mm256_srli_epi16(x1, 4), tab[0]);
+    const __m256i l1 = _mm256_and_si256(x1, tab[0]);
     __m256i all, bits;
-    bits = _mm256_shuffle_epi8(utf8_win_lanes_(utf8_nib0_0h_), h0);
-    bits = _mm256_and_si256(bits, _mm256_shuffle_epi8(utf8_win_lanes_(utf8_nib0_1h_), h1));
-    bits = _mm256_and_si256(bits, _mm256_shuffle_epi8(utf8_win_lanes_(utf8_nib0_1l_), l1));
-    bits = _mm256_xor_si256(bits, _mm256_and_si256(_mm256_set1_epi8((char)0x80),
-        _mm256_or_si256(_mm256_subs_epu8(x2, _mm256_set1_epi8(0x60)),
-        _mm256_subs_epu8(x3, _mm256_set1_epi8(0x70))
+    bits = _mm256_shuffle_epi8(tab[1], h0);
+    bits = _mm256_and_si256(bits, _mm256_shuffle_epi8(tab[2], h1));
+    bits = _mm256_and_si256(bits, _mm256_shuffle_epi8(tab[3], l1));
+    bits = _mm256_xor_si256(bits, _mm256_and_si256(tab[6],
+        _mm256_or_si256(_mm256_subs_epu8(x2, tab[4]),
+        _mm256_subs_epu8(x3, tab[5])
         )));
     all = bits;
     prev[0] = x0;
     return all;
 }
 
+/* Whether the bytes past the first 3 are all in allowed windows: 64 bytes a step, as two blocks
+ * or, when they hold only bytes 00-7F, as at most their first block (the windows reaching back). */
 UTF8_WINDOW_TEST_AVX2_TARGET_ static bool utf8_win_scan2_(const uint8_t *p, size_t len)
 {
-    __m256i prev[1], wrong = _mm256_setzero_si256();
+    __m256i prev[1], wrong = _mm256_setzero_si256(), tab[7];
     size_t i, d;
-    int quiet = 0;
+    int quiet = 0; /* the previous block held only bytes 00-7F (prev[0] holds such bytes) */
     for (d = 0; d < 1u; d++)
         prev[d] = _mm256_setzero_si256();
-    for (i = 0; i + 32 <= len; i += 32) {
-        __m256i x;
-        int low;
-        while (quiet && i + 128 <= len) { /* four blocks at a time while they hold only bytes 00-7F */
-            __m256i any = _mm256_or_si256(
-                _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(const void *)(p + i)),
-                                _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 32))),
-                _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(const void *)(p + i + 64)),
-                                _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 96))));
-            if (_mm256_movemask_epi8(any) != 0)
-                break;
-            i += 128;
-        }
-        if (i + 32 > len)
-            break;
-        x = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
-        low = _mm256_movemask_epi8(x) == 0;
-        if (low && quiet)
+    utf8_win_tables2_(tab);
+    for (i = 0; i + 64 <= len; i += 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 32));
+        if (_mm256_movemask_epi8(_mm256_or_si256(a, b)) == 0) {
+            /* windows of bytes 00-7F only are allowed, and those bytes are one class: which of
+             * them prev[0] holds makes no difference to the windows of the next block */
+            if (!quiet)
+                wrong = _mm256_or_si256(wrong, utf8_win_block2_(a, prev, tab));
+            quiet = 1;
             continue;
-        quiet = low;
-        wrong = _mm256_or_si256(wrong, utf8_win_block2_(utf8_win_classes2_(x), prev));
-        if ((i & 4095u) == 4064u && !_mm256_testz_si256(wrong, wrong))
+        }
+        quiet = 0;
+        wrong = _mm256_or_si256(wrong, utf8_win_block2_(a, prev, tab));
+        wrong = _mm256_or_si256(wrong, utf8_win_block2_(b, prev, tab));
+        if ((i & 4095u) == 4032u && !_mm256_testz_si256(wrong, wrong))
             return false;
+    }
+    if (i + 32 <= len) {
+        wrong = _mm256_or_si256(wrong, utf8_win_block2_(_mm256_loadu_si256((const __m256i *)(const void *)(p + i)), prev, tab));
+        i += 32;
     }
     if (i < len) {
         uint8_t tail[32], index[32];
@@ -1035,8 +1056,7 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ static bool utf8_win_scan2_(const uint8_t *p, size
         for (k = 0; k < 32; k++)
             index[k] = (uint8_t)k;
         {
-            __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)tail);
-            __m256i last = utf8_win_block2_(utf8_win_classes2_(x), prev);
+            __m256i last = utf8_win_block2_(_mm256_loadu_si256((const __m256i *)(const void *)tail), prev, tab);
             __m256i inside = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)(len - i)),
                                                _mm256_loadu_si256((const __m256i *)(const void *)index));
             wrong = _mm256_or_si256(wrong, _mm256_and_si256(last, inside));
@@ -1048,29 +1068,42 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ static bool utf8_win_scan2_(const uint8_t *p, size
 /* The nibble test, 16 positions at a time with SSE4.1. */
 #define UTF8_WINDOW_TEST_SSE41_TARGET_ __attribute__((target("sse4.1")))
 
-UTF8_WINDOW_TEST_SSE41_TARGET_ static inline __m128i utf8_win_table16_(const uint8_t *table)
+/* The tables as vectors, each behind an empty asm statement (as for AVX2). */
+UTF8_WINDOW_TEST_SSE41_TARGET_ static inline void utf8_win_tables16_(__m128i *tab)
 {
-    return _mm_loadu_si128((const __m128i *)(const void *)table);
+    tab[0] = _mm_loadu_si128((const __m128i *)(const void *)utf8_nib_[0]);
+    __asm__("" : "+x"(tab[0]));
+    tab[1] = _mm_loadu_si128((const __m128i *)(const void *)utf8_nib_[1]);
+    __asm__("" : "+x"(tab[1]));
+    tab[2] = _mm_loadu_si128((const __m128i *)(const void *)utf8_nib_[2]);
+    __asm__("" : "+x"(tab[2]));
+    tab[3] = _mm_loadu_si128((const __m128i *)(const void *)utf8_nib_[3]);
+    __asm__("" : "+x"(tab[3]));
+    tab[4] = _mm_loadu_si128((const __m128i *)(const void *)utf8_nib_[4]);
+    __asm__("" : "+x"(tab[4]));
+    tab[5] = _mm_loadu_si128((const __m128i *)(const void *)utf8_nib_[5]);
+    __asm__("" : "+x"(tab[5]));
+    tab[6] = _mm_loadu_si128((const __m128i *)(const void *)utf8_nib_[6]);
+    __asm__("" : "+x"(tab[6]));
 }
 
-/* The positions of the block x that are wrong, as box bits; prev[0] holds the previous block's
- * bytes and becomes x. */
-UTF8_WINDOW_TEST_SSE41_TARGET_ static inline __m128i utf8_win_block16_(__m128i x0, __m128i *prev)
+/* The positions of the block x0 that are wrong, as box bits; prev[0] holds the previous block's
+ * bytes and becomes x0. */
+UTF8_WINDOW_TEST_SSE41_TARGET_ static inline __m128i utf8_win_block16_(__m128i x0, __m128i *prev, const __m128i *tab)
 {
-    const __m128i nibble = _mm_set1_epi8(0x0F);
     const __m128i x1 = _mm_alignr_epi8(x0, prev[0], 15);
     const __m128i x2 = _mm_alignr_epi8(x0, prev[0], 14);
     const __m128i x3 = _mm_alignr_epi8(x0, prev[0], 13);
-    const __m128i h0 = _mm_and_si128(_mm_srli_epi16(x0, 4), nibble);
-    const __m128i h1 = _mm_and_si128(_mm_srli_epi16(x1, 4), nibble);
-    const __m128i l1 = _mm_and_si128(x1, nibble);
+    const __m128i h0 = _mm_and_si128(_mm_srli_epi16(x0, 4), tab[0]);
+    const __m128i h1 = _mm_and_si128(_mm_srli_epi16(x1, 4), tab[0]);
+    const __m128i l1 = _mm_and_si128(x1, tab[0]);
     __m128i all, bits;
-    bits = _mm_shuffle_epi8(utf8_win_table16_(utf8_nib0_0h_), h0);
-    bits = _mm_and_si128(bits, _mm_shuffle_epi8(utf8_win_table16_(utf8_nib0_1h_), h1));
-    bits = _mm_and_si128(bits, _mm_shuffle_epi8(utf8_win_table16_(utf8_nib0_1l_), l1));
-    bits = _mm_xor_si128(bits, _mm_and_si128(_mm_set1_epi8((char)0x80),
-        _mm_or_si128(_mm_subs_epu8(x2, _mm_set1_epi8(0x60)),
-        _mm_subs_epu8(x3, _mm_set1_epi8(0x70))
+    bits = _mm_shuffle_epi8(tab[1], h0);
+    bits = _mm_and_si128(bits, _mm_shuffle_epi8(tab[2], h1));
+    bits = _mm_and_si128(bits, _mm_shuffle_epi8(tab[3], l1));
+    bits = _mm_xor_si128(bits, _mm_and_si128(tab[6],
+        _mm_or_si128(_mm_subs_epu8(x2, tab[4]),
+        _mm_subs_epu8(x3, tab[5])
         )));
     all = bits;
     prev[0] = x0;
@@ -1079,11 +1112,12 @@ UTF8_WINDOW_TEST_SSE41_TARGET_ static inline __m128i utf8_win_block16_(__m128i x
 
 UTF8_WINDOW_TEST_SSE41_TARGET_ static bool utf8_win_scan16_(const uint8_t *p, size_t len)
 {
-    __m128i prev[1], wrong = _mm_setzero_si128();
+    __m128i prev[1], wrong = _mm_setzero_si128(), tab[7];
     size_t i, d;
     int quiet = 0;
     for (d = 0; d < 1u; d++)
         prev[d] = _mm_setzero_si128();
+    utf8_win_tables16_(tab);
     for (i = 0; i + 16 <= len; i += 16) {
         __m128i x;
         int low;
@@ -1104,7 +1138,7 @@ UTF8_WINDOW_TEST_SSE41_TARGET_ static bool utf8_win_scan16_(const uint8_t *p, si
         if (low && quiet)
             continue;
         quiet = low;
-        wrong = _mm_or_si128(wrong, utf8_win_block16_(x, prev));
+        wrong = _mm_or_si128(wrong, utf8_win_block16_(x, prev, tab));
         if ((i & 4095u) == 4080u && !_mm_testz_si128(wrong, wrong))
             return false;
     }
@@ -1117,7 +1151,7 @@ UTF8_WINDOW_TEST_SSE41_TARGET_ static bool utf8_win_scan16_(const uint8_t *p, si
             index[k] = (uint8_t)k;
         {
             __m128i x = _mm_loadu_si128((const __m128i *)(const void *)tail);
-            __m128i last = utf8_win_block16_(x, prev);
+            __m128i last = utf8_win_block16_(x, prev, tab);
             __m128i inside = _mm_cmpgt_epi8(_mm_set1_epi8((char)(len - i)),
                                             _mm_loadu_si128((const __m128i *)(const void *)index));
             wrong = _mm_or_si128(wrong, _mm_and_si128(last, inside));
@@ -1160,24 +1194,23 @@ static bool utf8_win_check_(const uint8_t *p, size_t len, int simd)
 
 /* The nibble test, 16 positions at a time with NEON (AArch64). */
 
-/* The positions of the block x that are wrong, as box bits; prev[0] holds the previous block's
- * bytes and becomes x. */
-static inline uint8x16_t utf8_win_block_neon_(uint8x16_t x0, uint8x16_t *prev)
+/* The positions of the block x0 that are wrong, as box bits; prev[0] holds the previous block's
+ * bytes and becomes x0. */
+static inline uint8x16_t utf8_win_block_neon_(uint8x16_t x0, uint8x16_t *prev, const uint8x16_t *tab)
 {
-    const uint8x16_t nibble = vdupq_n_u8(0x0F);
     const uint8x16_t x1 = vextq_u8(prev[0], x0, 15);
     const uint8x16_t x2 = vextq_u8(prev[0], x0, 14);
     const uint8x16_t x3 = vextq_u8(prev[0], x0, 13);
     const uint8x16_t h0 = vshrq_n_u8(x0, 4);
     const uint8x16_t h1 = vshrq_n_u8(x1, 4);
-    const uint8x16_t l1 = vandq_u8(x1, nibble);
+    const uint8x16_t l1 = vandq_u8(x1, tab[0]);
     uint8x16_t all, bits;
-    bits = vqtbl1q_u8(vld1q_u8(utf8_nib0_0h_), h0);
-    bits = vandq_u8(bits, vqtbl1q_u8(vld1q_u8(utf8_nib0_1h_), h1));
-    bits = vandq_u8(bits, vqtbl1q_u8(vld1q_u8(utf8_nib0_1l_), l1));
-    bits = veorq_u8(bits, vandq_u8(vdupq_n_u8(0x80),
-        vorrq_u8(vqsubq_u8(x2, vdupq_n_u8(0x60)),
-        vqsubq_u8(x3, vdupq_n_u8(0x70))
+    bits = vqtbl1q_u8(tab[1], h0);
+    bits = vandq_u8(bits, vqtbl1q_u8(tab[2], h1));
+    bits = vandq_u8(bits, vqtbl1q_u8(tab[3], l1));
+    bits = veorq_u8(bits, vandq_u8(tab[6],
+        vorrq_u8(vqsubq_u8(x2, tab[4]),
+        vqsubq_u8(x3, tab[5])
         )));
     all = bits;
     prev[0] = x0;
@@ -1186,11 +1219,13 @@ static inline uint8x16_t utf8_win_block_neon_(uint8x16_t x0, uint8x16_t *prev)
 
 static bool utf8_win_scan_neon_(const uint8_t *p, size_t len)
 {
-    uint8x16_t prev[1], wrong = vdupq_n_u8(0);
+    uint8x16_t prev[1], wrong = vdupq_n_u8(0), tab[7];
     size_t i, d;
     int quiet = 0;
     for (d = 0; d < 1u; d++)
         prev[d] = vdupq_n_u8(0);
+    for (d = 0; d < 7u; d++)
+        tab[d] = vld1q_u8(utf8_nib_[d]);
     for (i = 0; i + 16 <= len; i += 16) {
         uint8x16_t x;
         int low;
@@ -1208,7 +1243,7 @@ static bool utf8_win_scan_neon_(const uint8_t *p, size_t len)
         if (low && quiet)
             continue;
         quiet = low;
-        wrong = vorrq_u8(wrong, utf8_win_block_neon_(x, prev));
+        wrong = vorrq_u8(wrong, utf8_win_block_neon_(x, prev, tab));
         if ((i & 4095u) == 4080u && vmaxvq_u8(wrong) != 0)
             return false;
     }
@@ -1221,7 +1256,7 @@ static bool utf8_win_scan_neon_(const uint8_t *p, size_t len)
         }
         memcpy(tail, p + i, len - i);
         {
-            uint8x16_t last = utf8_win_block_neon_(vld1q_u8(tail), prev);
+            uint8x16_t last = utf8_win_block_neon_(vld1q_u8(tail), prev, tab);
             uint8x16_t inside = vcltq_u8(vld1q_u8(index), vdupq_n_u8((uint8_t)(len - i)));
             wrong = vorrq_u8(wrong, vandq_u8(last, inside));
         }

@@ -55,7 +55,13 @@ class NibbleRow:
 class NibbleLookupC:
     distance: int
     high: bool  # the high nibble (else the low one)
-    cells: str  # 16 cells: the group's box bits per nibble value
+    table: int  # its row of the tables
+
+
+@dataclass(frozen=True)
+class NibbleTableC:
+    cells: str  # 16 cells
+    note: str
 
 
 @dataclass(frozen=True)
@@ -64,15 +70,17 @@ class NibbleC:
 
     lookups: int
     boxes: int
+    tables: tuple[NibbleTableC, ...]  # the low-nibble mask first, then the lookups', thresholds', bit 7, first block's
     groups: tuple[tuple[NibbleLookupC, ...], ...]
-    thresholds: tuple[tuple[int, int], ...]  # the equivalence bit's (distance, byte - 80): set from byte on
+    thresholds: tuple[tuple[int, int, int], ...]  # the equivalence bit's (distance, byte, table of byte - 80)
+    bit7: int  # the table of 80s
+    first: int  # the table of the first block's mask
     distances: tuple[int, ...]  # the distances past 0 whose bytes are read
     highs: tuple[int, ...]  # the distances whose high nibbles are looked up
     lows: tuple[int, ...]
     # zero bytes before the input flag no position (00 keeps the start state): no mask needed on
     # the first block, whose first k positions the DFA checks
     pad_safe: bool
-    first_mask: str  # 16 cells: 00 for the first k positions, FF after
 
 
 @dataclass(frozen=True)
@@ -138,19 +146,42 @@ def plan_window_test(tables: Tables, unit: int, strategy: str) -> WindowTestC | 
 
 def _nibble_c(test: NibbleTest, dfa: Dfa) -> NibbleC:
     start_on_zero = dfa.transitions[dfa.start][dfa.byte_class[0]]
-    distances = test.distances
+    pad_safe = start_on_zero == dfa.start and dfa.start in test.live
     slots = {(lookup.distance, lookup.nibble) for group in test.groups for lookup in group}
+    tables = [NibbleTableC(hex_cells([0x0F] * 16), "the low nibble")]
+    groups = []
+    for g, group in enumerate(test.groups):
+        found = []
+        for lookup in group:
+            found.append(NibbleLookupC(lookup.distance, lookup.nibble == "high", len(tables)))
+            tables.append(NibbleTableC(hex_cells(list(lookup.table)), f"box bits {8 * g}-{8 * g + 7}, "
+                                       f"{lookup.nibble} nibble at distance {lookup.distance}"))
+        groups.append(tuple(found))
+    thresholds = []
+    for d, t in enumerate(test.must or ()):
+        if t:
+            thresholds.append((d, t, len(tables)))
+            tables.append(NibbleTableC(hex_cells([t - 0x80] * 16), f"{t:02X} - 80: bytes {t:02X}-FF at distance "
+                                       f"{d} keep bit 7 after subtracting it (saturating)"))
+    bit7 = len(tables)
+    if thresholds:
+        tables.append(NibbleTableC(hex_cells([0x80] * 16), "bit 7"))
+    first = len(tables)
+    if not pad_safe:
+        tables.append(NibbleTableC(hex_cells([0 if i < test.k else 0xFF for i in range(16)]),
+                                   f"the first block's positions past the first {test.k} (the DFA checks those)"))
     return NibbleC(
         lookups=test.lookups,
         boxes=len(test.boxes),
-        groups=tuple(tuple(NibbleLookupC(lookup.distance, lookup.nibble == "high", hex_cells(list(lookup.table)))
-                           for lookup in group) for group in test.groups),
-        thresholds=tuple((d, t - 0x80) for d, t in enumerate(test.must or ()) if t),
-        distances=tuple(d for d in distances if d),
+        tables=tuple(tables),
+        groups=tuple(groups),
+        thresholds=tuple(thresholds),
+        bit7=bit7,
+        first=first,
+        distances=tuple(d for d in test.distances if d),
         highs=tuple(sorted(d for d, nibble in slots if nibble == "high")),
         lows=tuple(sorted(d for d, nibble in slots if nibble == "low")),
-        pad_safe=start_on_zero == dfa.start and dfa.start in test.live,
-        first_mask=hex_cells([0 if i < test.k else 0xFF for i in range(16)]),
+        pad_safe=pad_safe,
     )
 
 
