@@ -1110,6 +1110,8 @@ UTF8_WINDOW_TEST_SSE41_TARGET_ static inline __m128i utf8_win_block16_(__m128i x
     return all;
 }
 
+/* Whether the bytes past the first 3 are all in allowed windows: 64 bytes a step, as four blocks
+ * or, when they hold only bytes 00-7F, as at most their first block (as for AVX2). */
 UTF8_WINDOW_TEST_SSE41_TARGET_ static bool utf8_win_scan16_(const uint8_t *p, size_t len)
 {
     __m128i prev[1], wrong = _mm_setzero_si128(), tab[7];
@@ -1118,30 +1120,27 @@ UTF8_WINDOW_TEST_SSE41_TARGET_ static bool utf8_win_scan16_(const uint8_t *p, si
     for (d = 0; d < 1u; d++)
         prev[d] = _mm_setzero_si128();
     utf8_win_tables16_(tab);
-    for (i = 0; i + 16 <= len; i += 16) {
-        __m128i x;
-        int low;
-        while (quiet && i + 64 <= len) { /* four blocks at a time while they hold only bytes 00-7F */
-            __m128i any = _mm_or_si128(
-                _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + i)),
-                             _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16))),
-                _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + i + 32)),
-                             _mm_loadu_si128((const __m128i *)(const void *)(p + i + 48))));
-            if (_mm_movemask_epi8(any) != 0)
-                break;
-            i += 64;
-        }
-        if (i + 16 > len)
-            break;
-        x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        low = _mm_movemask_epi8(x) == 0;
-        if (low && quiet)
+    for (i = 0; i + 64 <= len; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 48));
+        if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, e))) == 0) {
+            if (!quiet)
+                wrong = _mm_or_si128(wrong, utf8_win_block16_(a, prev, tab));
+            quiet = 1;
             continue;
-        quiet = low;
-        wrong = _mm_or_si128(wrong, utf8_win_block16_(x, prev, tab));
-        if ((i & 4095u) == 4080u && !_mm_testz_si128(wrong, wrong))
+        }
+        quiet = 0;
+        wrong = _mm_or_si128(wrong, utf8_win_block16_(a, prev, tab));
+        wrong = _mm_or_si128(wrong, utf8_win_block16_(b, prev, tab));
+        wrong = _mm_or_si128(wrong, utf8_win_block16_(c, prev, tab));
+        wrong = _mm_or_si128(wrong, utf8_win_block16_(e, prev, tab));
+        if ((i & 4095u) == 4032u && !_mm_testz_si128(wrong, wrong))
             return false;
     }
+    for (; i + 16 <= len; i += 16)
+        wrong = _mm_or_si128(wrong, utf8_win_block16_(_mm_loadu_si128((const __m128i *)(const void *)(p + i)), prev, tab));
     if (i < len) {
         uint8_t tail[16], index[16];
         size_t k;
@@ -1150,8 +1149,7 @@ UTF8_WINDOW_TEST_SSE41_TARGET_ static bool utf8_win_scan16_(const uint8_t *p, si
         for (k = 0; k < 16; k++)
             index[k] = (uint8_t)k;
         {
-            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)tail);
-            __m128i last = utf8_win_block16_(x, prev, tab);
+            __m128i last = utf8_win_block16_(_mm_loadu_si128((const __m128i *)(const void *)tail), prev, tab);
             __m128i inside = _mm_cmpgt_epi8(_mm_set1_epi8((char)(len - i)),
                                             _mm_loadu_si128((const __m128i *)(const void *)index));
             wrong = _mm_or_si128(wrong, _mm_and_si128(last, inside));
@@ -1217,6 +1215,8 @@ static inline uint8x16_t utf8_win_block_neon_(uint8x16_t x0, uint8x16_t *prev, c
     return all;
 }
 
+/* Whether the bytes past the first 3 are all in allowed windows: 64 bytes a step, as four blocks
+ * or, when they hold only bytes 00-7F, as at most their first block (as for AVX2). */
 static bool utf8_win_scan_neon_(const uint8_t *p, size_t len)
 {
     uint8x16_t prev[1], wrong = vdupq_n_u8(0), tab[7];
@@ -1226,27 +1226,24 @@ static bool utf8_win_scan_neon_(const uint8_t *p, size_t len)
         prev[d] = vdupq_n_u8(0);
     for (d = 0; d < 7u; d++)
         tab[d] = vld1q_u8(utf8_nib_[d]);
-    for (i = 0; i + 16 <= len; i += 16) {
-        uint8x16_t x;
-        int low;
-        while (quiet && i + 64 <= len) { /* four blocks at a time while they hold only bytes 00-7F */
-            uint8x16_t any = vorrq_u8(vorrq_u8(vld1q_u8(p + i), vld1q_u8(p + i + 16)),
-                                      vorrq_u8(vld1q_u8(p + i + 32), vld1q_u8(p + i + 48)));
-            if (vmaxvq_u8(any) >= 0x80)
-                break;
-            i += 64;
-        }
-        if (i + 16 > len)
-            break;
-        x = vld1q_u8(p + i);
-        low = vmaxvq_u8(x) < 0x80;
-        if (low && quiet)
+    for (i = 0; i + 64 <= len; i += 64) {
+        uint8x16_t a = vld1q_u8(p + i), b = vld1q_u8(p + i + 16), c = vld1q_u8(p + i + 32), e = vld1q_u8(p + i + 48);
+        if (vmaxvq_u8(vorrq_u8(vorrq_u8(a, b), vorrq_u8(c, e))) < 0x80) {
+            if (!quiet)
+                wrong = vorrq_u8(wrong, utf8_win_block_neon_(a, prev, tab));
+            quiet = 1;
             continue;
-        quiet = low;
-        wrong = vorrq_u8(wrong, utf8_win_block_neon_(x, prev, tab));
-        if ((i & 4095u) == 4080u && vmaxvq_u8(wrong) != 0)
+        }
+        quiet = 0;
+        wrong = vorrq_u8(wrong, utf8_win_block_neon_(a, prev, tab));
+        wrong = vorrq_u8(wrong, utf8_win_block_neon_(b, prev, tab));
+        wrong = vorrq_u8(wrong, utf8_win_block_neon_(c, prev, tab));
+        wrong = vorrq_u8(wrong, utf8_win_block_neon_(e, prev, tab));
+        if ((i & 4095u) == 4032u && vmaxvq_u8(wrong) != 0)
             return false;
     }
+    for (; i + 16 <= len; i += 16)
+        wrong = vorrq_u8(wrong, utf8_win_block_neon_(vld1q_u8(p + i), prev, tab));
     if (i < len) {
         uint8_t tail[16], index[16];
         size_t k;
