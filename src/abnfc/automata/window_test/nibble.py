@@ -74,6 +74,11 @@ class NibbleTest:
         return sum(len(group) for group in self.groups)
 
     @property
+    def cost(self) -> int:
+        """Instructions a block, roughly (:func:`_cost`)."""
+        return _cost(self)
+
+    @property
     def distances(self) -> tuple[int, ...]:
         """The distances whose bytes the test reads (0 always)."""
         used = {0} | {lookup.distance for group in self.groups for lookup in group}
@@ -185,21 +190,36 @@ def _equivalence(allowed: list[tuple], must: list[tuple], rows: list[int], k: in
         return None
     best: tuple[int, tuple[int, ...]] | None = None
     best_gain = 0
-    # only the rows of the cells matter: windows that differ in their low nibbles alone count once
-    allowed = list({tuple(c if c == WILD else (c[0], FULL) for c in w) for w in allowed})
+    allowed_heads, must_heads = _by_head(allowed), _by_head(must)
+    tops = {head: [max(_highest(tail[i]) for tail in tails) for i in range(k - 1)]
+            for head, tails in allowed_heads.items()}
     upper = [row for row in rows if row & 0xFF == 0]  # X of bytes 80-FF, as the thresholds are
     for choice in range(1, 1 << len(upper)):
         x = 0
         for index, row in enumerate(upper):
             if choice >> index & 1:
                 x |= row
-        thresholds = _thresholds(allowed, x, k)
+        thresholds = _thresholds(allowed_heads, tops, x, k)
         if thresholds is None:
             continue
-        gain = sum(1 for w in must if _settled(w, x, thresholds))
+        gain = 0
+        for head, tails in must_heads.items():
+            if _in_x(head, x) is not None:
+                gain += sum(count for tail, count in tails.items() if _settled((*head, *tail), x, thresholds))
         if gain > best_gain:
             best, best_gain = (x, thresholds), gain
     return best
+
+
+def _by_head(windows: list[tuple]) -> dict[tuple, dict[tuple, int]]:
+    """Windows by their cells at distances 0 and 1 (on which X decides): the rows of the cells at
+    distances 2 and on (on which the thresholds decide), each with its number of windows."""
+    heads: dict[tuple, dict[tuple, int]] = {}
+    for window in windows:
+        tails = heads.setdefault(window[:2], {})
+        tail = tuple(c if c == WILD else (c[0], FULL) for c in window[2:])
+        tails[tail] = tails.get(tail, 0) + 1
+    return heads
 
 
 def _in_x(window: tuple, x: int) -> bool | None:
@@ -226,23 +246,28 @@ def _at_least(cell, threshold: int) -> bool | None:
     return True if below == 0 else False if below == row else None
 
 
-def _thresholds(allowed: list[tuple], x: int, k: int) -> tuple[int, ...] | None:
-    """The least thresholds keeping the equivalence bit clear on every allowed window: below every
-    byte at distance d of the allowed windows outside X, and some distance at least it inside."""
-    thresholds = [0, 0]
-    for d in range(2, k + 1):
-        highest = 0x70
-        for w in allowed:
-            if _in_x(w, x) is not True:
-                highest = max(highest, _highest(w[d]))
-        thresholds.append(0 if highest >= 0xF0 else (highest + 16) & 0xF0)
-    if not any(thresholds):
-        return None
-    for w in allowed:
-        inside = _in_x(w, x)
+def _thresholds(allowed: dict[tuple, dict[tuple, int]], tops: dict[tuple, list[int]], x: int, k: int
+                ) -> tuple[int, ...] | None:
+    """The least thresholds keeping the equivalence bit clear on every allowed window (``allowed``
+    by head, as :func:`_by_head` gives them, ``tops`` the highest row's first byte at each distance
+    from 2 on among a head's tails): above every byte at distance d of the allowed windows outside
+    X, and some distance at least its threshold inside."""
+    highest = [0x70] * (k + 1)
+    inside_tails = []
+    for head, tails in allowed.items():
+        inside = _in_x(head, x)
         if inside is None:
             return None
-        if inside and not any(_at_least(w[d], thresholds[d]) is True for d in range(2, k + 1)):
+        if inside:
+            inside_tails += list(tails)
+            continue
+        for d, top in enumerate(tops[head], start=2):
+            highest[d] = max(highest[d], top)
+    thresholds = [0, 0] + [0 if highest[d] >= 0xF0 else (highest[d] + 16) & 0xF0 for d in range(2, k + 1)]
+    if not any(thresholds):
+        return None
+    for tail in inside_tails:
+        if not any(_at_least(tail[d - 2], thresholds[d]) is True for d in range(2, k + 1)):
             return None
     return tuple(thresholds)
 
@@ -319,28 +344,40 @@ class _Index:
         """The windows the box holds (held) or touches."""
         found = bits["all"]
         for d in range(self.width):
-            row_set, col_set = box[d]
-            rows = 0
-            for g in row_set:
-                rows |= bits["row"][d][g]
-            full = len(row_set) == len(self.rows) and len(col_set) == len(self.cols)
-            if full:
-                rows |= bits["wild"][d]
-            if held:
-                outside = 0
-                for g in range(len(self.cols)):
-                    if g not in col_set:
-                        outside |= bits["col"][d][g]
-                part = rows & ~outside if not full else rows
-            else:
-                touched = 0
-                for g in col_set:
-                    touched |= bits["col"][d][g]
-                part = rows & touched
-            found &= part
+            found &= self.part(bits, box, d, held)
             if not found:
                 return 0
         return found
+
+    def part(self, bits: dict, box: list[list[set[int]]], d: int, held: bool) -> int:
+        """The windows whose cell at distance d the box holds (held) or touches."""
+        row_set, col_set = box[d]
+        rows = 0
+        for g in row_set:
+            rows |= bits["row"][d][g]
+        if len(row_set) == len(self.rows) and len(col_set) == len(self.cols):
+            return rows | bits["wild"][d]
+        if held:
+            outside = 0
+            for g in range(len(self.cols)):
+                if g not in col_set:
+                    outside |= bits["col"][d][g]
+            return rows & ~outside
+        touched = 0
+        for g in col_set:
+            touched |= bits["col"][d][g]
+        return rows & touched
+
+    def others(self, bits: dict, box: list[list[set[int]]], held: bool) -> list[int]:
+        """Per distance, the windows the box holds (touches) at every other distance (prefix and
+        suffix ANDs), so that a change at one distance costs one :meth:`part`."""
+        parts = [self.part(bits, box, d, held) for d in range(self.width)]
+        before, after = [bits["all"]] * (self.width + 1), [bits["all"]] * (self.width + 1)
+        for d in range(self.width):
+            before[d + 1] = before[d] & parts[d]
+        for d in reversed(range(self.width)):
+            after[d] = after[d + 1] & parts[d]
+        return [before[d] & after[d + 1] for d in range(self.width)]
 
 
 def _cover(index: _Index, order: list[int], limit: int) -> list[NibbleBox] | None:
@@ -357,6 +394,8 @@ def _cover(index: _Index, order: list[int], limit: int) -> list[NibbleBox] | Non
             return None  # a forbidden cell window shares a cell window with an allowed one
         while True:
             inside = index.windows(index.bad, box, held=True) & uncovered
+            good_others = index.others(index.good, box, held=False)
+            bad_others = index.others(index.bad, box, held=True)
             best = None
             for d in range(index.width):
                 for kind, count in ((0, len(index.rows)), (1, len(index.cols))):
@@ -364,8 +403,9 @@ def _cover(index: _Index, order: list[int], limit: int) -> list[NibbleBox] | Non
                         if g in box[d][kind]:
                             continue
                         box[d][kind].add(g)
-                        if not index.windows(index.good, box, held=False):
-                            gain = (index.windows(index.bad, box, held=True) & uncovered & ~inside).bit_count()
+                        if not good_others[d] & index.part(index.good, box, d, held=False):
+                            held = bad_others[d] & index.part(index.bad, box, d, held=True)
+                            gain = (held & uncovered & ~inside).bit_count()
                             # equal gains: the position nearest to holding every byte, whose lookup may go
                             missing = count - len(box[d][kind])
                             if best is None or (gain, -missing) > best[0]:

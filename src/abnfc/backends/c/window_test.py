@@ -100,7 +100,8 @@ class WindowTestC:
     avx2: bool
     avx2_high: str  # 16 cells: the class of each high nibble whose bytes are all one class
     avx2_rows: tuple[NibbleRow, ...]
-    nibble: NibbleC | None  # the AVX2, SSE4.1 and NEON instances' test (None: AVX2 takes the classes, if any)
+    nibble: NibbleC | None  # the SSE4.1 and NEON instances' test, and AVX2's when avx2_nibble
+    avx2_nibble: bool  # AVX2 takes the nibble test (else the class test, if avx2)
     prev_count: int  # vectors the AVX2 block carries from block to block
 
 
@@ -122,9 +123,12 @@ def plan_window_test(tables: Tables, unit: int, strategy: str) -> WindowTestC | 
     nibble = nibble_test(dfa, found)
     nibble_c = None if nibble is None else _nibble_c(nibble, dfa)
     avx2 = _avx2(classes, tables.num_classes, groups * (found.k + 1) <= AVX2_MAX_LOOKUPS or strategy == "table")
-    if nibble_c is not None:
+    # AVX2 takes the cheaper test: CESU-8's nibble test needs 14 lookups, its class test 5 (8.8
+    # GB/s against 6.6); WTF-8's nibble test is as costly by the count and faster (10.0 against 7.7)
+    avx2_nibble = nibble is not None and (not avx2["avx2"] or nibble.cost <= _class_cost(avx2, groups, found.k))
+    if avx2_nibble:
         avx2 |= {"avx2": True, "avx2_rows": ()}
-    prev_count = groups * found.k if nibble_c is None else 1 if nibble_c.pad_safe else 2
+    prev_count = (1 if nibble_c.pad_safe else 2) if avx2_nibble and nibble_c else groups * found.k
     return WindowTestC(
         k=found.k,
         boxes=len(found.boxes),
@@ -139,6 +143,7 @@ def plan_window_test(tables: Tables, unit: int, strategy: str) -> WindowTestC | 
         live=", ".join(f"{state * unit}u" for state in found.live),
         min_length=MIN_LENGTH,
         nibble=nibble_c,
+        avx2_nibble=avx2_nibble,
         prev_count=prev_count,
         **avx2,
     )
@@ -183,6 +188,14 @@ def _nibble_c(test: NibbleTest, dfa: Dfa) -> NibbleC:
         lows=tuple(sorted(d for d, nibble in slots if nibble == "low")),
         pad_safe=pad_safe,
     )
+
+
+def _class_cost(avx2: dict, groups: int, k: int) -> int:
+    """Instructions a block of the AVX2 class test, roughly (to weigh against the nibble test's
+    :attr:`~abnfc.automata.window_test.nibble.NibbleTest.cost`): the class by high nibble (a shift,
+    an AND, a shuffle), 4 per row of low nibbles (a shuffle, a compare, a blend, their AND), and per
+    group a shuffle at distance 0 and a shuffle, two shifts and an AND at each other."""
+    return 3 + 4 * len(avx2["avx2_rows"]) + groups * (1 + 4 * k)
 
 
 def _avx2(classes: bytes, count: int, pays: bool) -> dict:
