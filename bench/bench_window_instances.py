@@ -16,6 +16,7 @@ simdutf8.  NEON cannot be timed on this machine (x86-64).
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -24,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import corpora  # noqa: E402  (bench/corpora.py)
+import corpora  # bench/corpora.py
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ("mixed", "chinese", "emoji", "random", "ascii")
@@ -140,8 +141,9 @@ def build_peers(folder: Path) -> dict[str, list[str]]:
         f'[dependencies]\nsimdutf8 = {{ path = "{crates[-1]}" }}\n', encoding="utf-8")
     (crate / "src" / "lib.rs").write_text(RUST_LIB, encoding="utf-8")
     # Debian's simdutf8 0.1.4 denies warnings, among them a lint newer compilers removed: capped
-    env = {**__import__("os").environ, "RUSTFLAGS": "--cap-lints=warn"}
-    subprocess.run(["cargo", "build", "--offline", "--release", "--quiet"], cwd=crate, env=env, check=True)
+    env = {**os.environ, "RUSTFLAGS": "--cap-lints=warn"}
+    subprocess.run(["cargo", "build", "--offline", "--release", "--quiet"], cwd=crate, env=env, check=True,
+                   stderr=subprocess.DEVNULL)
     (folder / "peers.cpp").write_text(PEER_MAIN, encoding="utf-8")
     binary = folder / "peers"
     subprocess.run(["g++", "-O2", "-o", str(binary), str(folder / "peers.cpp"),

@@ -189,3 +189,25 @@ def test_neon_against_the_dfa_under_qemu(name, tmp_path):
     alphabet, found = representatives(gen.minimal), prefixes(gen.minimal)
     assert run_exhaustive([QEMU, str(exhaustive)], tmp_path, alphabet, found, 4) == expected_count(
         alphabet, found, 4)
+
+
+def test_the_sse41_setting_takes_the_sse41_instance(tmp_path):
+    """UTF8_WINDOW_TEST_SSE41 leaves out the AVX-512 VBMI and AVX2 choices (the preprocessed CPU
+    check shows it), and the settings block documents it."""
+    from helpers.c_build import GCC
+    gen = generate(tmp_path, UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf")
+
+    def preprocessed(*defines: str) -> str:
+        command = [GCC, "-std=c99", "-E", "-P", *defines, f"-I{gen.folder}", str(gen.source)]
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+    def choice(text: str) -> str:  # the body of the window test's CPU check
+        start = text.index("static int utf8_have_window_test_(void)")
+        return text[start:text.index("\n}", start)]
+
+    plain, sse41 = choice(preprocessed()), choice(preprocessed("-DUTF8_WINDOW_TEST_SSE41"))
+    for check in ('__builtin_cpu_supports("avx512vbmi")', '__builtin_cpu_supports("avx2")'):
+        assert check in plain and check not in sse41
+    assert '__builtin_cpu_supports("sse4.1") ? 3' in sse41 and "case 3:\n        return utf8_win_scan16_" in \
+        preprocessed("-DUTF8_WINDOW_TEST_SSE41")
+    assert "UTF8_WINDOW_TEST_SSE41 take the SSE4.1 instance" in gen.source.read_text(encoding="utf-8")

@@ -382,7 +382,7 @@ class _Index:
 
 def _cover(index: _Index, order: list[int], limit: int) -> list[NibbleBox] | None:
     uncovered = index.bad["all"]
-    boxes = []
+    boxes: list[list[list[set[int]]]] = []
     position = 0
     while uncovered:
         if len(boxes) == limit:
