@@ -116,6 +116,7 @@ def test_the_derivation_decides_as_the_dfa(name):
     assert not wrong, wrong[:5]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("instance", X86)
 @pytest.mark.parametrize("name", GRAMMARS)
 def test_every_representative_string_up_to_4_bytes(name, instance, tmp_path):
@@ -161,6 +162,7 @@ def cross_build(gen, harness: str, output: Path, flags: list[str]) -> Path:
     return output
 
 
+@pytest.mark.slow
 @needs_qemu
 @pytest.mark.parametrize("name", GRAMMARS)
 def test_neon_against_the_dfa_under_qemu(name, tmp_path):
@@ -211,3 +213,36 @@ def test_the_sse41_setting_takes_the_sse41_instance(tmp_path):
     assert '__builtin_cpu_supports("sse4.1") ? 3' in sse41 and "case 3:\n        return utf8_win_scan16_" in \
         preprocessed("-DUTF8_WINDOW_TEST_SSE41")
     assert "UTF8_WINDOW_TEST_SSE41 take the SSE4.1 instance" in gen.source.read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("instance", X86)
+def test_every_case_grammar_with_a_nibble_test(instance, tmp_path):
+    """The case suites' grammars whose C has a nibble test, each instance forced and the window
+    test taken from the shortest input: is_valid against the minimal DFA's first errors on the
+    cases' inputs, class-edge and representative words, and mutated walks (check_records.c)."""
+    from conftest import PLAIN, compile_text
+    from test_cases import MATCH_CASES, _regular
+    chosen: dict[tuple[str, str | None], list[bytes]] = {}
+    for case in MATCH_CASES:
+        if case.setup == PLAIN and _regular(case):
+            chosen.setdefault((case.grammar, case.start), []).extend([*case.accept, *case.reject])
+    tested = 0
+    for number, ((text, start), inputs) in enumerate(chosen.items()):
+        minimal = compile_text(text, start).minimal
+        found = window_test(minimal)
+        if not isinstance(found, WindowTest) or nibble_test(minimal, found) is None:
+            continue
+        gen = generate(tmp_path / str(number), text, "g", start)
+        if gen.plan.window_test is None or gen.plan.window_test.nibble is None:
+            continue  # a finite language's plain loop, or no window test in C
+        rng = random.Random(text)
+        alphabet = representatives(minimal)
+        inputs = inputs + mutated_walks(minimal, rng, 300, 150, cut_share=0.2)
+        inputs += [bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 40))) for _ in range(300)]
+        binary = build(gen, "check_records.c", tmp_path / str(number) / "check",
+                       ["-std=c99", "-O1", "-DG_WINDOW_TEST_MIN=1", f"-DG_WINDOW_TEST_{instance}"])
+        assert run_records(binary, write_records(tmp_path / str(number) / "records", inputs)) == [
+            minimal.first_error(d) for d in inputs], text
+        tested += 1
+    assert tested >= 20
