@@ -1426,7 +1426,6 @@ size_t utf8_stream_expected(const utf8_stream *s, utf8_range *out, size_t cap)
 #undef UTF8_WINDOW_TEST_AVX2_TARGET_
 #undef UTF8_WINDOW_TEST_X86_
 #undef UTF8_WINDOW_TEST_NEON_
-#undef UTF8_WINDOW_TEST_SSE41
 #undef UTF8_WINDOW_TEST_SSE41_TARGET_
 #undef UTF8_ACCEPT
 #undef UTF8_LITTLE_

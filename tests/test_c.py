@@ -217,9 +217,12 @@ def test_render_names_and_determinism():
     for line in plan.comments.table_lines:  # the readable table
         assert line.rstrip() in source
     includes = set(re.findall(r"#include <([^>]+)>", header + source))
-    assert includes <= {"stdint.h", "stddef.h", "stdbool.h", "string.h", "immintrin.h"}
-    # the intrinsics header (a third of a second to compile) only for the window test, on x86-64
+    assert includes <= {"stdint.h", "stddef.h", "stdbool.h", "string.h", "immintrin.h", "arm_neon.h"}
+    # the intrinsics headers (a third of a second to compile) only for the window test: x86-64's
+    # and AArch64's instances
     assert "#ifdef UTF8_WINDOW_TEST_\n/*" in source and source.index("#include <immintrin.h>") > source.index(
+        "#ifdef UTF8_WINDOW_TEST_X86_") > source.index("#ifdef UTF8_WINDOW_TEST_")
+    assert source.index("#include <arm_neon.h>") > source.index("#ifdef UTF8_WINDOW_TEST_NEON_") > source.index(
         "#ifdef UTF8_WINDOW_TEST_")
     # SIMD only on x86 with GCC or clang, unless UTF8_NO_SIMD; the rest through builtins
     assert re.search(r"#if !defined\(UTF8_NO_SIMD\) && \(defined\(__x86_64__\) \|\| defined\(__i386__\)\) && "
