@@ -153,7 +153,7 @@ def _nibble_c(test: NibbleTest, dfa: Dfa) -> NibbleC:
     start_on_zero = dfa.transitions[dfa.start][dfa.byte_class[0]]
     pad_safe = start_on_zero == dfa.start and dfa.start in test.live
     slots = {(lookup.distance, lookup.nibble) for group in test.groups for lookup in group}
-    tables = [NibbleTableC(hex_cells([0x0F] * 16), "the low nibble")]
+    tables = [NibbleTableC(hex_cells([0x0F] * 16), "the mask of a low nibble")]
     groups = []
     for g, group in enumerate(test.groups):
         found = []
