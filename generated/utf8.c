@@ -63,9 +63,10 @@
  *                           many segments side by side (default 1; 1 runs every input in one piece)
  *   UTF8_MIN_SEGMENT       the shortest segment, in bytes (default 4096)
  *   UTF8_NO_SIMD           leave out the x86 SIMD code and the CPU feature check (portable code only)
- *   UTF8_NO_WINDOW_TEST    leave out the window test of is_valid (AVX-512 VBMI or AVX2, chosen at run time)
+ *   UTF8_NO_WINDOW_TEST    leave out the window test of is_valid (AVX-512 VBMI, AVX2 or SSE4.1, chosen at run time; NEON on AArch64)
  *   UTF8_WINDOW_TEST_MIN   the shortest input is_valid checks by its window test (default 256; at least 4 are)
  *   UTF8_WINDOW_TEST_AVX2  take the AVX2 instance even where the CPU has AVX-512 VBMI (to test or compare it)
+ *   UTF8_WINDOW_TEST_SSE41 take the SSE4.1 instance even where the CPU has AVX2 or AVX-512 VBMI (to test or compare it)
  * The window test's settings are also taken under their former names, UTF8_NO_WINDOWS, UTF8_WINDOWS_MIN and UTF8_WINDOWS_AVX2.
  */
 #ifndef UTF8_SEGMENTS
@@ -93,9 +94,13 @@
 #endif
 #if defined(UTF8_X86_) && defined(__x86_64__) && !defined(UTF8_NO_WINDOW_TEST)
 #define UTF8_WINDOW_TEST_ 1
-#ifndef UTF8_WINDOW_TEST_MIN
-#define UTF8_WINDOW_TEST_MIN 256u
+#define UTF8_WINDOW_TEST_X86_ 1
+#elif !defined(UTF8_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON) && !defined(UTF8_NO_WINDOW_TEST)
+#define UTF8_WINDOW_TEST_ 1
+#define UTF8_WINDOW_TEST_NEON_ 1
 #endif
+#if defined(UTF8_WINDOW_TEST_) && !defined(UTF8_WINDOW_TEST_MIN)
+#define UTF8_WINDOW_TEST_MIN 256u
 #endif
 #if defined(__GNUC__) || defined(__clang__)
 #define UTF8_INLINE_ static inline __attribute__((always_inline))
@@ -851,6 +856,26 @@ static uint32_t utf8_scan_(uint32_t start, const uint8_t *data, size_t len, size
  * 3 bytes are run through the DFA; the state at the end is the one the last 3 decide, found by
  * running them from each live state (every run that stays alive ends there).
  */
+static const uint32_t utf8_win_live_[] = { 6u, 12u, 18u, 24u, 30u, 36u, 42u, 48u };
+/*
+ * The nibble test, for AVX2, SSE4.1 and NEON (7 boxes and one bit by equivalence): each box holds, at each
+ * distance, the bytes of some high nibbles and some low nibbles, so a window is checked by
+ * 3 lookups of 16-entry tables (pshufb, vqtbl1q_u8; each table's distance and nibble in its comment),
+ * ANDed per byte of box bits, 16 or 32 positions at a time.
+ * Bit 7 of the first byte of box bits is XORed with "some byte at distance d is at least t_d"
+ * (E0 at 2, F0 at 3, by saturating subtraction): on an allowed window the lookups'
+ * bit 7 is set exactly when that holds, so the XOR is 0 there.
+ */
+static const uint8_t utf8_nib_[7][16] = {
+    { 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F }, /* the mask of a low nibble */
+    { 0x7E, 0x7E, 0x7E, 0x7E, 0x7E, 0x7E, 0x7E, 0x7E, 0xD5, 0xE5, 0xE9, 0xE9, 0x7E, 0x7E, 0x7E, 0x7E }, /* box bits 0-7, high nibble at distance 0 */
+    { 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x80, 0x80, 0x80, 0x80, 0x46, 0x02, 0x0E, 0x3A }, /* box bits 0-7, high nibble at distance 1 */
+    { 0xD7, 0xC3, 0x83, 0x83, 0xA3, 0xB3, 0xB3, 0xB3, 0xB3, 0xB3, 0xB3, 0xB3, 0xB3, 0xBB, 0xB3, 0xB3 }, /* box bits 0-7, low nibble at distance 1 */
+    { 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60 }, /* E0 - 80: bytes E0-FF at distance 2 keep bit 7 after subtracting it (saturating) */
+    { 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70 }, /* F0 - 80: bytes F0-FF at distance 3 keep bit 7 after subtracting it (saturating) */
+    { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80 } /* bit 7 */
+};
+#ifdef UTF8_WINDOW_TEST_X86_
 #include <immintrin.h>
 
 #define UTF8_WINDOW_TEST_TARGET_ __attribute__((target("avx512f,avx512bw,avx512vbmi")))
@@ -863,7 +888,6 @@ static const uint8_t utf8_win_mask0_3_[64] = { 0x7F, 0x3F, 0x3F, 0x3F, 0x7F, 0x7
 static const uint8_t utf8_win_shift1_[64] = { 0x3F, 0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4A, 0x4B, 0x4C, 0x4D, 0x4E, 0x4F, 0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5A, 0x5B, 0x5C, 0x5D, 0x5E, 0x5F, 0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6A, 0x6B, 0x6C, 0x6D, 0x6E, 0x6F, 0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7A, 0x7B, 0x7C, 0x7D, 0x7E };
 static const uint8_t utf8_win_shift2_[64] = { 0x3E, 0x3F, 0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4A, 0x4B, 0x4C, 0x4D, 0x4E, 0x4F, 0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5A, 0x5B, 0x5C, 0x5D, 0x5E, 0x5F, 0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6A, 0x6B, 0x6C, 0x6D, 0x6E, 0x6F, 0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7A, 0x7B, 0x7C, 0x7D };
 static const uint8_t utf8_win_shift3_[64] = { 0x3D, 0x3E, 0x3F, 0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4A, 0x4B, 0x4C, 0x4D, 0x4E, 0x4F, 0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5A, 0x5B, 0x5C, 0x5D, 0x5E, 0x5F, 0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6A, 0x6B, 0x6C, 0x6D, 0x6E, 0x6F, 0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7A, 0x7B, 0x7C };
-static const uint32_t utf8_win_live_[] = { 6u, 12u, 18u, 24u, 30u, 36u, 42u, 48u };
 
 /* The class of each byte of x. */
 UTF8_WINDOW_TEST_TARGET_ static inline __m512i utf8_win_classes_(__m512i x, __mmask64 high)
@@ -939,12 +963,7 @@ UTF8_WINDOW_TEST_TARGET_ static bool utf8_win_scan_(const uint8_t *p, size_t len
 }
 
 
-/* The same test, 32 positions at a time with AVX2 (at most 16 classes). */
 #define UTF8_WINDOW_TEST_AVX2_TARGET_ __attribute__((target("avx2")))
-static const uint8_t utf8_win_by_high_[16] = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x03, 0x03, 0x00, 0x05, 0x00, 0x00 };
-static const uint8_t utf8_win_row12_[16] = { 0x04, 0x04, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05 }; /* bytes C0-CF */
-static const uint8_t utf8_win_row14_[16] = { 0x06, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x08, 0x07, 0x07 }; /* bytes E0-EF */
-static const uint8_t utf8_win_row15_[16] = { 0x09, 0x0A, 0x0A, 0x0A, 0x0B, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04 }; /* bytes F0-FF */
 
 /* 16 bytes of table in both lanes (pshufb looks up within each lane). */
 UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_lanes_(const uint8_t *table)
@@ -952,72 +971,82 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_lanes_(const uint8_
     return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)table));
 }
 
-UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_classes2_(__m256i x)
+/* The nibble test, 32 positions at a time with AVX2. */
+
+/* The tables as vectors, each behind an empty asm statement: gcc -O2 otherwise builds their
+ * constant bytes anew inside the loop, a dozen instructions a block. */
+UTF8_WINDOW_TEST_AVX2_TARGET_ static inline void utf8_win_tables2_(__m256i *tab)
 {
-    __m256i nibble = _mm256_set1_epi8(0x0F);
-    __m256i high = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
-    __m256i c = _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_by_high_), high);
-    __m256i low = _mm256_and_si256(x, nibble);
-    c = _mm256_blendv_epi8(c, _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_row12_), low),
-                           _mm256_cmpeq_epi8(high, _mm256_set1_epi8(12)));
-    c = _mm256_blendv_epi8(c, _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_row14_), low),
-                           _mm256_cmpeq_epi8(high, _mm256_set1_epi8(14)));
-    c = _mm256_blendv_epi8(c, _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_row15_), low),
-                           _mm256_cmpeq_epi8(high, _mm256_set1_epi8(15)));
-    return c;
+    tab[0] = utf8_win_lanes_(utf8_nib_[0]);
+    __asm__("" : "+x"(tab[0]));
+    tab[1] = utf8_win_lanes_(utf8_nib_[1]);
+    __asm__("" : "+x"(tab[1]));
+    tab[2] = utf8_win_lanes_(utf8_nib_[2]);
+    __asm__("" : "+x"(tab[2]));
+    tab[3] = utf8_win_lanes_(utf8_nib_[3]);
+    __asm__("" : "+x"(tab[3]));
+    tab[4] = utf8_win_lanes_(utf8_nib_[4]);
+    __asm__("" : "+x"(tab[4]));
+    tab[5] = utf8_win_lanes_(utf8_nib_[5]);
+    __asm__("" : "+x"(tab[5]));
+    tab[6] = utf8_win_lanes_(utf8_nib_[6]);
+    __asm__("" : "+x"(tab[6]));
 }
 
-/* Bits moved d positions on, the first d taken from the end of prev. */
-#define UTF8_WIN_SHIFT2_(prev, bits, d) \
-    _mm256_alignr_epi8((bits), _mm256_permute2x128_si256((prev), (bits), 0x21), 16 - (d))
-
-UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_block2_(__m256i c, __m256i *prev)
+/* The positions of the block x0 that are wrong, as box bits; prev[0] holds the previous block's
+ * bytes and becomes x0. */
+UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_block2_(__m256i x0, __m256i *prev, const __m256i *tab)
 {
-    __m256i all = _mm256_setzero_si256(), wrong, bits;
-    wrong = _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_mask0_0_), c);
-    bits = _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_mask0_1_), c);
-    wrong = _mm256_and_si256(wrong, UTF8_WIN_SHIFT2_(prev[0], bits, 1));
-    prev[0] = bits;
-    bits = _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_mask0_2_), c);
-    wrong = _mm256_and_si256(wrong, UTF8_WIN_SHIFT2_(prev[1], bits, 2));
-    prev[1] = bits;
-    bits = _mm256_shuffle_epi8(utf8_win_lanes_(utf8_win_mask0_3_), c);
-    wrong = _mm256_and_si256(wrong, UTF8_WIN_SHIFT2_(prev[2], bits, 3));
-    prev[2] = bits;
-    all = _mm256_or_si256(all, wrong);
+    const __m256i carry = _mm256_permute2x128_si256(prev[0], x0, 0x21);
+    const __m256i x1 = _mm256_alignr_epi8(x0, carry, 15);
+    const __m256i x2 = _mm256_alignr_epi8(x0, carry, 14);
+    const __m256i x3 = _mm256_alignr_epi8(x0, carry, 13);
+    const __m256i h0 = _mm256_and_si256(_mm256_srli_epi16(x0, 4), tab[0]);
+    const __m256i h1 = _mm256_and_si256(_mm256_srli_epi16(x1, 4), tab[0]);
+    const __m256i l1 = _mm256_and_si256(x1, tab[0]);
+    __m256i all, bits;
+    bits = _mm256_shuffle_epi8(tab[1], h0);
+    bits = _mm256_and_si256(bits, _mm256_shuffle_epi8(tab[2], h1));
+    bits = _mm256_and_si256(bits, _mm256_shuffle_epi8(tab[3], l1));
+    bits = _mm256_xor_si256(bits, _mm256_and_si256(tab[6],
+        _mm256_or_si256(_mm256_subs_epu8(x2, tab[4]),
+        _mm256_subs_epu8(x3, tab[5])
+        )));
+    all = bits;
+    prev[0] = x0;
     return all;
 }
 
+/* Whether the bytes past the first 3 are all in allowed windows: 64 bytes a step, as two blocks
+ * or, when they hold only bytes 00-7F, as at most their first block (the windows reaching back). */
 UTF8_WINDOW_TEST_AVX2_TARGET_ static bool utf8_win_scan2_(const uint8_t *p, size_t len)
 {
-    __m256i prev[3], wrong = _mm256_setzero_si256();
+    __m256i prev[1], wrong = _mm256_setzero_si256(), tab[7];
     size_t i, d;
-    int quiet = 0;
-    for (d = 0; d < 3u; d++)
+    int quiet = 0; /* the previous block held only bytes 00-7F (prev[0] holds such bytes) */
+    for (d = 0; d < 1u; d++)
         prev[d] = _mm256_setzero_si256();
-    for (i = 0; i + 32 <= len; i += 32) {
-        __m256i x;
-        int low;
-        while (quiet && i + 128 <= len) { /* four blocks at a time while they hold only bytes 00-7F */
-            __m256i any = _mm256_or_si256(
-                _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(const void *)(p + i)),
-                                _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 32))),
-                _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(const void *)(p + i + 64)),
-                                _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 96))));
-            if (_mm256_movemask_epi8(any) != 0)
-                break;
-            i += 128;
-        }
-        if (i + 32 > len)
-            break;
-        x = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
-        low = _mm256_movemask_epi8(x) == 0;
-        if (low && quiet)
+    utf8_win_tables2_(tab);
+    for (i = 0; i + 64 <= len; i += 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 32));
+        if (_mm256_movemask_epi8(_mm256_or_si256(a, b)) == 0) {
+            /* windows of bytes 00-7F only are allowed, and those bytes are one class: which of
+             * them prev[0] holds makes no difference to the windows of the next block */
+            if (!quiet)
+                wrong = _mm256_or_si256(wrong, utf8_win_block2_(a, prev, tab));
+            quiet = 1;
             continue;
-        quiet = low;
-        wrong = _mm256_or_si256(wrong, utf8_win_block2_(utf8_win_classes2_(x), prev));
-        if ((i & 4095u) == 4064u && !_mm256_testz_si256(wrong, wrong))
+        }
+        quiet = 0;
+        wrong = _mm256_or_si256(wrong, utf8_win_block2_(a, prev, tab));
+        wrong = _mm256_or_si256(wrong, utf8_win_block2_(b, prev, tab));
+        if ((i & 4095u) == 4032u && !_mm256_testz_si256(wrong, wrong))
             return false;
+    }
+    if (i + 32 <= len) {
+        wrong = _mm256_or_si256(wrong, utf8_win_block2_(_mm256_loadu_si256((const __m256i *)(const void *)(p + i)), prev, tab));
+        i += 32;
     }
     if (i < len) {
         uint8_t tail[32], index[32];
@@ -1027,8 +1056,7 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ static bool utf8_win_scan2_(const uint8_t *p, size
         for (k = 0; k < 32; k++)
             index[k] = (uint8_t)k;
         {
-            __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)tail);
-            __m256i last = utf8_win_block2_(utf8_win_classes2_(x), prev);
+            __m256i last = utf8_win_block2_(_mm256_loadu_si256((const __m256i *)(const void *)tail), prev, tab);
             __m256i inside = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)(len - i)),
                                                _mm256_loadu_si256((const __m256i *)(const void *)index));
             wrong = _mm256_or_si256(wrong, _mm256_and_si256(last, inside));
@@ -1036,19 +1064,215 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ static bool utf8_win_scan2_(const uint8_t *p, size
     }
     return _mm256_testz_si256(wrong, wrong) != 0;
 }
-#undef UTF8_WIN_SHIFT2_
 
-/* 2: AVX-512 VBMI; 1: AVX2; 0: neither. */
+/* The nibble test, 16 positions at a time with SSE4.1. */
+#define UTF8_WINDOW_TEST_SSE41_TARGET_ __attribute__((target("sse4.1")))
+
+/* The tables as vectors, each behind an empty asm statement (as for AVX2). */
+UTF8_WINDOW_TEST_SSE41_TARGET_ static inline void utf8_win_tables16_(__m128i *tab)
+{
+    tab[0] = _mm_loadu_si128((const __m128i *)(const void *)utf8_nib_[0]);
+    __asm__("" : "+x"(tab[0]));
+    tab[1] = _mm_loadu_si128((const __m128i *)(const void *)utf8_nib_[1]);
+    __asm__("" : "+x"(tab[1]));
+    tab[2] = _mm_loadu_si128((const __m128i *)(const void *)utf8_nib_[2]);
+    __asm__("" : "+x"(tab[2]));
+    tab[3] = _mm_loadu_si128((const __m128i *)(const void *)utf8_nib_[3]);
+    __asm__("" : "+x"(tab[3]));
+    tab[4] = _mm_loadu_si128((const __m128i *)(const void *)utf8_nib_[4]);
+    __asm__("" : "+x"(tab[4]));
+    tab[5] = _mm_loadu_si128((const __m128i *)(const void *)utf8_nib_[5]);
+    __asm__("" : "+x"(tab[5]));
+    tab[6] = _mm_loadu_si128((const __m128i *)(const void *)utf8_nib_[6]);
+    __asm__("" : "+x"(tab[6]));
+}
+
+/* The positions of the block x0 that are wrong, as box bits; prev[0] holds the previous block's
+ * bytes and becomes x0. */
+UTF8_WINDOW_TEST_SSE41_TARGET_ static inline __m128i utf8_win_block16_(__m128i x0, __m128i *prev, const __m128i *tab)
+{
+    const __m128i x1 = _mm_alignr_epi8(x0, prev[0], 15);
+    const __m128i x2 = _mm_alignr_epi8(x0, prev[0], 14);
+    const __m128i x3 = _mm_alignr_epi8(x0, prev[0], 13);
+    const __m128i h0 = _mm_and_si128(_mm_srli_epi16(x0, 4), tab[0]);
+    const __m128i h1 = _mm_and_si128(_mm_srli_epi16(x1, 4), tab[0]);
+    const __m128i l1 = _mm_and_si128(x1, tab[0]);
+    __m128i all, bits;
+    bits = _mm_shuffle_epi8(tab[1], h0);
+    bits = _mm_and_si128(bits, _mm_shuffle_epi8(tab[2], h1));
+    bits = _mm_and_si128(bits, _mm_shuffle_epi8(tab[3], l1));
+    bits = _mm_xor_si128(bits, _mm_and_si128(tab[6],
+        _mm_or_si128(_mm_subs_epu8(x2, tab[4]),
+        _mm_subs_epu8(x3, tab[5])
+        )));
+    all = bits;
+    prev[0] = x0;
+    return all;
+}
+
+/* Whether the bytes past the first 3 are all in allowed windows: 64 bytes a step, as four blocks
+ * or, when they hold only bytes 00-7F, as at most their first block (as for AVX2). */
+UTF8_WINDOW_TEST_SSE41_TARGET_ static bool utf8_win_scan16_(const uint8_t *p, size_t len)
+{
+    __m128i prev[1], wrong = _mm_setzero_si128(), tab[7];
+    size_t i, d;
+    int quiet = 0;
+    for (d = 0; d < 1u; d++)
+        prev[d] = _mm_setzero_si128();
+    utf8_win_tables16_(tab);
+    for (i = 0; i + 64 <= len; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 48));
+        if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, e))) == 0) {
+            if (!quiet)
+                wrong = _mm_or_si128(wrong, utf8_win_block16_(a, prev, tab));
+            quiet = 1;
+            continue;
+        }
+        quiet = 0;
+        wrong = _mm_or_si128(wrong, utf8_win_block16_(a, prev, tab));
+        wrong = _mm_or_si128(wrong, utf8_win_block16_(b, prev, tab));
+        wrong = _mm_or_si128(wrong, utf8_win_block16_(c, prev, tab));
+        wrong = _mm_or_si128(wrong, utf8_win_block16_(e, prev, tab));
+        if ((i & 4095u) == 4032u && !_mm_testz_si128(wrong, wrong))
+            return false;
+    }
+    for (; i + 16 <= len; i += 16)
+        wrong = _mm_or_si128(wrong, utf8_win_block16_(_mm_loadu_si128((const __m128i *)(const void *)(p + i)), prev, tab));
+    if (i < len) {
+        uint8_t tail[16], index[16];
+        size_t k;
+        memset(tail, 0, sizeof tail);
+        memcpy(tail, p + i, len - i);
+        for (k = 0; k < 16; k++)
+            index[k] = (uint8_t)k;
+        {
+            __m128i last = utf8_win_block16_(_mm_loadu_si128((const __m128i *)(const void *)tail), prev, tab);
+            __m128i inside = _mm_cmpgt_epi8(_mm_set1_epi8((char)(len - i)),
+                                            _mm_loadu_si128((const __m128i *)(const void *)index));
+            wrong = _mm_or_si128(wrong, _mm_and_si128(last, inside));
+        }
+    }
+    return _mm_testz_si128(wrong, wrong) != 0;
+}
+
+/* 2: AVX-512 VBMI; 1: AVX2; 3: SSE4.1; 0: none of them. */
 static int utf8_have_window_test_(void)
 {
     __builtin_cpu_init();
-#ifndef UTF8_WINDOW_TEST_AVX2
+#if !defined(UTF8_WINDOW_TEST_AVX2) && !defined(UTF8_WINDOW_TEST_SSE41)
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
         && __builtin_cpu_supports("avx512vbmi"))
         return 2;
 #endif
-    return __builtin_cpu_supports("avx2") ? 1 : 0;
+#ifndef UTF8_WINDOW_TEST_SSE41
+    if (__builtin_cpu_supports("avx2"))
+        return 1;
+#endif
+    return __builtin_cpu_supports("sse4.1") ? 3 : 0;
 }
+
+/* The bytes past the first 3 by the instance have_window_test_ chose: whether they are all in allowed windows. */
+static bool utf8_win_check_(const uint8_t *p, size_t len, int simd)
+{
+    switch (simd) {
+    case 1:
+        return utf8_win_scan2_(p, len);
+    case 3:
+        return utf8_win_scan16_(p, len);
+    default:
+        return utf8_win_scan_(p, len);
+    }
+}
+#endif
+#ifdef UTF8_WINDOW_TEST_NEON_
+#include <arm_neon.h>
+
+/* The nibble test, 16 positions at a time with NEON (AArch64). */
+
+/* The positions of the block x0 that are wrong, as box bits; prev[0] holds the previous block's
+ * bytes and becomes x0. */
+static inline uint8x16_t utf8_win_block_neon_(uint8x16_t x0, uint8x16_t *prev, const uint8x16_t *tab)
+{
+    const uint8x16_t x1 = vextq_u8(prev[0], x0, 15);
+    const uint8x16_t x2 = vextq_u8(prev[0], x0, 14);
+    const uint8x16_t x3 = vextq_u8(prev[0], x0, 13);
+    const uint8x16_t h0 = vshrq_n_u8(x0, 4);
+    const uint8x16_t h1 = vshrq_n_u8(x1, 4);
+    const uint8x16_t l1 = vandq_u8(x1, tab[0]);
+    uint8x16_t all, bits;
+    bits = vqtbl1q_u8(tab[1], h0);
+    bits = vandq_u8(bits, vqtbl1q_u8(tab[2], h1));
+    bits = vandq_u8(bits, vqtbl1q_u8(tab[3], l1));
+    bits = veorq_u8(bits, vandq_u8(tab[6],
+        vorrq_u8(vqsubq_u8(x2, tab[4]),
+        vqsubq_u8(x3, tab[5])
+        )));
+    all = bits;
+    prev[0] = x0;
+    return all;
+}
+
+/* Whether the bytes past the first 3 are all in allowed windows: 64 bytes a step, as four blocks
+ * or, when they hold only bytes 00-7F, as at most their first block (as for AVX2). */
+static bool utf8_win_scan_neon_(const uint8_t *p, size_t len)
+{
+    uint8x16_t prev[1], wrong = vdupq_n_u8(0), tab[7];
+    size_t i, d;
+    int quiet = 0;
+    for (d = 0; d < 1u; d++)
+        prev[d] = vdupq_n_u8(0);
+    for (d = 0; d < 7u; d++)
+        tab[d] = vld1q_u8(utf8_nib_[d]);
+    for (i = 0; i + 64 <= len; i += 64) {
+        uint8x16_t a = vld1q_u8(p + i), b = vld1q_u8(p + i + 16), c = vld1q_u8(p + i + 32), e = vld1q_u8(p + i + 48);
+        if (vmaxvq_u8(vorrq_u8(vorrq_u8(a, b), vorrq_u8(c, e))) < 0x80) {
+            if (!quiet)
+                wrong = vorrq_u8(wrong, utf8_win_block_neon_(a, prev, tab));
+            quiet = 1;
+            continue;
+        }
+        quiet = 0;
+        wrong = vorrq_u8(wrong, utf8_win_block_neon_(a, prev, tab));
+        wrong = vorrq_u8(wrong, utf8_win_block_neon_(b, prev, tab));
+        wrong = vorrq_u8(wrong, utf8_win_block_neon_(c, prev, tab));
+        wrong = vorrq_u8(wrong, utf8_win_block_neon_(e, prev, tab));
+        if ((i & 4095u) == 4032u && vmaxvq_u8(wrong) != 0)
+            return false;
+    }
+    for (; i + 16 <= len; i += 16)
+        wrong = vorrq_u8(wrong, utf8_win_block_neon_(vld1q_u8(p + i), prev, tab));
+    if (i < len) {
+        uint8_t tail[16], index[16];
+        size_t k;
+        for (k = 0; k < 16; k++) {
+            tail[k] = 0;
+            index[k] = (uint8_t)k;
+        }
+        memcpy(tail, p + i, len - i);
+        {
+            uint8x16_t last = utf8_win_block_neon_(vld1q_u8(tail), prev, tab);
+            uint8x16_t inside = vcltq_u8(vld1q_u8(index), vdupq_n_u8((uint8_t)(len - i)));
+            wrong = vorrq_u8(wrong, vandq_u8(last, inside));
+        }
+    }
+    return vmaxvq_u8(wrong) == 0;
+}
+
+/* 4: NEON, on every AArch64 CPU. */
+static int utf8_have_window_test_(void)
+{
+    return 4;
+}
+
+static bool utf8_win_check_(const uint8_t *p, size_t len, int simd)
+{
+    (void)simd;
+    return utf8_win_scan_neon_(p, len);
+}
+#endif
 
 /* is_valid through the window test (simd: what have_window_test_ said, not 0); len more than 3. */
 static bool utf8_window_test_valid_(const uint8_t *p, size_t len, int simd)
@@ -1057,7 +1281,7 @@ static bool utf8_window_test_valid_(const uint8_t *p, size_t len, int simd)
     uint32_t last, st;
     if (utf8_scan_(UTF8_START, p, 3u, &stop, &last) == UTF8_DEAD)
         return false;
-    if (!(simd == 2 ? utf8_win_scan_(p, len) : utf8_win_scan2_(p, len)))
+    if (!utf8_win_check_(p, len, simd))
         return false;
     for (s = 0; s < sizeof utf8_win_live_ / sizeof utf8_win_live_[0]; s++) {
         st = utf8_scan_(utf8_win_live_[s], p + len - 3u, 3u, &stop, &last);
@@ -1200,5 +1424,8 @@ size_t utf8_stream_expected(const utf8_stream *s, utf8_range *out, size_t cap)
 #undef UTF8_NO_WINDOW_TEST
 #undef UTF8_WINDOW_TEST_AVX2
 #undef UTF8_WINDOW_TEST_AVX2_TARGET_
+#undef UTF8_WINDOW_TEST_X86_
+#undef UTF8_WINDOW_TEST_NEON_
+#undef UTF8_WINDOW_TEST_SSE41_TARGET_
 #undef UTF8_ACCEPT
 #undef UTF8_LITTLE_

@@ -217,9 +217,12 @@ def test_render_names_and_determinism():
     for line in plan.comments.table_lines:  # the readable table
         assert line.rstrip() in source
     includes = set(re.findall(r"#include <([^>]+)>", header + source))
-    assert includes <= {"stdint.h", "stddef.h", "stdbool.h", "string.h", "immintrin.h"}
-    # the intrinsics header (a third of a second to compile) only for the window test, on x86-64
+    assert includes <= {"stdint.h", "stddef.h", "stdbool.h", "string.h", "immintrin.h", "arm_neon.h"}
+    # the intrinsics headers (a third of a second to compile) only for the window test: x86-64's
+    # and AArch64's instances
     assert "#ifdef UTF8_WINDOW_TEST_\n/*" in source and source.index("#include <immintrin.h>") > source.index(
+        "#ifdef UTF8_WINDOW_TEST_X86_") > source.index("#ifdef UTF8_WINDOW_TEST_")
+    assert source.index("#include <arm_neon.h>") > source.index("#ifdef UTF8_WINDOW_TEST_NEON_") > source.index(
         "#ifdef UTF8_WINDOW_TEST_")
     # SIMD only on x86 with GCC or clang, unless UTF8_NO_SIMD; the rest through builtins
     assert re.search(r"#if !defined\(UTF8_NO_SIMD\) && \(defined\(__x86_64__\) \|\| defined\(__i386__\)\) && "
@@ -343,17 +346,24 @@ def test_every_string_up_to_3_bytes(strategy, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("strategy, first", [("pairs", 0x00), ("shift", 0xC0), ("table", 0xC0), ("auto", 0xC0)])
+@pytest.mark.parametrize("strategy, first", [("pairs", 0x00), ("shift", 0xC0), ("table", 0xC0), ("auto", 0xC0),
+                                             ("auto-AVX2", 0x00), ("auto-SSE41", 0x00)])
 def test_every_4_byte_string_against_rfc3629_oracle(strategy, first, tmp_path):
     """All 2^32 four-byte strings (about 40 s on two cores) against the RFC 3629 oracle, the
     whole-buffer calls with 4 segments of one byte; for the strategies other than the default
     those with a first byte C0-FF (the lead bytes of multi-byte characters and the bytes no
     character starts with), a quarter of the time.  ``auto`` is pairs with the window test of
-    is_valid, run on every 4-byte string here (UTF8_WINDOW_TEST_MIN=1) where the CPU has AVX-512 VBMI."""
+    is_valid, run on every 4-byte string here (UTF8_WINDOW_TEST_MIN=1) where the CPU has AVX-512 VBMI;
+    ``auto-AVX2`` and ``auto-SSE41`` take those instances of it (the nibble test), on every string."""
+    strategy, _, instance = strategy.partition("-")
+    if instance and f" {instance.lower().replace('sse41', 'sse4_1')}" not in Path("/proc/cpuinfo").read_text(
+            encoding="ascii", errors="replace"):
+        pytest.skip(f"this CPU has no {instance}")
     utf8 = generate(tmp_path / strategy, UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf", strategy=strategy)
     binary = build(utf8, "exhaustive4.c", tmp_path / "exhaustive4",
                    ["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-DUTF8_SEGMENTS=4", "-DUTF8_MIN_SEGMENT=1",
                     *(["-DUTF8_WINDOW_TEST_MIN=1", "-DEVERY_IS_VALID"] if strategy == "auto" else []),
+                    *([f"-DUTF8_WINDOW_TEST_{instance}"] if instance else []),
                     f"-DPFX={utf8.prefix}",
                     f'-DSOURCE="{utf8.source.name}"', f"-I{utf8.folder}"], link_source=False)
     jobs = max(1, min(os.cpu_count() or 1, 8))

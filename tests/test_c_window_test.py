@@ -47,10 +47,19 @@ def _has_avx2() -> bool:
         return False
 
 
+def _has_sse41() -> bool:
+    try:
+        return " sse4_1" in Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+
+
 needs_vbmi = pytest.mark.skipif(not _has_vbmi(), reason="this CPU has no AVX-512 VBMI: the window test is not run")
 INSTANCES = [pytest.param([], marks=needs_vbmi, id="avx512"),
              pytest.param(["AVX2"], marks=pytest.mark.skipif(not _has_avx2(), reason="this CPU has no AVX2"),
-                          id="avx2")]
+                          id="avx2"),
+             pytest.param(["SSE41"], marks=pytest.mark.skipif(not _has_sse41(), reason="this CPU has no SSE4.1"),
+                          id="sse41")]
 VARIANTS = ["java-modified-utf8.abnf", "wtf8.abnf", "cesu8.abnf", "generalized-utf8.abnf", "rfc2279-utf8.abnf"]
 
 

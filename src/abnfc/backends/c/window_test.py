@@ -10,11 +10,18 @@ of bytes 00-7F after another one is skipped when those bytes are one class and n
 is forbidden.  Only ``is_valid`` takes this path, on inputs of at least :data:`MIN_LENGTH` bytes
 and where the CPU has AVX-512 VBMI; everything else is the strategy's own loop.
 
-Where the CPU has AVX2 but not AVX-512 VBMI, and the language has at most 16 classes, the same
-test runs 32 positions at a time: a byte's class comes from its high nibble (``pshufb``), or,
-for the high nibbles whose bytes fall into several classes, from its low nibble (a ``pshufb``,
-a compare and a blend per such nibble); box bits by ``pshufb`` on the class; the shifts across
-the two 16-byte lanes by ``vperm2i128`` and ``vpalignr``.
+Where the CPU has AVX2 but not AVX-512 VBMI, the language's nibble test
+(:mod:`abnfc.automata.window_test.nibble`, Keiser and Lemire's kind of test) runs 32 positions at
+a time: the block's bytes moved d positions on (``vperm2i128`` and ``vpalignr``, the first d from
+the previous block), their nibbles looked up in 16-byte tables (``pshufb``) and ANDed, the
+equivalence bit XORed in from saturating subtractions.  The same test runs 16 positions at a
+time with SSE4.1 (``palignr``, ``pshufb``), the x86 instance of last resort, and with NEON on
+AArch64 (``vextq_u8``, ``vqtbl1q_u8``), chosen when compiling.  Where the language has no nibble
+test but at most 16 classes, the AVX2 instance checks the class test instead: a byte's class
+comes from its high nibble (``pshufb``), or, for the high nibbles whose bytes fall into several
+classes, from its low nibble (a ``pshufb``, a compare and a blend per such nibble); box bits by
+``pshufb`` on the class; the shifts across the two 16-byte lanes by ``vperm2i128`` and
+``vpalignr``.
 """
 from __future__ import annotations
 
@@ -22,6 +29,7 @@ from dataclasses import dataclass
 
 from ...automata.dfa import Dfa
 from ...automata.window_test import WindowTest, window_test
+from ...automata.window_test.nibble import NibbleTest, nibble_test
 from ..tables import Tables
 from .literals import hex_cells
 
@@ -44,6 +52,38 @@ class NibbleRow:
 
 
 @dataclass(frozen=True)
+class NibbleLookupC:
+    distance: int
+    high: bool  # the high nibble (else the low one)
+    table: int  # its row of the tables
+
+
+@dataclass(frozen=True)
+class NibbleTableC:
+    cells: str  # 16 cells
+    note: str
+
+
+@dataclass(frozen=True)
+class NibbleC:
+    """The nibble test's tables and what its block code reads."""
+
+    lookups: int
+    boxes: int
+    tables: tuple[NibbleTableC, ...]  # the low-nibble mask first, then the lookups', thresholds', bit 7, first block's
+    groups: tuple[tuple[NibbleLookupC, ...], ...]
+    thresholds: tuple[tuple[int, int, int], ...]  # the equivalence bit's (distance, byte, table of byte - 80)
+    bit7: int  # the table of 80s
+    first: int  # the table of the first block's mask
+    distances: tuple[int, ...]  # the distances past 0 whose bytes are read
+    highs: tuple[int, ...]  # the distances whose high nibbles are looked up
+    lows: tuple[int, ...]
+    # zero bytes before the input flag no position (00 keeps the start state): no mask needed on
+    # the first block, whose first k positions the DFA checks
+    pad_safe: bool
+
+
+@dataclass(frozen=True)
 class WindowTestC:
     k: int
     boxes: int
@@ -60,6 +100,9 @@ class WindowTestC:
     avx2: bool
     avx2_high: str  # 16 cells: the class of each high nibble whose bytes are all one class
     avx2_rows: tuple[NibbleRow, ...]
+    nibble: NibbleC | None  # the SSE4.1 and NEON instances' test, and AVX2's when avx2_nibble
+    avx2_nibble: bool  # AVX2 takes the nibble test (else the class test, if avx2)
+    prev_count: int  # vectors the AVX2 block carries from block to block
 
 
 def plan_window_test(tables: Tables, unit: int, strategy: str) -> WindowTestC | None:
@@ -77,6 +120,15 @@ def plan_window_test(tables: Tables, unit: int, strategy: str) -> WindowTestC | 
     masks = tuple(tuple(_class_masks(classes, mask, group) for mask in found.masks) for group in range(groups))
     low = classes[0]
     all_low_allowed = _and_all(found.masks, 0) == 0
+    nibble = nibble_test(dfa, found)
+    nibble_c = None if nibble is None else _nibble_c(nibble, dfa)
+    avx2 = _avx2(classes, tables.num_classes, groups * (found.k + 1) <= AVX2_MAX_LOOKUPS or strategy == "table")
+    # AVX2 takes the cheaper test: CESU-8's nibble test needs 14 lookups, its class test 5 (8.8
+    # GB/s against 6.6); WTF-8's nibble test is as costly by the count and faster (10.0 against 7.7)
+    avx2_nibble = nibble is not None and (not avx2["avx2"] or nibble.cost <= _class_cost(avx2, groups, found.k))
+    if avx2_nibble:
+        avx2 |= {"avx2": True, "avx2_rows": ()}
+    prev_count = (1 if nibble_c.pad_safe else 2) if avx2_nibble and nibble_c else groups * found.k
     return WindowTestC(
         k=found.k,
         boxes=len(found.boxes),
@@ -90,8 +142,60 @@ def plan_window_test(tables: Tables, unit: int, strategy: str) -> WindowTestC | 
                      for d in range(1, found.k + 1)),
         live=", ".join(f"{state * unit}u" for state in found.live),
         min_length=MIN_LENGTH,
-        **_avx2(classes, tables.num_classes, groups * (found.k + 1) <= AVX2_MAX_LOOKUPS or strategy == "table"),
+        nibble=nibble_c,
+        avx2_nibble=avx2_nibble,
+        prev_count=prev_count,
+        **avx2,
     )
+
+
+def _nibble_c(test: NibbleTest, dfa: Dfa) -> NibbleC:
+    start_on_zero = dfa.transitions[dfa.start][dfa.byte_class[0]]
+    pad_safe = start_on_zero == dfa.start and dfa.start in test.live
+    slots = {(lookup.distance, lookup.nibble) for group in test.groups for lookup in group}
+    tables = [NibbleTableC(hex_cells([0x0F] * 16), "the mask of a low nibble")]
+    groups = []
+    for g, group in enumerate(test.groups):
+        found = []
+        for lookup in group:
+            found.append(NibbleLookupC(lookup.distance, lookup.nibble == "high", len(tables)))
+            tables.append(NibbleTableC(hex_cells(list(lookup.table)), f"box bits {8 * g}-{8 * g + 7}, "
+                                       f"{lookup.nibble} nibble at distance {lookup.distance}"))
+        groups.append(tuple(found))
+    thresholds = []
+    for d, t in enumerate(test.must or ()):
+        if t:
+            thresholds.append((d, t, len(tables)))
+            tables.append(NibbleTableC(hex_cells([t - 0x80] * 16), f"{t:02X} - 80: bytes {t:02X}-FF at distance "
+                                       f"{d} keep bit 7 after subtracting it (saturating)"))
+    bit7 = len(tables)
+    if thresholds:
+        tables.append(NibbleTableC(hex_cells([0x80] * 16), "bit 7"))
+    first = len(tables)
+    if not pad_safe:
+        tables.append(NibbleTableC(hex_cells([0 if i < test.k else 0xFF for i in range(16)]),
+                                   f"the first block's positions past the first {test.k} (the DFA checks those)"))
+    return NibbleC(
+        lookups=test.lookups,
+        boxes=len(test.boxes),
+        tables=tuple(tables),
+        groups=tuple(groups),
+        thresholds=tuple(thresholds),
+        bit7=bit7,
+        first=first,
+        distances=tuple(d for d in test.distances if d),
+        highs=tuple(sorted(d for d, nibble in slots if nibble == "high")),
+        lows=tuple(sorted(d for d, nibble in slots if nibble == "low")),
+        pad_safe=pad_safe,
+    )
+
+
+def _class_cost(avx2: dict, groups: int, k: int) -> int:
+    """Instructions a block of the AVX2 class test, roughly (to weigh against the nibble test's
+    :attr:`~abnfc.automata.window_test.nibble.NibbleTest.cost`): the class by high nibble (a shift,
+    an AND, a shuffle), 4 per row of low nibbles (a shuffle, a compare, a blend, their AND), and per
+    group a shuffle at distance 0 and a shuffle, two shifts and an AND at each other."""
+    return 3 + 4 * len(avx2["avx2_rows"]) + groups * (1 + 4 * k)
 
 
 def _avx2(classes: bytes, count: int, pays: bool) -> dict:
