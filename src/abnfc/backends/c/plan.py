@@ -34,6 +34,7 @@ from ...errors import InvariantError
 from ..analysis import Speed, analyse, plan_strategy
 from ..tables import Comments, Tables, comment_text
 from .literals import ByteLine, Row, RowMacro, byte_lines, cells, chunks, comment_safe, hex64, hex_cells, uint_type
+from .window_driver import WindowDriverC, plan_window_driver
 from .window_test import WindowTestC, plan_window_test
 
 SHIFT_BITS = 6
@@ -170,6 +171,7 @@ class CPlan:
     pairs: PairTables | None = None
     table: TransitionTable | None = None
     window_test: WindowTestC | None = None  # auto, k-definite language: is_valid checks windows with AVX-512
+    window_driver: WindowDriverC | None = None  # with the window test: how it walks an input
 
 
 def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
@@ -188,6 +190,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
     lo, hi, first = expected_tables(tables)
     skips = () if plain else _skip_sets(speed, unit)
     largest = (tables.num_states - 1) * unit
+    window = plan_window_test(tables, unit, strategy) if wanted == "auto" and not plain else None
     sync_type = uint_type(largest + 1)
     return CPlan(
         prefix=prefix,
@@ -235,7 +238,8 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
                               _next_rows(tables, unit),
                               chunks(["1" if s.accepting else "0" for s in tables.states], 32))
         if not shifting else None,
-        window_test=plan_window_test(tables, unit, strategy) if wanted == "auto" and not plain else None,
+        window_test=window,
+        window_driver=plan_window_driver(tables, window),
     )
 
 
