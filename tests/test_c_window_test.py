@@ -144,8 +144,8 @@ def test_every_case_grammar_with_windows_through_the_runner(monkeypatch):
     from conftest import PLAIN, compile_text, files_for, validators
     from test_cases import MATCH_CASES, _regular
 
-    import abnfc.backends.c.window_test as c_window_test
     import abnfc.backends.c.window_driver as c_window_driver
+    import abnfc.backends.c.window_test as c_window_test
     from abnfc.automata.window_test import WindowTest, window_test
 
     monkeypatch.setattr(c_window_test, "MIN_LENGTH", 1)
