@@ -362,18 +362,31 @@ UTF8_INLINE_ utf8_state_ utf8_step_at_(utf8_state_ st, const uint8_t *p)
 }
 #endif
 
-/* The UTF8_BLOCK bytes at p: on little-endian machines an 8-byte load gives four pairs. */
+/*
+ * Loops the optimiser should leave as they are written.  Unrolled all the way (gcc -O3 does it to
+ * the block loop), the loads of every pair were hoisted above the chain of steps and spilled; and
+ * pairs taken from an 8-byte word by shifts became, at gcc -Os, shifts by a count in a byte
+ * register, each waiting on that register's last write (UTF-8, Zen 4, first_error without the
+ * window test: -O3 0.83 times, -Os 0.35 times as fast as -O2).  Each pair is its own 2-byte load.
+ */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
+#define UTF8_UNROLL2_ _Pragma("GCC unroll 2")
+#else
+#define UTF8_UNROLL2_
+#endif
+
+/* The UTF8_BLOCK bytes at p: on little-endian machines a 2-byte load gives a pair's table index. */
 UTF8_INLINE_ utf8_state_ utf8_block_(utf8_state_ st, const uint8_t *p)
 {
     size_t i;
 #ifdef UTF8_LITTLE_
-    for (i = 0; i < UTF8_BLOCK; i += 8) {
-        uint64_t word;
-        memcpy(&word, p + i, 8);
-        st = utf8_pair_(st, (size_t)(word & 0xFFFFu));
-        st = utf8_pair_(st, (size_t)(word >> 16 & 0xFFFFu));
-        st = utf8_pair_(st, (size_t)(word >> 32 & 0xFFFFu));
-        st = utf8_pair_(st, (size_t)(word >> 48));
+    UTF8_UNROLL2_
+    for (i = 0; i < UTF8_BLOCK; i += 4) {
+        uint16_t first, second;
+        memcpy(&first, p + i, 2);
+        memcpy(&second, p + i + 2, 2);
+        st = utf8_pair_(st, first);
+        st = utf8_pair_(st, second);
     }
 #else
     for (i = 0; i < UTF8_BLOCK; i += 2)
@@ -1268,3 +1281,4 @@ size_t utf8_stream_expected(const utf8_stream *s, utf8_range *out, size_t cap)
 #undef UTF8_WINDOW_TEST_AVX2_TARGET_
 #undef UTF8_ACCEPT
 #undef UTF8_LITTLE_
+#undef UTF8_UNROLL2_

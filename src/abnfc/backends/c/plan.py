@@ -218,7 +218,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
         max_ranges=max((len(s.expects) for s in tables.states), default=0),
         private_macros=tuple(m.name for m in row_macros) + tuple(m.name for m in pair_macros) + tuple(
             f"{macro}_{name}" for name in (_PRIVATE_PLAIN if plain else _PRIVATE)
-            + ("ACCEPT",) * shifting + ("LITTLE_",) * (strategy == "pairs")),
+            + ("ACCEPT",) * shifting + ("LITTLE_", "UNROLL2_") * (strategy == "pairs")),
         segments=Segments(
             block=BLOCK,
             segments=SEGMENTS[strategy],
