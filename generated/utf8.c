@@ -369,10 +369,12 @@ UTF8_INLINE_ utf8_state_ utf8_step_at_(utf8_state_ st, const uint8_t *p)
  * register, each waiting on that register's last write (UTF-8, Zen 4, first_error without the
  * window test: -O3 0.83 times, -Os 0.35 times as fast as -O2).  Each pair is its own 2-byte load.
  */
+#ifdef UTF8_LITTLE_
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
 #define UTF8_UNROLL2_ _Pragma("GCC unroll 2")
 #else
 #define UTF8_UNROLL2_
+#endif
 #endif
 
 /* The UTF8_BLOCK bytes at p: on little-endian machines a 2-byte load gives a pair's table index. */
@@ -1133,6 +1135,18 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ static size_t utf8_win_error2_(const uint8_t *p, s
     return utf8_win_walk2_(p, len, 0) == SIZE_MAX ? SIZE_MAX : utf8_win_walk2_(p, len, 1);
 }
 
+/* utf8_have_window_test_, asked once: the CPU check cost a tenth of a 64-byte input's time. */
+static int utf8_window_simd_(void)
+{
+    static int known = -1; /* atomic, relaxed: every thread that asks writes the same answer */
+    int simd = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (simd < 0) {
+        simd = utf8_have_window_test_();
+        __atomic_store_n(&known, simd, __ATOMIC_RELAXED);
+    }
+    return simd;
+}
+
 /* utf8_win_error_ in the instance simd names (what have_window_test_ said, not 0). */
 static size_t utf8_window_error_(const uint8_t *p, size_t len, int simd)
 {
@@ -1146,7 +1160,7 @@ bool utf8_is_valid(const void *data, size_t len)
     uint32_t last;
 #ifdef UTF8_WINDOW_TEST_
     if (len >= UTF8_WINDOW_TEST_MIN) {
-        int simd = utf8_have_window_test_();
+        int simd = utf8_window_simd_();
         if (simd)
             return utf8_window_error_((const uint8_t *)data, len, simd) == SIZE_MAX;
     }
@@ -1160,7 +1174,7 @@ size_t utf8_first_error(const void *data, size_t len)
     uint32_t last, st;
 #ifdef UTF8_WINDOW_TEST_
     if (len >= UTF8_WINDOW_TEST_MIN) {
-        int simd = utf8_have_window_test_();
+        int simd = utf8_window_simd_();
         if (simd)
             return utf8_window_error_((const uint8_t *)data, len, simd);
     }

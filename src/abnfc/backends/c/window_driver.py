@@ -29,11 +29,13 @@ is checked in full).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ...automata.dfa import Dfa
 from ..tables import Tables
 from .literals import hex_cells
-from .window_test import WindowTestC
+from .window_test import MIN_LENGTH, WindowTestC
 
 SHORT_MIN = 8  # shorter inputs: the strategy's loop is as fast (UTF-8, Zen 4: about 4.5 ns either way at 8)
 MAX_END_TABLE = 4096  # tuples of k classes: a table of at most 512 bytes
@@ -57,18 +59,12 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
         return None
     targets = [state.targets for state in tables.states]
     live = [s for s in range(tables.num_states) if s != tables.dead]
-    accepting = set(tables.accepting)
     byte_class = tables.byte_class
 
     def survives(state: int, cls: int) -> bool:
-        for _ in range(window.k + 1):
-            state = targets[state][cls]
-            if state == tables.dead:
-                return False
-        return True
+        return _survives(targets, tables.dead, state, cls, window.k + 1)
 
-    before = [b for b in range(256) if targets[tables.start][byte_class[b]] == tables.start]
-    after = [b for b in range(256) if all(survives(s, byte_class[b]) == (s in accepting) for s in live)]
+    before, after = _pads(targets, tables.start, tables.dead, set(tables.accepting), byte_class, window.k)
     low_before = [b for b in before if b < 0x80]
     pads = bool(before and after)
     before_low = pads and window.quiet_low and bool(low_before)
@@ -85,6 +81,32 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
         num_classes=tables.num_classes,
         short_min=SHORT_MIN,
     )
+
+
+def shortest_checked(dfa: Dfa, k: int) -> int:
+    """The shortest input the generated C checks by the window test by default, for a DFA whose
+    window test is k bytes long: padded, short ones too."""
+    before, after = _pads(dfa.transitions, dfa.start, dfa.dead, set(dfa.accepting), dfa.byte_class, k)
+    return SHORT_MIN if before and after else MIN_LENGTH
+
+
+def _survives(targets: Sequence[Sequence[int]], dead: int, state: int, cls: int, count: int) -> bool:
+    for _ in range(count):
+        state = targets[state][cls]
+        if state == dead:
+            return False
+    return True
+
+
+def _pads(targets: Sequence[Sequence[int]], start: int, dead: int, accepting: set[int], byte_class: bytes,
+          k: int) -> tuple[list[int], list[int]]:
+    """The bytes the start state stays put on, and those k + 1 of which leave exactly the accepting
+    live states alive."""
+    live = [s for s in range(len(targets)) if s != dead]
+    before = [b for b in range(256) if targets[start][byte_class[b]] == start]
+    after = [b for b in range(256)
+             if all(_survives(targets, dead, s, byte_class[b], k + 1) == (s in accepting) for s in live)]
+    return before, after
 
 
 def _end_table(targets: list[tuple[int, ...]], live: list[int], dead: int, low: int, classes: int, k: int,
