@@ -64,7 +64,7 @@
  *   UTF8_MIN_SEGMENT       the shortest segment, in bytes (default 4096)
  *   UTF8_NO_SIMD           leave out the x86 SIMD code and the CPU feature check (portable code only)
  *   UTF8_NO_WINDOW_TEST    leave out the window test of is_valid and first_error (AVX-512 VBMI or AVX2, chosen at run time)
- *   UTF8_WINDOW_TEST_MIN   the shortest input is_valid and first_error check by their window test (default 8)
+ *   UTF8_WINDOW_TEST_MIN   the shortest input is_valid and first_error check by their window test (default 8; 64 with the AVX2 instance)
  *   UTF8_WINDOW_TEST_AVX2  take the AVX2 instance even where the CPU has AVX-512 VBMI (to test or compare it)
  * The window test's settings are also taken under their former names, UTF8_NO_WINDOWS, UTF8_WINDOWS_MIN and UTF8_WINDOWS_AVX2.
  */
@@ -95,6 +95,9 @@
 #define UTF8_WINDOW_TEST_ 1
 #ifndef UTF8_WINDOW_TEST_MIN
 #define UTF8_WINDOW_TEST_MIN 8u
+#define UTF8_WINDOW_TEST_AVX2_MIN_ 64u /* shorter inputs: the strategy's loop is faster */
+#else
+#define UTF8_WINDOW_TEST_AVX2_MIN_ UTF8_WINDOW_TEST_MIN
 #endif
 #endif
 #if defined(__GNUC__) || defined(__clang__)
@@ -1161,7 +1164,7 @@ bool utf8_is_valid(const void *data, size_t len)
 #ifdef UTF8_WINDOW_TEST_
     if (len >= UTF8_WINDOW_TEST_MIN) {
         int simd = utf8_window_simd_();
-        if (simd)
+        if (simd == 2 || (simd && len >= UTF8_WINDOW_TEST_AVX2_MIN_))
             return utf8_window_error_((const uint8_t *)data, len, simd) == SIZE_MAX;
     }
 #endif
@@ -1175,7 +1178,7 @@ size_t utf8_first_error(const void *data, size_t len)
 #ifdef UTF8_WINDOW_TEST_
     if (len >= UTF8_WINDOW_TEST_MIN) {
         int simd = utf8_window_simd_();
-        if (simd)
+        if (simd == 2 || (simd && len >= UTF8_WINDOW_TEST_AVX2_MIN_))
             return utf8_window_error_((const uint8_t *)data, len, simd);
     }
 #endif
@@ -1293,6 +1296,7 @@ size_t utf8_stream_expected(const utf8_stream *s, utf8_range *out, size_t cap)
 #undef UTF8_NO_WINDOW_TEST
 #undef UTF8_WINDOW_TEST_AVX2
 #undef UTF8_WINDOW_TEST_AVX2_TARGET_
+#undef UTF8_WINDOW_TEST_AVX2_MIN_
 #undef UTF8_ACCEPT
 #undef UTF8_LITTLE_
 #undef UTF8_UNROLL2_

@@ -277,7 +277,8 @@ def _skips(tables: Tables, skips: tuple[SkipC, ...], shifting: bool) -> SelfLoop
 # Macros every source defines (the settings included: undefined at the end like the rest).
 _PRIVATE = ("SEGMENTS", "MIN_SEGMENT", "X86_", "TARGET_", "INLINE_", "BLOCK", "UNIT_", "START", "DEAD",
             "GUESS_", "NO_SYNC_", "SYNC_WINDOW_", "CHECKS_", "WINDOW_TEST_", "WINDOW_TEST_TARGET_",
-            "WINDOW_TEST_MIN", "NO_WINDOW_TEST", "WINDOW_TEST_AVX2", "WINDOW_TEST_AVX2_TARGET_")
+            "WINDOW_TEST_MIN", "NO_WINDOW_TEST", "WINDOW_TEST_AVX2", "WINDOW_TEST_AVX2_TARGET_",
+            "WINDOW_TEST_AVX2_MIN_")
 _PRIVATE_PLAIN = ("INLINE_", "START", "DEAD")  # a finite language's source has no settings
 
 
