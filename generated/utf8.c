@@ -381,10 +381,12 @@ UTF8_INLINE_ utf8_state_ utf8_step_at_(utf8_state_ st, const uint8_t *p)
  * register, each waiting on that register's last write (UTF-8, Zen 4, first_error without the
  * window test: -O3 0.83 times, -Os 0.35 times as fast as -O2).  Each pair is its own 2-byte load.
  */
+#ifdef UTF8_LITTLE_
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
 #define UTF8_UNROLL2_ _Pragma("GCC unroll 2")
 #else
 #define UTF8_UNROLL2_
+#endif
 #endif
 
 /* The UTF8_BLOCK bytes at p: on little-endian machines a 2-byte load gives a pair's table index. */
