@@ -88,3 +88,20 @@ def test_other_languages_agree_with_the_dfa(text, instance, tmp_path):
     binary = build(gen, "check_records.c", tmp_path / "check", flags)
     assert run_records(binary, write_records(tmp_path / "records", inputs)) == [
         gen.minimal.first_error(d) for d in inputs]
+
+
+@pytest.mark.parametrize("instance", INSTANCES)
+def test_utf8_bytes_no_state_takes_before_bytes_00_7f(instance, tmp_path):
+    """The nibble test flags C0, C1 and F5-FF at the window after them: at the end of a block
+    before a block of bytes 00-7F (which the end table must not skip) and at the end of the input,
+    first_error still names the byte itself."""
+    gen = generate(tmp_path, UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf")
+    inputs = []
+    for byte in (0xC0, 0xC1, 0xF5, 0xFF):
+        for at in (0, 1, 15, 31, 62, 63, 64, 127, 190, 191):
+            inputs += [b"a" * at + bytes([byte]) + b"a" * tail for tail in (0, 1, 2, 3, 64, 200)]
+            inputs.append("é".encode() * (at // 2) + b"a" * (at % 2) + bytes([byte]) + b"b" * 130)
+    flags = [*SANITIZE, *(s.format(M="UTF8") for s in EVERY_LENGTH),
+             *(f"-DUTF8_WINDOW_TEST_{name}" for name in instance)]
+    binary = build(gen, "check_records.c", tmp_path / "check", flags)
+    assert run_records(binary, write_records(tmp_path / "records", inputs)) == [utf8_first_error(d) for d in inputs]
