@@ -3,7 +3,8 @@
 Contenders (one binary; the peers linked in, nothing goes through Python while timing):
 
 - abnfc: ``utf8_is_valid`` and ``utf8_first_error`` generated from grammars/utf8.abnf by this
-  checkout (cc -O2, no -march: the generated code picks its SIMD at run time),
+  checkout (cc -O2, no -march: the generated code picks its SIMD at run time), and the same with
+  the window test's AVX2 instance even where the CPU has AVX-512 VBMI (UTF8_WINDOW_TEST_AVX2),
 - simdutf8 0.1.4 (Rust; ``basic::from_utf8`` against ``is_valid``, ``compat::from_utf8`` against
   ``first_error``), built offline from Debian's crate sources (librust-simdutf8-dev) as a
   static library of a small crate written to a temporary folder,
@@ -55,6 +56,7 @@ SIZE = 1 << 20
 SHORT = (16, 64, 256)
 STRINGS = 8192
 OPT_LEVELS = ("-O2", "-O3", "-Os")
+AVX2_VALID, AVX2_ERROR = "abnfc is_valid AVX2", "abnfc first_error AVX2"  # the window test's AVX2 instance
 
 
 def cpu_model() -> str:
@@ -123,7 +125,9 @@ class Build:
         self.libs: list[str] = []
         self.rows: list[tuple[str, str, int]] = []  # name, C symbol, error kind
         self.linker = "cc"
-        self._abnfc("utf8", "gcc" if shutil.which("gcc") else "cc", "-O2", ("abnfc is_valid", "abnfc first_error"))
+        cc = "gcc" if shutil.which("gcc") else "cc"
+        self._abnfc("utf8", cc, "-O2", ("abnfc is_valid", "abnfc first_error"))
+        self._abnfc("utf8avx2", cc, "-O2", (AVX2_VALID, AVX2_ERROR), ["-DUTF8AVX2_WINDOW_TEST_AVX2"])
         self._simdutf8()
         self._simdjson()
         if optimiser:
@@ -133,15 +137,16 @@ class Build:
                     continue
                 for level in OPT_LEVELS:
                     prefix = f"{cc}{level[1:]}".lower()
-                    self._abnfc(prefix, cc, level, (None, f"first_error {cc} {level}"))
+                    self._abnfc(prefix, cc, level, (None, f"first_error {cc} {level}"),
+                                [f"-D{prefix.upper()}_NO_WINDOW_TEST"])  # the DFA loop alone
         self._link()
 
-    def _abnfc(self, prefix: str, cc: str, level: str, names: tuple[str | None, str]) -> None:
+    def _abnfc(self, prefix: str, cc: str, level: str, names: tuple[str | None, str],
+               flags: list[str] | None = None) -> None:
         for name, text in abnfc.generate_files(UTF8, "c", prefix=prefix).items():
             (self.folder / name).write_text(text, encoding="utf-8")
         obj = self.folder / f"{prefix}.o"
-        loop_only = [f"-D{prefix.upper()}_NO_WINDOW_TEST"] if names[0] is None else []  # the DFA loop alone
-        run([cc, "-std=c99", level, *loop_only, "-c", str(self.folder / f"{prefix}.c"), "-o", str(obj)])
+        run([cc, "-std=c99", level, *(flags or []), "-c", str(self.folder / f"{prefix}.c"), "-o", str(obj)])
         self.objects.append(obj)
         if names[0]:
             self.rows.append((names[0], f"{prefix}_is_valid", 0))
@@ -255,8 +260,8 @@ def table(times: dict[tuple[str, str], float], names: list[str], files: dict[str
           peers: list[str], invert: bool = False) -> list[str]:
     """Rows per input: GB/s for whole corpora, ns a call for strings; base's speed over each
     peer's (invert: each peer's over base's)."""
-    short = [n.replace("first_error ", "") for n in names]
-    head = ["input", *short, *(f"{p.replace('first_error ', '')}" if invert else f"vs {p.split()[0]}"
+    short = [n.removeprefix("first_error ") for n in names]
+    head = ["input", *short, *(p.removeprefix("first_error ") if invert else f"vs {p.split()[0]}"
                                for p in peers)]
     rows = [head]
     for file in files:
@@ -299,11 +304,12 @@ def main() -> int:
         error_peers = [n for n, _, kind in main_rows if kind == 1 and not n.startswith("abnfc")]
         print()
         print("is_valid (ratios: abnfc's speed over the peer's; above 1, abnfc is faster)")
-        print("\n".join(table(times, ["abnfc is_valid", *valid_peers], labels, "abnfc is_valid", valid_peers)))
+        print("\n".join(table(times, ["abnfc is_valid", AVX2_VALID, *valid_peers], labels, "abnfc is_valid",
+                              valid_peers)))
         print()
         print("first_error (simdutf8 compat: valid_up_to, the same work)")
-        print("\n".join(table(times, ["abnfc first_error", *error_peers], labels, "abnfc first_error",
-                              error_peers)))
+        print("\n".join(table(times, ["abnfc first_error", AVX2_ERROR, *error_peers], labels,
+                              "abnfc first_error", error_peers)))
         if opt_rows:
             opt = [r[0] for r in opt_rows]
             long_inputs = {f: size for f, size in labels.items() if f.endswith(".1MiB")}

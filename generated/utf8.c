@@ -63,8 +63,10 @@
  *                           many segments side by side (default 1; 1 runs every input in one piece)
  *   UTF8_MIN_SEGMENT       the shortest segment, in bytes (default 4096)
  *   UTF8_NO_SIMD           leave out the x86 SIMD code and the CPU feature check (portable code only)
- *   UTF8_NO_WINDOW_TEST    leave out the window test of is_valid (AVX-512 VBMI, AVX2 or SSE4.1, chosen at run time; NEON on AArch64)
- *   UTF8_WINDOW_TEST_MIN   the shortest input is_valid checks by its window test (default 256; at least 4 are)
+ *   UTF8_NO_WINDOW_TEST    leave out the window test of is_valid and first_error (AVX-512 VBMI, AVX2 or SSE4.1, chosen at run time; NEON on AArch64)
+ *   UTF8_WINDOW_TEST_MIN   the shortest input is_valid and first_error check by their window test (default 8
+ *                           with AVX-512 VBMI, 64 with AVX2, SSE4.1 and NEON, whose short inputs the strategy's loop
+ *                           checks faster; a value set applies to every instance)
  *   UTF8_WINDOW_TEST_AVX2  take the AVX2 instance even where the CPU has AVX-512 VBMI (to test or compare it)
  *   UTF8_WINDOW_TEST_SSE41 take the SSE4.1 instance even where the CPU has AVX2 or AVX-512 VBMI (to test or compare it)
  * The window test's settings are also taken under their former names, UTF8_NO_WINDOWS, UTF8_WINDOWS_MIN and UTF8_WINDOWS_AVX2.
@@ -99,8 +101,13 @@
 #define UTF8_WINDOW_TEST_ 1
 #define UTF8_WINDOW_TEST_NEON_ 1
 #endif
-#if defined(UTF8_WINDOW_TEST_) && !defined(UTF8_WINDOW_TEST_MIN)
-#define UTF8_WINDOW_TEST_MIN 256u
+#ifdef UTF8_WINDOW_TEST_
+#ifndef UTF8_WINDOW_TEST_MIN
+#define UTF8_WINDOW_TEST_MIN 8u
+#define UTF8_WINDOW_TEST_OTHER_MIN_ 64u /* not AVX-512 VBMI: shorter inputs, the strategy's loop is faster */
+#else
+#define UTF8_WINDOW_TEST_OTHER_MIN_ UTF8_WINDOW_TEST_MIN
+#endif
 #endif
 #if defined(__GNUC__) || defined(__clang__)
 #define UTF8_INLINE_ static inline __attribute__((always_inline))
@@ -374,10 +381,12 @@ UTF8_INLINE_ utf8_state_ utf8_step_at_(utf8_state_ st, const uint8_t *p)
  * register, each waiting on that register's last write (UTF-8, Zen 4, first_error without the
  * window test: -O3 0.83 times, -Os 0.35 times as fast as -O2).  Each pair is its own 2-byte load.
  */
+#ifdef UTF8_LITTLE_
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
 #define UTF8_UNROLL2_ _Pragma("GCC unroll 2")
 #else
 #define UTF8_UNROLL2_
+#endif
 #endif
 
 /* The UTF8_BLOCK bytes at p: on little-endian machines a 2-byte load gives a pair's table index. */
@@ -865,11 +874,9 @@ static uint32_t utf8_scan_(uint32_t start, const uint8_t *data, size_t len, size
  * (3-definite), so whether it may follow depends on those 4 bytes alone.  The forbidden
  * windows are covered by 7 boxes (one bit each); per distance d back from the byte checked, a
  * table gives each byte class's boxes, and a position is wrong when the AND over the distances is
- * not 0.  64 positions at a time with AVX-512 VBMI, no state carried from byte to byte.  The first
- * 3 bytes are run through the DFA; the state at the end is the one the last 3 decide, found by
- * running them from each live state (every run that stays alive ends there).
+ * not 0.  64 positions at a time with AVX-512 VBMI, no state carried from byte to byte.  The
+ * functions here check one block; the input is walked by the driver below.
  */
-static const uint32_t utf8_win_live_[] = { 6u, 12u, 18u, 24u, 30u, 36u, 42u, 48u };
 /*
  * The nibble test, for AVX2, SSE4.1 and NEON (7 boxes and one bit by equivalence): each box holds, at each
  * distance, the bytes of some high nibbles and some low nibbles, so a window is checked by
@@ -933,48 +940,6 @@ UTF8_WINDOW_TEST_TARGET_ static inline __m512i utf8_win_block_(__m512i c, __m512
     return all;
 }
 
-/* Whether the bytes past the first 3 are all in allowed windows. */
-UTF8_WINDOW_TEST_TARGET_ static bool utf8_win_scan_(const uint8_t *p, size_t len)
-{
-    __m512i prev[3], wrong = _mm512_setzero_si512();
-    size_t i, d;
-    int quiet = 0; /* the previous block held only bytes 00-7F */
-    for (d = 0; d < 3u; d++) /* before the input: no box, so the first positions pass here */
-        prev[d] = _mm512_setzero_si512();
-    for (i = 0; i + 64 <= len; i += 64) {
-        __m512i x;
-        __mmask64 high;
-        while (quiet && i + 256 <= len) { /* 256 bytes at a time while they hold only bytes 00-7F */
-            /* 32-byte loads: as fast as 64-byte ones where the CPU splits those, faster here */
-            const __m256i *q = (const __m256i *)(const void *)(p + i);
-            __m256i v0 = _mm256_or_si256(_mm256_loadu_si256(q), _mm256_loadu_si256(q + 1));
-            __m256i v1 = _mm256_or_si256(_mm256_loadu_si256(q + 2), _mm256_loadu_si256(q + 3));
-            __m256i v2 = _mm256_or_si256(_mm256_loadu_si256(q + 4), _mm256_loadu_si256(q + 5));
-            __m256i v3 = _mm256_or_si256(_mm256_loadu_si256(q + 6), _mm256_loadu_si256(q + 7));
-            if (_mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(v0, v1), _mm256_or_si256(v2, v3))) != 0)
-                break;
-            i += 256;
-        }
-        if (i + 64 > len)
-            break;
-        x = _mm512_loadu_si512((const void *)(p + i));
-        high = _mm512_movepi8_mask(x);
-        if (high == 0 && quiet)
-            continue; /* windows of bytes 00-7F only: all allowed, and prev stays as it is */
-        quiet = high == 0;
-        wrong = _mm512_or_si512(wrong, utf8_win_block_(utf8_win_classes_(x, high), prev));
-        if ((i & 4095u) == 4032u && _mm512_test_epi8_mask(wrong, wrong))
-            return false;
-    }
-    if (i < len) {
-        __mmask64 valid = ~(__mmask64)0 >> (64u - (unsigned)(len - i));
-        __m512i x = _mm512_maskz_loadu_epi8(valid, p + i);
-        __m512i last = utf8_win_block_(utf8_win_classes_(x, _mm512_movepi8_mask(x)), prev);
-        wrong = _mm512_or_si512(wrong, _mm512_maskz_mov_epi8(valid, last));
-    }
-    return _mm512_test_epi8_mask(wrong, wrong) == 0;
-}
-
 
 #define UTF8_WINDOW_TEST_AVX2_TARGET_ __attribute__((target("avx2")))
 
@@ -1030,54 +995,6 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_block2_(__m256i x0,
     return all;
 }
 
-/* Whether the bytes past the first 3 are all in allowed windows: 64 bytes a step, as two blocks
- * or, when they hold only bytes 00-7F, as at most their first block (the windows reaching back). */
-UTF8_WINDOW_TEST_AVX2_TARGET_ static bool utf8_win_scan2_(const uint8_t *p, size_t len)
-{
-    __m256i prev[1], wrong = _mm256_setzero_si256(), tab[7];
-    size_t i, d;
-    int quiet = 0; /* the previous block held only bytes 00-7F (prev[0] holds such bytes) */
-    for (d = 0; d < 1u; d++)
-        prev[d] = _mm256_setzero_si256();
-    utf8_win_tables2_(tab);
-    for (i = 0; i + 64 <= len; i += 64) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
-        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 32));
-        if (_mm256_movemask_epi8(_mm256_or_si256(a, b)) == 0) {
-            /* windows of bytes 00-7F only are allowed, and those bytes are one class: which of
-             * them prev[0] holds makes no difference to the windows of the next block */
-            if (!quiet)
-                wrong = _mm256_or_si256(wrong, utf8_win_block2_(a, prev, tab));
-            quiet = 1;
-            continue;
-        }
-        quiet = 0;
-        wrong = _mm256_or_si256(wrong, utf8_win_block2_(a, prev, tab));
-        wrong = _mm256_or_si256(wrong, utf8_win_block2_(b, prev, tab));
-        if ((i & 4095u) == 4032u && !_mm256_testz_si256(wrong, wrong))
-            return false;
-    }
-    if (i + 32 <= len) {
-        wrong = _mm256_or_si256(wrong, utf8_win_block2_(_mm256_loadu_si256((const __m256i *)(const void *)(p + i)), prev, tab));
-        i += 32;
-    }
-    if (i < len) {
-        uint8_t tail[32], index[32];
-        size_t k;
-        memset(tail, 0, sizeof tail);
-        memcpy(tail, p + i, len - i);
-        for (k = 0; k < 32; k++)
-            index[k] = (uint8_t)k;
-        {
-            __m256i last = utf8_win_block2_(_mm256_loadu_si256((const __m256i *)(const void *)tail), prev, tab);
-            __m256i inside = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)(len - i)),
-                                               _mm256_loadu_si256((const __m256i *)(const void *)index));
-            wrong = _mm256_or_si256(wrong, _mm256_and_si256(last, inside));
-        }
-    }
-    return _mm256_testz_si256(wrong, wrong) != 0;
-}
-
 /* The nibble test, 16 positions at a time with SSE4.1. */
 #define UTF8_WINDOW_TEST_SSE41_TARGET_ __attribute__((target("sse4.1")))
 
@@ -1123,54 +1040,6 @@ UTF8_WINDOW_TEST_SSE41_TARGET_ static inline __m128i utf8_win_block16_(__m128i x
     return all;
 }
 
-/* Whether the bytes past the first 3 are all in allowed windows: 64 bytes a step, as four blocks
- * or, when they hold only bytes 00-7F, as at most their first block (as for AVX2). */
-UTF8_WINDOW_TEST_SSE41_TARGET_ static bool utf8_win_scan16_(const uint8_t *p, size_t len)
-{
-    __m128i prev[1], wrong = _mm_setzero_si128(), tab[7];
-    size_t i, d;
-    int quiet = 0;
-    for (d = 0; d < 1u; d++)
-        prev[d] = _mm_setzero_si128();
-    utf8_win_tables16_(tab);
-    for (i = 0; i + 64 <= len; i += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 32));
-        __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 48));
-        if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, e))) == 0) {
-            if (!quiet)
-                wrong = _mm_or_si128(wrong, utf8_win_block16_(a, prev, tab));
-            quiet = 1;
-            continue;
-        }
-        quiet = 0;
-        wrong = _mm_or_si128(wrong, utf8_win_block16_(a, prev, tab));
-        wrong = _mm_or_si128(wrong, utf8_win_block16_(b, prev, tab));
-        wrong = _mm_or_si128(wrong, utf8_win_block16_(c, prev, tab));
-        wrong = _mm_or_si128(wrong, utf8_win_block16_(e, prev, tab));
-        if ((i & 4095u) == 4032u && !_mm_testz_si128(wrong, wrong))
-            return false;
-    }
-    for (; i + 16 <= len; i += 16)
-        wrong = _mm_or_si128(wrong, utf8_win_block16_(_mm_loadu_si128((const __m128i *)(const void *)(p + i)), prev, tab));
-    if (i < len) {
-        uint8_t tail[16], index[16];
-        size_t k;
-        memset(tail, 0, sizeof tail);
-        memcpy(tail, p + i, len - i);
-        for (k = 0; k < 16; k++)
-            index[k] = (uint8_t)k;
-        {
-            __m128i last = utf8_win_block16_(_mm_loadu_si128((const __m128i *)(const void *)tail), prev, tab);
-            __m128i inside = _mm_cmpgt_epi8(_mm_set1_epi8((char)(len - i)),
-                                            _mm_loadu_si128((const __m128i *)(const void *)index));
-            wrong = _mm_or_si128(wrong, _mm_and_si128(last, inside));
-        }
-    }
-    return _mm_testz_si128(wrong, wrong) != 0;
-}
-
 /* 2: AVX-512 VBMI; 1: AVX2; 3: SSE4.1; 0: none of them. */
 static int utf8_have_window_test_(void)
 {
@@ -1187,18 +1056,6 @@ static int utf8_have_window_test_(void)
     return __builtin_cpu_supports("sse4.1") ? 3 : 0;
 }
 
-/* The bytes past the first 3 by the instance have_window_test_ chose: whether they are all in allowed windows. */
-static bool utf8_win_check_(const uint8_t *p, size_t len, int simd)
-{
-    switch (simd) {
-    case 1:
-        return utf8_win_scan2_(p, len);
-    case 3:
-        return utf8_win_scan16_(p, len);
-    default:
-        return utf8_win_scan_(p, len);
-    }
-}
 #endif
 #ifdef UTF8_WINDOW_TEST_NEON_
 #include <arm_neon.h>
@@ -1228,80 +1085,372 @@ static inline uint8x16_t utf8_win_block_neon_(uint8x16_t x0, uint8x16_t *prev, c
     return all;
 }
 
-/* Whether the bytes past the first 3 are all in allowed windows: 64 bytes a step, as four blocks
- * or, when they hold only bytes 00-7F, as at most their first block (as for AVX2). */
-static bool utf8_win_scan_neon_(const uint8_t *p, size_t len)
-{
-    uint8x16_t prev[1], wrong = vdupq_n_u8(0), tab[7];
-    size_t i, d;
-    int quiet = 0;
-    for (d = 0; d < 1u; d++)
-        prev[d] = vdupq_n_u8(0);
-    for (d = 0; d < 7u; d++)
-        tab[d] = vld1q_u8(utf8_nib_[d]);
-    for (i = 0; i + 64 <= len; i += 64) {
-        uint8x16_t a = vld1q_u8(p + i), b = vld1q_u8(p + i + 16), c = vld1q_u8(p + i + 32), e = vld1q_u8(p + i + 48);
-        if (vmaxvq_u8(vorrq_u8(vorrq_u8(a, b), vorrq_u8(c, e))) < 0x80) {
-            if (!quiet)
-                wrong = vorrq_u8(wrong, utf8_win_block_neon_(a, prev, tab));
-            quiet = 1;
-            continue;
-        }
-        quiet = 0;
-        wrong = vorrq_u8(wrong, utf8_win_block_neon_(a, prev, tab));
-        wrong = vorrq_u8(wrong, utf8_win_block_neon_(b, prev, tab));
-        wrong = vorrq_u8(wrong, utf8_win_block_neon_(c, prev, tab));
-        wrong = vorrq_u8(wrong, utf8_win_block_neon_(e, prev, tab));
-        if ((i & 4095u) == 4032u && vmaxvq_u8(wrong) != 0)
-            return false;
-    }
-    for (; i + 16 <= len; i += 16)
-        wrong = vorrq_u8(wrong, utf8_win_block_neon_(vld1q_u8(p + i), prev, tab));
-    if (i < len) {
-        uint8_t tail[16], index[16];
-        size_t k;
-        for (k = 0; k < 16; k++) {
-            tail[k] = 0;
-            index[k] = (uint8_t)k;
-        }
-        memcpy(tail, p + i, len - i);
-        {
-            uint8x16_t last = utf8_win_block_neon_(vld1q_u8(tail), prev, tab);
-            uint8x16_t inside = vcltq_u8(vld1q_u8(index), vdupq_n_u8((uint8_t)(len - i)));
-            wrong = vorrq_u8(wrong, vandq_u8(last, inside));
-        }
-    }
-    return vmaxvq_u8(wrong) == 0;
-}
-
 /* 4: NEON, on every AArch64 CPU. */
 static int utf8_have_window_test_(void)
 {
     return 4;
 }
 
-static bool utf8_win_check_(const uint8_t *p, size_t len, int simd)
-{
-    (void)simd;
-    return utf8_win_scan_neon_(p, len);
-}
 #endif
 
-/* is_valid through the window test (simd: what have_window_test_ said, not 0); len more than 3. */
-static bool utf8_window_test_valid_(const uint8_t *p, size_t len, int simd)
+#endif
+
+#ifdef UTF8_WINDOW_TEST_
+/*
+ * The window test's driver: the input block by block, blocks of bytes 00-7F skipped (one such block after
+ * another changes nothing; after a block with other bytes it may follow exactly when the state that block
+ * ended in survives 4 bytes 00-7F, which its last 3 byte classes decide: utf8_win_end_).
+ * One block at a time: also taking four at once while they hold only bytes 00-7F was faster on
+ * ASCII alone (UTF-8, Zen 4: 89 against 70 GB/s) but slower on text with other bytes here and
+ * there (German: 30 against 38 GB/s), and cost even where rarely tried.
+ * A walk per instance: AVX-512 VBMI's block by block, the nibble test's (AVX2, SSE4.1,
+ * NEON) 64 bytes a step, as blocks of 32 or 16, bytes 00-7F skipped a whole step at a time.
+ * The input is checked as if 3 bytes 00 came before it (the start state stays put on them, so
+ * the windows that reach into them read the first bytes from the start state) and bytes 00 after it
+ * (4 of them leave a live state alive exactly when it is accepting).  Every condition is then a
+ * window, and the first forbidden one ends at the first error, or past the input when the input
+ * ends incomplete: no run of the DFA at either end, so short inputs are cheap too.
+ */
+static const uint8_t utf8_win_class_[256] = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x04, 0x04, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x06, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x08, 0x07, 0x07, 0x09, 0x0A, 0x0A, 0x0A, 0x0B, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04 };
+static const uint8_t utf8_win_end_[] = { 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xE0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0xF0, 0x00, 0x0F, 0xF0, 0x00, 0x00, 0xE0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0xF0, 0x00, 0x0F, 0xF0, 0x00, 0x00, 0xE0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0xF0, 0x00, 0x0F, 0xF0, 0x00, 0x00, 0xE0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x01, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xE0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xE0, 0x00, 0x0E, 0xE0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xE0, 0x00, 0x0E, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 }; /* bit c1 * 12^2 + ... + c3, last byte's class c3 */
+
+/* Whether a block of bytes 00-7F may follow the 3 bytes before p (the end of a block that passed). */
+UTF8_INLINE_ bool utf8_win_end_ok_(const uint8_t *p)
 {
-    size_t stop, s;
-    uint32_t last, st;
-    if (utf8_scan_(UTF8_START, p, 3u, &stop, &last) == UTF8_DEAD)
-        return false;
-    if (!utf8_win_check_(p, len, simd))
-        return false;
-    for (s = 0; s < sizeof utf8_win_live_ / sizeof utf8_win_live_[0]; s++) {
-        st = utf8_scan_(utf8_win_live_[s], p + len - 3u, 3u, &stop, &last);
-        if (st != UTF8_DEAD)
-            return utf8_accepts_(st);
+    size_t index = 0;
+    index = index * 12u + utf8_win_class_[*(p - 3)];
+    index = index * 12u + utf8_win_class_[*(p - 2)];
+    index = index * 12u + utf8_win_class_[*(p - 1)];
+    return (utf8_win_end_[index >> 3] >> (index & 7u) & 1u) != 0;
+}
+
+static const uint8_t utf8_win_deferred_[256] = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01 }; /* 1: no live state takes the byte */
+
+/* The first error of p[0..len) where the nibble test flagged position at first (len or more: past
+ * the end) and none before: a byte no live state takes is flagged at the window after it. */
+UTF8_INLINE_ size_t utf8_win_first_(const uint8_t *p, size_t len, size_t at)
+{
+    if (at != 0 && at - 1 < len && utf8_win_deferred_[p[at - 1]])
+        at--;
+    return at < len ? at : len;
+}
+
+#ifdef UTF8_WINDOW_TEST_X86_
+/*
+ * The first error of p[0..len) (SIZE_MAX: none), 64 positions at a time with
+ * AVX-512 VBMI.  Not careful: the wrong positions are only gathered (a test a block costs a tenth
+ * of the time), every KiB and at the end tested, and any gives 0.
+ */
+UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_walk_(const uint8_t *p, size_t len, int careful)
+{
+    __m512i prev[3], wrong, all = _mm512_setzero_si512();
+    __m512i low[3]; /* prev after a block of bytes 00-7F */
+    int primed = 0;
+    size_t i, d, end = len + 4u;
+    int quiet = 1; /* prev is as after a block of bytes 00-7F */
+    for (d = 0; d < 3u; d++)
+        prev[d] = _mm512_setzero_si512();
+    for (i = 0; i < end; i += 64) {
+        __m512i x;
+        __mmask64 high, bad;
+        if (i + 64 <= len) {
+            x = _mm512_loadu_si512((const void *)(p + i));
+        } else {
+            __m512i after = _mm512_set1_epi8((char)0x00);
+            x = i < len ? _mm512_mask_loadu_epi8(after, ~(__mmask64)0 >> (64u - (unsigned)(len - i)), p + i) : after;
+        }
+        high = _mm512_movepi8_mask(x);
+        if (high == 0) {
+            if (quiet)
+                continue; /* windows of bytes 00-7F only: all allowed, and prev stays as it is */
+            if (i >= len && len >= 3u) { /* the bytes after the input: the state it ends in decides */
+                if (!utf8_win_end_ok_(p + len))
+                    return careful ? len : 0;
+                break;
+            }
+            if (i + 64 <= len && utf8_win_end_ok_(p + i)) {
+                for (d = 0; d < 3u; d++)
+                    prev[d] = low[d];
+                quiet = 1;
+                continue;
+            }
+        }
+        if (!primed) { /* the bytes before the input, as the previous block */
+            (void)utf8_win_block_(utf8_win_classes_(_mm512_set1_epi8((char)0x00), 0), prev);
+            for (d = 0; d < 3u; d++)
+                low[d] = prev[d];
+            primed = 1;
+        }
+        wrong = utf8_win_block_(utf8_win_classes_(x, high), prev);
+        quiet = high == 0;
+        if (!careful) {
+            all = _mm512_or_si512(all, wrong);
+            if ((i & 1023u) == 960u && _mm512_test_epi8_mask(all, all) != 0)
+                return 0;
+            continue;
+        }
+        bad = _mm512_test_epi8_mask(wrong, wrong);
+        if (bad != 0) {
+            size_t at = i + (size_t)__builtin_ctzll(bad);
+            return at < len ? at : len;
+        }
     }
-    return false;
+    return careful || _mm512_test_epi8_mask(all, all) == 0 ? SIZE_MAX : 0;
+}
+
+/* utf8_win_walk_, then where it found a wrong window, again, carefully. */
+UTF8_WINDOW_TEST_TARGET_ static size_t utf8_win_error_(const uint8_t *p, size_t len)
+{
+    return utf8_win_walk_(p, len, 0) == SIZE_MAX ? SIZE_MAX : utf8_win_walk_(p, len, 1);
+}
+
+/*
+ * The first error of p[0..len) (SIZE_MAX: none), by the nibble test with
+ * AVX2: 64 bytes a step, as 2 blocks of 32; a last part step is copied into a buffer of bytes 00.
+ * Not careful: as utf8_win_walk_.
+ */
+UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ size_t utf8_win_walk2_(const uint8_t *p, size_t len, int careful)
+{
+    __m256i prev[1], tab[7], all = _mm256_setzero_si256(), any, x0, w0, x1, w1;
+    uint8_t tail[64], wrong[64];
+    const uint8_t *q;
+    size_t i, j, end = len + 4u;
+    int low, quiet = 1; /* the previous step held only bytes 00-7F */
+    prev[0] = _mm256_set1_epi8((char)0x00); /* the bytes before the input */
+    utf8_win_tables2_(tab);
+    for (i = 0; i < end; i += 64) {
+        q = p + i;
+        if (i + 64 > len) {
+            memset(tail, 0x00, sizeof tail);
+            if (i < len)
+                memcpy(tail, p + i, len - i);
+            q = tail;
+        }
+        x0 = _mm256_loadu_si256((const __m256i *)(const void *)(q));
+        x1 = _mm256_loadu_si256((const __m256i *)(const void *)(q + 32));
+        any = _mm256_or_si256(x0, x1);
+        low = _mm256_movemask_epi8(any) == 0;
+        if (low) {
+            if (quiet)
+                continue; /* windows of bytes 00-7F only: all allowed, and prev[0] holds such bytes */
+            if (i >= len && len >= 3u) { /* the bytes after the input: the state it ends in decides */
+                if (!utf8_win_end_ok_(p + len))
+                    return careful ? utf8_win_first_(p, len, len) : 0;
+                break;
+            }
+            if (i + 64 <= len && utf8_win_end_ok_(p + i)) {
+                prev[0] = x1; /* bytes 00-7F are one class: which of them makes no difference */
+                quiet = 1;
+                continue;
+            }
+        }
+        quiet = low;
+        w0 = utf8_win_block2_(x0, prev, tab);
+        w1 = utf8_win_block2_(x1, prev, tab);
+        any = _mm256_or_si256(w0, w1);
+        if (!careful) {
+            all = _mm256_or_si256(all, any);
+            if ((i & 1023u) == 960u && !(_mm256_testz_si256(all, all)))
+                return 0;
+            continue;
+        }
+        if (!(_mm256_testz_si256(any, any))) {
+            _mm256_storeu_si256((__m256i *)(void *)(wrong), w0);
+            _mm256_storeu_si256((__m256i *)(void *)(wrong + 32), w1);
+            for (j = 0; j < 64u; j++) {
+                if (wrong[j] != 0)
+                    return careful ? utf8_win_first_(p, len, i + j) : 0;
+            }
+        }
+    }
+    return careful || _mm256_testz_si256(all, all) ? SIZE_MAX : 0;
+}
+
+UTF8_WINDOW_TEST_AVX2_TARGET_ static size_t utf8_win_error2_(const uint8_t *p, size_t len)
+{
+    return utf8_win_walk2_(p, len, 0) == SIZE_MAX ? SIZE_MAX : utf8_win_walk2_(p, len, 1);
+}
+
+/*
+ * The first error of p[0..len) (SIZE_MAX: none), by the nibble test with
+ * SSE4.1: 64 bytes a step, as 4 blocks of 16; a last part step is copied into a buffer of bytes 00.
+ * Not careful: as utf8_win_walk_.
+ */
+UTF8_WINDOW_TEST_SSE41_TARGET_ UTF8_INLINE_ size_t utf8_win_walk16_(const uint8_t *p, size_t len, int careful)
+{
+    __m128i prev[1], tab[7], all = _mm_setzero_si128(), any, x0, w0, x1, w1, x2, w2, x3, w3;
+    uint8_t tail[64], wrong[64];
+    const uint8_t *q;
+    size_t i, j, end = len + 4u;
+    int low, quiet = 1; /* the previous step held only bytes 00-7F */
+    prev[0] = _mm_set1_epi8((char)0x00); /* the bytes before the input */
+    utf8_win_tables16_(tab);
+    for (i = 0; i < end; i += 64) {
+        q = p + i;
+        if (i + 64 > len) {
+            memset(tail, 0x00, sizeof tail);
+            if (i < len)
+                memcpy(tail, p + i, len - i);
+            q = tail;
+        }
+        x0 = _mm_loadu_si128((const __m128i *)(const void *)(q));
+        x1 = _mm_loadu_si128((const __m128i *)(const void *)(q + 16));
+        x2 = _mm_loadu_si128((const __m128i *)(const void *)(q + 32));
+        x3 = _mm_loadu_si128((const __m128i *)(const void *)(q + 48));
+        any = _mm_or_si128(_mm_or_si128(_mm_or_si128(x0, x1), x2), x3);
+        low = _mm_movemask_epi8(any) == 0;
+        if (low) {
+            if (quiet)
+                continue; /* windows of bytes 00-7F only: all allowed, and prev[0] holds such bytes */
+            if (i >= len && len >= 3u) { /* the bytes after the input: the state it ends in decides */
+                if (!utf8_win_end_ok_(p + len))
+                    return careful ? utf8_win_first_(p, len, len) : 0;
+                break;
+            }
+            if (i + 64 <= len && utf8_win_end_ok_(p + i)) {
+                prev[0] = x3; /* bytes 00-7F are one class: which of them makes no difference */
+                quiet = 1;
+                continue;
+            }
+        }
+        quiet = low;
+        w0 = utf8_win_block16_(x0, prev, tab);
+        w1 = utf8_win_block16_(x1, prev, tab);
+        w2 = utf8_win_block16_(x2, prev, tab);
+        w3 = utf8_win_block16_(x3, prev, tab);
+        any = _mm_or_si128(_mm_or_si128(_mm_or_si128(w0, w1), w2), w3);
+        if (!careful) {
+            all = _mm_or_si128(all, any);
+            if ((i & 1023u) == 960u && !(_mm_testz_si128(all, all)))
+                return 0;
+            continue;
+        }
+        if (!(_mm_testz_si128(any, any))) {
+            _mm_storeu_si128((__m128i *)(void *)(wrong), w0);
+            _mm_storeu_si128((__m128i *)(void *)(wrong + 16), w1);
+            _mm_storeu_si128((__m128i *)(void *)(wrong + 32), w2);
+            _mm_storeu_si128((__m128i *)(void *)(wrong + 48), w3);
+            for (j = 0; j < 64u; j++) {
+                if (wrong[j] != 0)
+                    return careful ? utf8_win_first_(p, len, i + j) : 0;
+            }
+        }
+    }
+    return careful || _mm_testz_si128(all, all) ? SIZE_MAX : 0;
+}
+
+UTF8_WINDOW_TEST_SSE41_TARGET_ static size_t utf8_win_error16_(const uint8_t *p, size_t len)
+{
+    return utf8_win_walk16_(p, len, 0) == SIZE_MAX ? SIZE_MAX : utf8_win_walk16_(p, len, 1);
+}
+#endif
+#ifdef UTF8_WINDOW_TEST_NEON_
+
+/*
+ * The first error of p[0..len) (SIZE_MAX: none), by the nibble test with
+ * NEON: 64 bytes a step, as 4 blocks of 16; a last part step is copied into a buffer of bytes 00.
+ * Not careful: as utf8_win_walk_.
+ */
+UTF8_INLINE_ size_t utf8_win_walk_neon_(const uint8_t *p, size_t len, int careful)
+{
+    uint8x16_t prev[1], tab[7], all = vdupq_n_u8(0), any, x0, w0, x1, w1, x2, w2, x3, w3;
+    uint8_t tail[64], wrong[64];
+    const uint8_t *q;
+    size_t i, j, end = len + 4u;
+    size_t d;
+    int low, quiet = 1; /* the previous step held only bytes 00-7F */
+    prev[0] = vdupq_n_u8(0x00); /* the bytes before the input */
+    for (d = 0; d < 7u; d++)
+        tab[d] = vld1q_u8(utf8_nib_[d]);
+    for (i = 0; i < end; i += 64) {
+        q = p + i;
+        if (i + 64 > len) {
+            memset(tail, 0x00, sizeof tail);
+            if (i < len)
+                memcpy(tail, p + i, len - i);
+            q = tail;
+        }
+        x0 = vld1q_u8(q);
+        x1 = vld1q_u8(q + 16);
+        x2 = vld1q_u8(q + 32);
+        x3 = vld1q_u8(q + 48);
+        any = vorrq_u8(vorrq_u8(vorrq_u8(x0, x1), x2), x3);
+        low = vmaxvq_u8(any) < 0x80;
+        if (low) {
+            if (quiet)
+                continue; /* windows of bytes 00-7F only: all allowed, and prev[0] holds such bytes */
+            if (i >= len && len >= 3u) { /* the bytes after the input: the state it ends in decides */
+                if (!utf8_win_end_ok_(p + len))
+                    return careful ? utf8_win_first_(p, len, len) : 0;
+                break;
+            }
+            if (i + 64 <= len && utf8_win_end_ok_(p + i)) {
+                prev[0] = x3; /* bytes 00-7F are one class: which of them makes no difference */
+                quiet = 1;
+                continue;
+            }
+        }
+        quiet = low;
+        w0 = utf8_win_block_neon_(x0, prev, tab);
+        w1 = utf8_win_block_neon_(x1, prev, tab);
+        w2 = utf8_win_block_neon_(x2, prev, tab);
+        w3 = utf8_win_block_neon_(x3, prev, tab);
+        any = vorrq_u8(vorrq_u8(vorrq_u8(w0, w1), w2), w3);
+        if (!careful) {
+            all = vorrq_u8(all, any);
+            if ((i & 1023u) == 960u && !(vmaxvq_u8(all) == 0))
+                return 0;
+            continue;
+        }
+        if (!(vmaxvq_u8(any) == 0)) {
+            vst1q_u8(wrong, w0);
+            vst1q_u8(wrong + 16, w1);
+            vst1q_u8(wrong + 32, w2);
+            vst1q_u8(wrong + 48, w3);
+            for (j = 0; j < 64u; j++) {
+                if (wrong[j] != 0)
+                    return careful ? utf8_win_first_(p, len, i + j) : 0;
+            }
+        }
+    }
+    return careful || vmaxvq_u8(all) == 0 ? SIZE_MAX : 0;
+}
+
+static size_t utf8_win_error_neon_(const uint8_t *p, size_t len)
+{
+    return utf8_win_walk_neon_(p, len, 0) == SIZE_MAX ? SIZE_MAX : utf8_win_walk_neon_(p, len, 1);
+}
+
+#endif
+
+/* utf8_have_window_test_, asked once: the CPU check cost a tenth of a 64-byte input's time. */
+static int utf8_window_simd_(void)
+{
+    static int known = -1; /* atomic, relaxed: every thread that asks writes the same answer */
+    int simd = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (simd < 0) {
+        simd = utf8_have_window_test_();
+        __atomic_store_n(&known, simd, __ATOMIC_RELAXED);
+    }
+    return simd;
+}
+
+/* utf8_win_error_ in the instance simd names (what have_window_test_ said, not 0). */
+static size_t utf8_window_error_(const uint8_t *p, size_t len, int simd)
+{
+#ifdef UTF8_WINDOW_TEST_NEON_
+    (void)simd;
+    return utf8_win_error_neon_(p, len);
+#else
+    switch (simd) {
+    case 1:
+        return utf8_win_error2_(p, len);
+    case 3:
+        return utf8_win_error16_(p, len);
+    default:
+        return utf8_win_error_(p, len);
+    }
+#endif
 }
 #endif
 
@@ -1310,10 +1459,10 @@ bool utf8_is_valid(const void *data, size_t len)
     size_t stop;
     uint32_t last;
 #ifdef UTF8_WINDOW_TEST_
-    if (len >= UTF8_WINDOW_TEST_MIN && len > 3u) {
-        int simd = utf8_have_window_test_();
-        if (simd)
-            return utf8_window_test_valid_((const uint8_t *)data, len, simd);
+    if (len >= UTF8_WINDOW_TEST_MIN) {
+        int simd = utf8_window_simd_();
+        if (simd == 2 || (simd && len >= UTF8_WINDOW_TEST_OTHER_MIN_))
+            return utf8_window_error_((const uint8_t *)data, len, simd) == SIZE_MAX;
     }
 #endif
     return utf8_accepts_(utf8_scan_(UTF8_START, (const uint8_t *)data, len, &stop, &last));
@@ -1322,8 +1471,15 @@ bool utf8_is_valid(const void *data, size_t len)
 size_t utf8_first_error(const void *data, size_t len)
 {
     size_t stop;
-    uint32_t last;
-    uint32_t st = utf8_scan_(UTF8_START, (const uint8_t *)data, len, &stop, &last);
+    uint32_t last, st;
+#ifdef UTF8_WINDOW_TEST_
+    if (len >= UTF8_WINDOW_TEST_MIN) {
+        int simd = utf8_window_simd_();
+        if (simd == 2 || (simd && len >= UTF8_WINDOW_TEST_OTHER_MIN_))
+            return utf8_window_error_((const uint8_t *)data, len, simd);
+    }
+#endif
+    st = utf8_scan_(UTF8_START, (const uint8_t *)data, len, &stop, &last);
     if (st == UTF8_DEAD)
         return stop;
     return utf8_accepts_(st) ? SIZE_MAX : len;
@@ -1440,6 +1596,7 @@ size_t utf8_stream_expected(const utf8_stream *s, utf8_range *out, size_t cap)
 #undef UTF8_WINDOW_TEST_X86_
 #undef UTF8_WINDOW_TEST_NEON_
 #undef UTF8_WINDOW_TEST_SSE41_TARGET_
+#undef UTF8_WINDOW_TEST_OTHER_MIN_
 #undef UTF8_ACCEPT
 #undef UTF8_LITTLE_
 #undef UTF8_UNROLL2_

@@ -176,7 +176,7 @@ def test_neon_against_the_dfa_under_qemu(name, tmp_path):
     assert CROSS is not None and QEMU is not None
     preprocessed = subprocess.run([CROSS, "-std=c99", "-E", "-P", f"-I{gen.folder}", str(gen.source)],
                                   capture_output=True, text=True, check=True).stdout
-    assert "v_win_scan_neon_" in preprocessed and "v_win_scan2_" not in preprocessed
+    assert "v_win_walk_neon_" in preprocessed and "v_win_walk2_" not in preprocessed
     rng = random.Random(name)
     inputs = edge_windows(gen.minimal) + mutated_walks(gen.minimal, rng, 1500, 300, ascii_share=0.3, cut_share=0.2)
     inputs += [bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200))) for _ in range(500)]
@@ -210,7 +210,7 @@ def test_the_sse41_setting_takes_the_sse41_instance(tmp_path):
     plain, sse41 = choice(preprocessed()), choice(preprocessed("-DUTF8_WINDOW_TEST_SSE41"))
     for check in ('__builtin_cpu_supports("avx512vbmi")', '__builtin_cpu_supports("avx2")'):
         assert check in plain and check not in sse41
-    assert '__builtin_cpu_supports("sse4.1") ? 3' in sse41 and "case 3:\n        return utf8_win_scan16_" in \
+    assert '__builtin_cpu_supports("sse4.1") ? 3' in sse41 and "case 3:\n        return utf8_win_error16_" in \
         preprocessed("-DUTF8_WINDOW_TEST_SSE41")
     assert "UTF8_WINDOW_TEST_SSE41 take the SSE4.1 instance" in gen.source.read_text(encoding="utf-8")
 

@@ -34,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..automata import dump, window_test
     from ..automata.window_test import definiteness
+    from ..backends.c.window_driver import shortest_checked
     from ..backends.c.window_test import MIN_LENGTH
     from ..pictures import dot, graphviz
 
@@ -55,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
         if args.minimal:  # the subset DFA's equivalent states would hide a definite language
             definite = definiteness(automaton)
             test = window_test.window_test(automaton, definite)
-            remarks = (definite.sentence(), window_test.sentence(test, MIN_LENGTH))
+            shortest = shortest_checked(automaton, test.k) if isinstance(test, window_test.WindowTest) else MIN_LENGTH
+            remarks = (definite.sentence(), window_test.sentence(test, shortest))
         print(dump.text(automaton, compilation.note_texts("minimal" if args.minimal else "subset"), remarks), end="")
     return 0
 

@@ -43,6 +43,7 @@ from ..analysis import Speed, analyse, plan_strategy
 from ..tables import Comments, Tables, comment_text
 from .literals import ByteLine, Row, RowMacro, byte_lines, cells, chunks, comment_safe, hex64, hex_cells, uint_type
 from .sheng import ShengC, plan_sheng
+from .window_driver import WindowDriverC, plan_window_driver
 from .window_test import WindowTestC, plan_window_test
 
 SHIFT_BITS = 6
@@ -179,6 +180,7 @@ class CPlan:
     pairs: PairTables | None = None
     table: TransitionTable | None = None
     window_test: WindowTestC | None = None  # auto, k-definite language: is_valid checks windows with AVX-512
+    window_driver: WindowDriverC | None = None  # with the window test: how it walks an input
     sheng: ShengC | None = None  # auto, at most 64 states and no window test: is_valid runs shuffles
 
 
@@ -249,6 +251,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> CPlan:
                               chunks(["1" if s.accepting else "0" for s in tables.states], 32))
         if not shifting else None,
         window_test=window_test,
+        window_driver=plan_window_driver(tables, window_test),
         sheng=sheng,
     )
 
@@ -288,7 +291,7 @@ def _skips(tables: Tables, skips: tuple[SkipC, ...], shifting: bool) -> SelfLoop
 _PRIVATE = ("SEGMENTS", "MIN_SEGMENT", "X86_", "TARGET_", "INLINE_", "BLOCK", "UNIT_", "START", "DEAD",
             "GUESS_", "NO_SYNC_", "SYNC_WINDOW_", "CHECKS_", "WINDOW_TEST_", "WINDOW_TEST_TARGET_",
             "WINDOW_TEST_MIN", "NO_WINDOW_TEST", "WINDOW_TEST_AVX2", "WINDOW_TEST_AVX2_TARGET_",
-            "WINDOW_TEST_X86_", "WINDOW_TEST_NEON_", "WINDOW_TEST_SSE41_TARGET_")
+            "WINDOW_TEST_X86_", "WINDOW_TEST_NEON_", "WINDOW_TEST_SSE41_TARGET_", "WINDOW_TEST_OTHER_MIN_")
 _PRIVATE_SHENG = ("SHENG", "SHENG_", "SHENG_MIN", "SHENG_CHUNKS", "NO_SHENG", "SHENG_TARGET_", "SHENG_STEP_")
 _PRIVATE_PLAIN = ("INLINE_", "START", "DEAD")  # a finite language's source has no settings
 

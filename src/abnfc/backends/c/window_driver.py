@@ -1,0 +1,151 @@
+"""The driver of a k-definite language's C window test (see :mod:`abnfc.automata.window_test`):
+how an input is walked block by block, and what stands in for the DFA at both ends.
+
+The window test alone says whether every byte past the first k may follow the k before it; the
+start (the first k bytes, read from the start state) and the end (whether the last k bytes
+leave an accepting state) are the DFA's.  Where the language allows, both become windows too,
+by checking the input as if padded on both sides with bytes that ask nothing more ("pads"):
+
+- before it, k bytes ``before`` that the start state stays put on: the windows that reach into
+  them read the first bytes of the input exactly as the start state does (k-definite: the last
+  k bytes decide the state, and k bytes ``before`` decide the start state);
+- after it, bytes ``after``: k + 1 of them leave a live state alive exactly when it is
+  accepting (so the state they lead to loops on ``after``, and more of them change nothing).
+
+The input is then valid exactly when no window of the padded input is forbidden, and the first
+forbidden window ends where the DFA dies (its first error), or past the input when the input
+ends incomplete: the same test gives ``is_valid`` and ``first_error``, with no run of the DFA,
+which is what makes short inputs cheap.  Without pads (the start state loops on no byte, or no
+byte ends as ``after`` must), the DFA checks the first k bytes and the end, as before.
+
+Blocks of bytes 00-7F (where those bytes are one class and no window of them is forbidden) are
+skipped, as in simdutf8 (Keiser and Lemire, "Validating UTF-8 in less than one instruction per
+byte", 2021), one 64-byte block at a time: such a block after another one changes nothing; after
+a block with other bytes it is allowed exactly when the state that block ended in survives
+k + 1 bytes 00-7F, which the previous block's last k byte classes decide (``end_table``, one bit
+per tuple of classes, when there are at most :data:`MAX_END_TABLE` tuples; otherwise that block
+is checked in full).
+
+The nibble test (:mod:`abnfc.automata.window_test.nibble`; AVX2, SSE4.1, NEON) catches a byte no
+live state takes at the window after it rather than where it stands: its walks take the first
+flagged position f, and f - 1 when the byte there is such a byte (``deferred``); the end table
+never lets a block of bytes 00-7F be skipped after such a byte.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...automata.dfa import Dfa
+from ..tables import Tables
+from .literals import hex_cells
+from .window_test import MIN_LENGTH, WindowTestC
+
+SHORT_MIN = 8  # shorter inputs: the strategy's loop is as fast (UTF-8, Zen 4: about 4.5 ns either way at 8)
+# ... with the other instances (AVX2 on UTF-8, Zen 4: 16 bytes 18 ns against the pairs loop's 12,
+# 64 bytes 13.7 against 17.8; SSE4.1 and NEON, 16 positions a block, taken alike)
+OTHER_MIN = 64
+MAX_END_TABLE = 4096  # tuples of k classes: a table of at most 512 bytes
+
+
+@dataclass(frozen=True)
+class WindowDriverC:
+    pads: bool  # the input is checked padded: no DFA run at either end
+    before: int  # the byte the start state stays put on (pads)
+    after: int  # the byte k + 1 of which leave exactly the accepting live states alive (pads)
+    before_low: bool  # pads, and ``before`` is one of the bytes 00-7F the driver skips
+    after_low: bool  # ... and so is ``after``: the end table also decides the end of the input
+    end_table: str  # bits per tuple of the last k classes: 1 when a block of bytes 00-7F may follow ("": none)
+    end_classes: str  # 256 cells, the class of each byte, for the end table ("": none)
+    num_classes: int
+    # 256 cells, 1 for a byte no live state takes: the nibble test may flag it one position late
+    # (at the window after it), so its walks step back over one ("": no such byte, or no pads)
+    deferred: str
+    short_min: int
+    other_min: int  # the same where AVX2, SSE4.1 or NEON runs
+
+
+def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriverC | None:
+    if window is None:
+        return None
+    targets = [state.targets for state in tables.states]
+    live = [s for s in range(tables.num_states) if s != tables.dead]
+    byte_class = tables.byte_class
+
+    def survives(state: int, cls: int) -> bool:
+        return _survives(targets, tables.dead, state, cls, window.k + 1)
+
+    before, after = _pads(targets, tables.start, tables.dead, set(tables.accepting), byte_class, window.k)
+    low_before = [b for b in before if b < 0x80]
+    pads = bool(before and after)
+    before_low = pads and window.quiet_low and bool(low_before)
+    end = _end_table(targets, live, tables.dead, byte_class[0], tables.num_classes, window.k, survives) \
+        if before_low and tables.num_classes ** window.k <= MAX_END_TABLE and window.k < 32 else None
+    return WindowDriverC(
+        pads=pads,
+        before=(low_before or before or [0])[0],
+        after=next((b for b in after if b < 0x80), after[0] if after else 0),
+        before_low=before_low,
+        after_low=bool(end) and any(b < 0x80 for b in after),
+        end_table=hex_cells(list(end)) if end else "",
+        end_classes=hex_cells(list(byte_class)) if end else "",
+        num_classes=tables.num_classes,
+        deferred=_deferred(targets, live, tables.dead, byte_class) if pads and window.nibble else "",
+        short_min=SHORT_MIN,
+        other_min=OTHER_MIN,
+    )
+
+
+def shortest_checked(dfa: Dfa, k: int) -> int:
+    """The shortest input the generated C checks by the window test by default, for a DFA whose
+    window test is k bytes long: padded, short ones too."""
+    before, after = _pads(dfa.transitions, dfa.start, dfa.dead, set(dfa.accepting), dfa.byte_class, k)
+    return SHORT_MIN if before and after else MIN_LENGTH
+
+
+def _deferred(targets: Sequence[Sequence[int]], live: list[int], dead: int, byte_class: bytes) -> str:
+    """Per byte, 1 when no live state takes it ("" when every byte is taken by some state)."""
+    cells = [int(all(targets[s][byte_class[b]] == dead for s in live)) for b in range(256)]
+    return hex_cells(cells) if any(cells) else ""
+
+
+def _survives(targets: Sequence[Sequence[int]], dead: int, state: int, cls: int, count: int) -> bool:
+    for _ in range(count):
+        state = targets[state][cls]
+        if state == dead:
+            return False
+    return True
+
+
+def _pads(targets: Sequence[Sequence[int]], start: int, dead: int, accepting: set[int], byte_class: bytes,
+          k: int) -> tuple[list[int], list[int]]:
+    """The bytes the start state stays put on, and those k + 1 of which leave exactly the accepting
+    live states alive."""
+    live = [s for s in range(len(targets)) if s != dead]
+    before = [b for b in range(256) if targets[start][byte_class[b]] == start]
+    after = [b for b in range(256)
+             if all(_survives(targets, dead, s, byte_class[b], k + 1) == (s in accepting) for s in live)]
+    return before, after
+
+
+def _end_table(targets: list[tuple[int, ...]], live: list[int], dead: int, low: int, classes: int, k: int,
+               survives) -> bytes:
+    """Per tuple of k classes (the first the most significant digit), a bit: 1 when the state
+    those classes decide survives k + 1 bytes 00-7F.  0 when no live state survives them at all:
+    the block before holds an error, which the nibble test may flag only in the block after (a
+    byte no live state takes is caught by the window after it), so that block is checked."""
+    bits = bytearray((classes ** k + 7) // 8)
+    for index, word in enumerate(itertools.product(range(classes), repeat=k)):
+        reached = None
+        for state in live:
+            for cls in word:
+                state = targets[state][cls]
+                if state == dead:
+                    break
+            if state != dead:
+                reached = state
+                break
+        if reached is not None and survives(reached, low):
+            bits[index // 8] |= 1 << (index % 8)
+    return bytes(bits)

@@ -1,0 +1,107 @@
+"""The C window test's driver (backends/c/window_driver.py, c_window_driver.c.j2): the input
+checked block by block, padded on both sides where the language allows (then the window test
+alone gives is_valid and first_error), blocks of bytes 00-7F skipped.  Built so that every input
+takes it (WINDOW_TEST_MIN=0) or with the default settings, and checked by the records harness
+(first_error against the DFA's first error; is_valid, and the stream API, which runs the DFA
+loop, against first_error) on inputs of every length 0 to 300 and longer ones, also under the
+sanitizers."""
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+from helpers.c_build import SANITIZE, build, generate, needs_gcc, run_records, write_records
+from helpers.paths import ROOT
+from helpers.walks import class_edges, mutated_walks
+from test_c import UTF8_TEXT, utf8_first_error, utf8_inputs
+from test_c_window_test import INSTANCES, VARIANTS, edge_windows
+
+from abnfc.automata.dfa import Dfa
+
+pytestmark = needs_gcc
+EVERY_LENGTH = ["-D{M}_WINDOW_TEST_MIN=0"]
+SETTINGS = [pytest.param(EVERY_LENGTH, id="every-length"), pytest.param([], id="defaults")]
+
+
+def every_length(dfa: Dfa, seed: str) -> list[bytes]:
+    """Inputs of every length 0 to 300: class-edge words, mutated live walks and random bytes,
+    the walks padded or cut to the length (so errors fall at every block position)."""
+    rng = random.Random(seed)
+    edges = class_edges(dfa)
+    found = [bytes(w) for n in range(4) for w in itertools.product(edges[:6], repeat=n)]
+    walks = mutated_walks(dfa, rng, 1500, 320, ascii_share=0.5, cut_share=0.2)
+    # long runs of bytes 00-7F with a few other bytes: the skipped blocks and the ones after them
+    sparse = mutated_walks(dfa, rng, 300, 40, cut_share=0.3)
+    for _ in range(150):
+        text = bytearray(b"x" * rng.randrange(64, 1500))
+        for piece in rng.sample(sparse, 4):
+            at = rng.randrange(len(text))
+            text[at:at] = piece
+        found.append(bytes(text))
+    for piece in sparse[:80]:  # ending just before a block of bytes 00-7F (blocks of 32 and 64)
+        for end in (128, 160):
+            found += [b"x" * max(0, end - j - len(piece)) + piece[:end] + b"x" * 100 for j in range(4)]
+    for length in range(301):
+        found += [bytes(rng.choice(edges) for _ in range(length)), rng.randbytes(length)]
+        found += [w[:length] for w in rng.sample(walks, 6) if len(w) >= length]
+        found += [(b"a" * length + w)[-length:] if length else b"" for w in rng.sample(walks, 3)]
+    return found + walks
+
+
+def test_the_plan_pads_utf8_with_nul_and_some_languages_not_at_all(tmp_path):
+    utf8 = generate(tmp_path / "utf8", UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf").plan.window_driver
+    assert utf8 is not None and utf8.pads and (utf8.before, utf8.after, utf8.before_low) == (0, 0, True)
+    assert len(utf8.end_table.split(",")) == (12 ** 3 + 7) // 8  # 12 classes, 3-definite
+    pairs = generate(tmp_path / "pairs", 'x = *( "a" / "b" "c" )\n', "pairs").plan.window_driver
+    assert pairs is not None and pairs.pads and (pairs.before, pairs.after) == (0x41, 0x41)  # "a" is A or a
+    assert not pairs.before_low and not pairs.end_table
+    once = generate(tmp_path / "once", 'x = "a" *"b"\n', "once")  # the start state loops on nothing
+    assert once.plan.window_driver is not None and not once.plan.window_driver.pads
+
+
+@pytest.mark.parametrize("settings", SETTINGS)
+@pytest.mark.parametrize("instance", INSTANCES)
+def test_utf8_every_length_under_sanitizers(instance, settings, tmp_path):
+    gen = generate(tmp_path, UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf")
+    inputs = utf8_inputs() + every_length(gen.minimal, "utf8") + edge_windows(gen.minimal)
+    flags = [*SANITIZE, *(s.format(M="UTF8") for s in settings), *(f"-DUTF8_WINDOW_TEST_{name}" for name in instance)]
+    binary = build(gen, "check_records.c", tmp_path / "check", flags)
+    assert run_records(binary, write_records(tmp_path / "records", inputs)) == [utf8_first_error(d) for d in inputs]
+
+
+GRAMMARS = [pytest.param((ROOT / "grammars" / "variants" / v).read_text(encoding="utf-8"), id=v) for v in VARIANTS]
+GRAMMARS += [pytest.param('x = *( "a" / "b" "c" )\n', id="pad-a"),
+             pytest.param('x = *( %x80-FF / %x00 %x41-5A %x61 )\n', id="pad-high"),
+             pytest.param('x = "a" *"b"\n', id="no-pads"),
+             # bytes 00-7F skipped, but not after 80 and one of them (two, then 81, must follow)
+             pytest.param("x = *( %x00-7F / %x80 2%x00-7F %x81 )\n", id="ascii-pending")]
+
+
+@pytest.mark.parametrize("instance", INSTANCES)
+@pytest.mark.parametrize("text", GRAMMARS)
+def test_other_languages_agree_with_the_dfa(text, instance, tmp_path):
+    gen = generate(tmp_path, text, "v")
+    assert gen.plan.window_test is not None
+    inputs = every_length(gen.minimal, text) + edge_windows(gen.minimal)
+    flags = [*SANITIZE, *(s.format(M="V") for s in EVERY_LENGTH), *(f"-DV_WINDOW_TEST_{name}" for name in instance)]
+    binary = build(gen, "check_records.c", tmp_path / "check", flags)
+    assert run_records(binary, write_records(tmp_path / "records", inputs)) == [
+        gen.minimal.first_error(d) for d in inputs]
+
+
+@pytest.mark.parametrize("instance", INSTANCES)
+def test_utf8_bytes_no_state_takes_before_bytes_00_7f(instance, tmp_path):
+    """The nibble test flags C0, C1 and F5-FF at the window after them: at the end of a block
+    before a block of bytes 00-7F (which the end table must not skip) and at the end of the input,
+    first_error still names the byte itself."""
+    gen = generate(tmp_path, UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf")
+    inputs = []
+    for byte in (0xC0, 0xC1, 0xF5, 0xFF):
+        for at in (0, 1, 15, 31, 62, 63, 64, 127, 190, 191):
+            inputs += [b"a" * at + bytes([byte]) + b"a" * tail for tail in (0, 1, 2, 3, 64, 200)]
+            inputs.append("é".encode() * (at // 2) + b"a" * (at % 2) + bytes([byte]) + b"b" * 130)
+    flags = [*SANITIZE, *(s.format(M="UTF8") for s in EVERY_LENGTH),
+             *(f"-DUTF8_WINDOW_TEST_{name}" for name in instance)]
+    binary = build(gen, "check_records.c", tmp_path / "check", flags)
+    assert run_records(binary, write_records(tmp_path / "records", inputs)) == [utf8_first_error(d) for d in inputs]
