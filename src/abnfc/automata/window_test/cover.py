@@ -214,10 +214,16 @@ def accepts(test: WindowTest, dfa: Dfa, data: bytes) -> bool:
             wrong &= test.masks[distance][data[i - distance]]
         if wrong:
             return False
-    for state in test.live:
-        for byte in data[-k:]:
+    return ends_accepting(dfa, test.live, data[-k:])
+
+
+def ends_accepting(dfa: Dfa, live: tuple[int, ...], last: bytes) -> bool:
+    """Whether the state the ``last`` k bytes of a k-definite language decide is accepting:
+    found by running them from each live state, since every run that stays alive ends there."""
+    for state in live:
+        for byte in last:
             state = dfa.transitions[state][dfa.byte_class[byte]]
-        if state in test.live:
+        if state in live:
             return state in dfa.accepting
     return False
 

@@ -37,7 +37,7 @@ import random
 from dataclasses import dataclass
 
 from ..dfa import Dfa
-from .cover import WindowTest, _contexts
+from .cover import WindowTest, _contexts, ends_accepting
 from .definite import _live
 
 MAX_CELL_WINDOWS = 60_000  # beyond: no nibble test (the greedy cover's time grows with them)
@@ -523,9 +523,4 @@ def nibble_accepts(test: NibbleTest, dfa: Dfa, data: bytes) -> bool:
                 bits ^= 0x80
             if bits:
                 return False
-    for state in test.live:
-        for byte in data[-k:]:
-            state = dfa.transitions[state][dfa.byte_class[byte]]
-        if state in test.live:
-            return state in dfa.accepting
-    return False
+    return ends_accepting(dfa, test.live, data[-k:])
