@@ -1144,12 +1144,12 @@ UTF8_INLINE_ size_t utf8_win_first_(const uint8_t *p, size_t len, size_t at)
 UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_walk_(const uint8_t *p, size_t len, int careful)
 {
     __m512i prev[3], wrong, all = _mm512_setzero_si512();
-    __m512i low[3]; /* prev after a block of bytes 00-7F */
-    int primed = 0;
-    size_t i, d, end = len + 4u;
+    size_t i, end = len + 4u;
     int quiet = 1; /* prev is as after a block of bytes 00-7F */
-    for (d = 0; d < 3u; d++)
-        prev[d] = _mm512_setzero_si512();
+    /* the box bits the bytes before the input leave */
+    prev[0] = _mm512_set1_epi8((char)0x1B);
+    prev[1] = _mm512_set1_epi8((char)0x7F);
+    prev[2] = _mm512_set1_epi8((char)0x7F);
     for (i = 0; i < end; i += 64) {
         __m512i x;
         __mmask64 high, bad;
@@ -1169,17 +1169,13 @@ UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_walk_(const uint8_t *p, si
                 break;
             }
             if (i + 64 <= len && utf8_win_end_ok_(p + i)) {
-                for (d = 0; d < 3u; d++)
-                    prev[d] = low[d];
+                /* as after a block of bytes 00-7F, which the bytes before the input are */
+                prev[0] = _mm512_set1_epi8((char)0x1B);
+                prev[1] = _mm512_set1_epi8((char)0x7F);
+                prev[2] = _mm512_set1_epi8((char)0x7F);
                 quiet = 1;
                 continue;
             }
-        }
-        if (!primed) { /* the bytes before the input, as the previous block */
-            (void)utf8_win_block_(utf8_win_classes_(_mm512_set1_epi8((char)0x00), 0), prev);
-            for (d = 0; d < 3u; d++)
-                low[d] = prev[d];
-            primed = 1;
         }
         wrong = utf8_win_block_(utf8_win_classes_(x, high), prev);
         quiet = high == 0;
@@ -1198,9 +1194,51 @@ UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_walk_(const uint8_t *p, si
     return careful || _mm512_test_epi8_mask(all, all) == 0 ? SIZE_MAX : 0;
 }
 
-/* utf8_win_walk_, then where it found a wrong window, again, carefully. */
+
+/*
+ * The first error of p[0..len) (SIZE_MAX: none) as utf8_win_walk_ finds it, for inputs of at most
+ * 1024 bytes: every block checked, none skipped, and each tested at once (on inputs this short a
+ * branch a block on whether it holds only bytes 00-7F is mispredicted more often than it saves).
+ */
+UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_dense_(const uint8_t *p, size_t len)
+{
+    __m512i prev[3], x, wrong;
+    __mmask64 bad;
+    size_t i;
+    prev[0] = _mm512_set1_epi8((char)0x1B);
+    prev[1] = _mm512_set1_epi8((char)0x7F);
+    prev[2] = _mm512_set1_epi8((char)0x7F);
+    for (i = 0; i < len; i += 64) {
+        if (i + 64 <= len)
+            x = _mm512_loadu_si512((const void *)(p + i));
+        else
+            x = _mm512_mask_loadu_epi8(_mm512_set1_epi8((char)0x00),
+                                       ~(__mmask64)0 >> (64u - (unsigned)(len - i)), p + i);
+        wrong = utf8_win_block_(utf8_win_classes_(x, _mm512_movepi8_mask(x)), prev);
+        bad = _mm512_test_epi8_mask(wrong, wrong);
+        if (bad != 0) {
+            size_t at = i + (size_t)__builtin_ctzll(bad);
+            return at < len ? at : len;
+        }
+    }
+    if (i >= len + 4u)
+        return SIZE_MAX; /* the last block held the bytes after the input that decide its end */
+    /* the windows that end in the bytes after the input, past the last block: those bytes' bits as constants */
+    wrong = _mm512_set1_epi8((char)0x64);
+    wrong = _mm512_and_si512(wrong, _mm512_permutex2var_epi8(prev[0],
+        _mm512_loadu_si512((const void *)utf8_win_shift1_), _mm512_set1_epi8((char)0x1B)));
+    wrong = _mm512_and_si512(wrong, _mm512_permutex2var_epi8(prev[1],
+        _mm512_loadu_si512((const void *)utf8_win_shift2_), _mm512_set1_epi8((char)0x7F)));
+    wrong = _mm512_and_si512(wrong, _mm512_permutex2var_epi8(prev[2],
+        _mm512_loadu_si512((const void *)utf8_win_shift3_), _mm512_set1_epi8((char)0x7F)));
+    return _mm512_test_epi8_mask(wrong, wrong) == 0 ? SIZE_MAX : len;
+}
+
+/* utf8_win_walk_, then where it found a wrong window, again, carefully; short inputs by utf8_win_dense_. */
 UTF8_WINDOW_TEST_TARGET_ static size_t utf8_win_error_(const uint8_t *p, size_t len)
 {
+    if (len <= 1024u)
+        return utf8_win_dense_(p, len);
     return utf8_win_walk_(p, len, 0) == SIZE_MAX ? SIZE_MAX : utf8_win_walk_(p, len, 1);
 }
 
@@ -1423,16 +1461,21 @@ static size_t utf8_win_error_neon_(const uint8_t *p, size_t len)
 
 #endif
 
-/* utf8_have_window_test_, asked once: the CPU check cost a tenth of a 64-byte input's time. */
-static int utf8_window_simd_(void)
+static int utf8_window_known_ = -1; /* atomic, relaxed: every thread that asks writes the same answer */
+
+static __attribute__((noinline)) int utf8_window_ask_(void)
 {
-    static int known = -1; /* atomic, relaxed: every thread that asks writes the same answer */
-    int simd = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (simd < 0) {
-        simd = utf8_have_window_test_();
-        __atomic_store_n(&known, simd, __ATOMIC_RELAXED);
-    }
+    int simd = utf8_have_window_test_();
+    __atomic_store_n(&utf8_window_known_, simd, __ATOMIC_RELAXED);
     return simd;
+}
+
+/* utf8_have_window_test_, asked once and inline after that: the CPU check cost a tenth of a 64-byte
+ * input's time, and the call to ask whether it had been made a sixth of a 16-byte one's. */
+UTF8_INLINE_ int utf8_window_simd_(void)
+{
+    int simd = __atomic_load_n(&utf8_window_known_, __ATOMIC_RELAXED);
+    return simd >= 0 ? simd : utf8_window_ask_();
 }
 
 /* utf8_win_error_ in the instance simd names (what have_window_test_ said, not 0). */

@@ -46,6 +46,10 @@ SHORT_MIN = 8  # shorter inputs: the strategy's loop is as fast (UTF-8, Zen 4: a
 # ... with the other instances (AVX2 on UTF-8, Zen 4: 16 bytes 18 ns against the pairs loop's 12,
 # 64 bytes 13.7 against 17.8; SSE4.1 and NEON, 16 positions a block, taken alike)
 OTHER_MIN = 64
+# Inputs up to this long are walked with every block checked: a branch a block on whether it
+# holds only bytes 00-7F is mispredicted about every other block on mostly-ASCII strings (UTF-8,
+# Zen 4, German strings of 256 bytes: 34 ns with the branch, 15 without)
+DENSE_MAX = 1024
 MAX_END_TABLE = 4096  # tuples of k classes: a table of at most 512 bytes
 
 
@@ -64,6 +68,12 @@ class WindowDriverC:
     deferred: str
     short_min: int
     other_min: int  # the same where AVX2, SSE4.1 or NEON runs
+    # AVX-512 VBMI (pads): per group and distance 1..k, the box bits the bytes before the input
+    # leave for the first block (prev[g * k + d - 1]), as constants rather than a block's work
+    before_bits: tuple[int, ...]
+    # ... and per group and distance 0..k, the box bits of the bytes after the input
+    after_bits: tuple[tuple[int, ...], ...]
+    dense_max: int  # inputs up to this long are walked with no block skipped
 
 
 def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriverC | None:
@@ -77,6 +87,7 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
         return _survives(targets, tables.dead, state, cls, window.k + 1)
 
     before, after = _pads(targets, tables.start, tables.dead, set(tables.accepting), byte_class, window.k)
+    after_byte = next((b for b in after if b < 0x80), after[0] if after else 0)
     low_before = [b for b in before if b < 0x80]
     pads = bool(before and after)
     before_low = pads and window.quiet_low and bool(low_before)
@@ -85,7 +96,7 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
     return WindowDriverC(
         pads=pads,
         before=(low_before or before or [0])[0],
-        after=next((b for b in after if b < 0x80), after[0] if after else 0),
+        after=after_byte,
         before_low=before_low,
         after_low=bool(end) and any(b < 0x80 for b in after),
         end_table=hex_cells(list(end)) if end else "",
@@ -94,7 +105,15 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
         deferred=_deferred(targets, live, tables.dead, byte_class) if pads and window.nibble else "",
         short_min=SHORT_MIN,
         other_min=OTHER_MIN,
+        before_bits=_before_bits(window, byte_class[(low_before or before or [0])[0]]) if pads else (),
+        after_bits=tuple(tuple(m[byte_class[after_byte]] for m in group) for group in window.mask_bytes)
+        if pads else (),
+        dense_max=DENSE_MAX,
     )
+
+
+def _before_bits(window: WindowTestC, before_class: int) -> tuple[int, ...]:
+    return tuple(group[d][before_class] for group in window.mask_bytes for d in range(1, window.k + 1))
 
 
 def shortest_checked(dfa: Dfa, k: int) -> int:

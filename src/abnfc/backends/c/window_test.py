@@ -93,6 +93,7 @@ class WindowTestC:
     quiet_low: bool  # blocks of bytes 00-7F after another such block are skipped
     groups: int  # bytes of box bits: 8 boxes each
     masks: tuple[tuple[str, ...], ...]  # per group, per distance 0..k: 64 cells, the group's box bits of each class
+    mask_bytes: tuple[tuple[bytes, ...], ...]  # the same as bytes
     shifts: tuple[str, ...]  # per distance 1..k: 64 cells, the vpermi2b index moving bits d on
     live: str  # the live states as held, for the run over the last k bytes
     min_length: int
@@ -138,6 +139,7 @@ def plan_window_test(tables: Tables, unit: int, strategy: str) -> WindowTestC | 
         quiet_low=uniform and all_low_allowed,
         groups=groups,
         masks=tuple(tuple(hex_cells(list(m)) for m in group) for group in masks),
+        mask_bytes=masks,
         shifts=tuple(hex_cells([64 + i - d if i >= d else 64 - d + i for i in range(64)])
                      for d in range(1, found.k + 1)),
         live=", ".join(f"{state * unit}u" for state in found.live),
