@@ -65,7 +65,7 @@
  *   UTF8_NO_SIMD           leave out the x86 SIMD code and the CPU feature check (portable code only)
  *   UTF8_NO_WINDOW_TEST    leave out the window test of is_valid and first_error (AVX-512 VBMI, AVX2 or SSE4.1, chosen at run time; NEON on AArch64)
  *   UTF8_WINDOW_TEST_MIN   the shortest input is_valid and first_error check by their window test (default 8
- *                           with AVX-512 VBMI, 64 with AVX2, SSE4.1 and NEON, whose short inputs the strategy's loop
+ *                           with AVX-512 VBMI and AVX2, 64 with SSE4.1 and NEON, whose short inputs the strategy's loop
  *                           checks faster; a value set applies to every instance)
  *   UTF8_WINDOW_TEST_AVX2  take the AVX2 instance even where the CPU has AVX-512 VBMI (to test or compare it)
  *   UTF8_WINDOW_TEST_SSE41 take the SSE4.1 instance even where the CPU has AVX2 or AVX-512 VBMI (to test or compare it)
@@ -104,7 +104,7 @@
 #ifdef UTF8_WINDOW_TEST_
 #ifndef UTF8_WINDOW_TEST_MIN
 #define UTF8_WINDOW_TEST_MIN 8u
-#define UTF8_WINDOW_TEST_OTHER_MIN_ 64u /* not AVX-512 VBMI: shorter inputs, the strategy's loop is faster */
+#define UTF8_WINDOW_TEST_OTHER_MIN_ 64u /* SSE4.1, NEON: shorter inputs, the strategy's loop is faster */
 #else
 #define UTF8_WINDOW_TEST_OTHER_MIN_ UTF8_WINDOW_TEST_MIN
 #endif
@@ -1304,8 +1304,71 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ size_t utf8_win_walk2_(const uint8_t 
     return careful || _mm256_testz_si256(all, all) ? SIZE_MAX : 0;
 }
 
+
+/* The part of a block of 32 from q that holds the input's last r bytes (0 to 31), then bytes 00:
+ * the whole 4-byte words by a masked load (which reads no byte of a word it leaves out), the rest
+ * byte by byte. */
+UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ __m256i utf8_win_part2_(const uint8_t *q, size_t r)
+{
+    const __m256i words = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i bytes = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+                                           20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+    const int whole = (int)(r >> 2);
+    __m256i x = _mm256_maskload_epi32((const int *)(const void *)q, _mm256_cmpgt_epi32(_mm256_set1_epi32(whole), words));
+    uint32_t rest = 0;
+    switch (r & 3u) {
+    case 3:
+        rest |= (uint32_t)q[r - 1] << 16;
+        rest |= (uint32_t)q[r - 2] << 8;
+        rest |= q[r - 3];
+        break;
+    case 2:
+        rest |= (uint32_t)q[r - 1] << 8;
+        rest |= q[r - 2];
+        break;
+    case 1:
+        rest |= q[r - 1];
+        break;
+    default:
+        break;
+    }
+    x = _mm256_blendv_epi8(x, _mm256_set1_epi32((int)rest), _mm256_cmpeq_epi32(_mm256_set1_epi32(whole), words));
+    return _mm256_blendv_epi8(_mm256_set1_epi8((char)0x00), x, _mm256_cmpgt_epi8(_mm256_set1_epi8((char)r), bytes));
+}
+
+/*
+ * The first error of p[0..len) (SIZE_MAX: none) as utf8_win_walk2_ finds it, for inputs of at most
+ * 1024 bytes: every block of 32 checked and tested at once, none skipped; the last part
+ * block read by utf8_win_part2_, not copied.
+ */
+UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ size_t utf8_win_dense2_(const uint8_t *p, size_t len)
+{
+    __m256i prev[1], tab[7], x, wrong;
+    size_t i, j;
+    prev[0] = _mm256_set1_epi8((char)0x00); /* the bytes before the input */
+    utf8_win_tables2_(tab);
+    for (i = 0; i < len + 4u; i += 32) {
+        if (i + 32 <= len)
+            x = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
+        else if (i < len)
+            x = utf8_win_part2_(p + i, len - i);
+        else if (len >= 3u) /* past the last block, only bytes after the input: the state it ends in decides */
+            return utf8_win_end_ok_(p + len) ? SIZE_MAX : utf8_win_first_(p, len, len);
+        else
+            x = _mm256_set1_epi8((char)0x00);
+        wrong = utf8_win_block2_(x, prev, tab);
+        if (!_mm256_testz_si256(wrong, wrong)) {
+            j = (size_t)__builtin_ctz(~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(wrong, _mm256_setzero_si256())));
+            return utf8_win_first_(p, len, i + j);
+        }
+    }
+    return SIZE_MAX;
+}
+
 UTF8_WINDOW_TEST_AVX2_TARGET_ static size_t utf8_win_error2_(const uint8_t *p, size_t len)
 {
+    if (len <= 1024u)
+        return utf8_win_dense2_(p, len);
     return utf8_win_walk2_(p, len, 0) == SIZE_MAX ? SIZE_MAX : utf8_win_walk2_(p, len, 1);
 }
 
@@ -1376,6 +1439,7 @@ UTF8_WINDOW_TEST_SSE41_TARGET_ UTF8_INLINE_ size_t utf8_win_walk16_(const uint8_
     }
     return careful || _mm_testz_si128(all, all) ? SIZE_MAX : 0;
 }
+
 
 UTF8_WINDOW_TEST_SSE41_TARGET_ static size_t utf8_win_error16_(const uint8_t *p, size_t len)
 {
@@ -1454,6 +1518,7 @@ UTF8_INLINE_ size_t utf8_win_walk_neon_(const uint8_t *p, size_t len, int carefu
     return careful || vmaxvq_u8(all) == 0 ? SIZE_MAX : 0;
 }
 
+
 static size_t utf8_win_error_neon_(const uint8_t *p, size_t len)
 {
     return utf8_win_walk_neon_(p, len, 0) == SIZE_MAX ? SIZE_MAX : utf8_win_walk_neon_(p, len, 1);
@@ -1504,7 +1569,7 @@ bool utf8_is_valid(const void *data, size_t len)
 #ifdef UTF8_WINDOW_TEST_
     if (len >= UTF8_WINDOW_TEST_MIN) {
         int simd = utf8_window_simd_();
-        if (simd == 2 || (simd && len >= UTF8_WINDOW_TEST_OTHER_MIN_))
+        if (simd == 2 || simd == 1 || (simd && len >= UTF8_WINDOW_TEST_OTHER_MIN_))
             return utf8_window_error_((const uint8_t *)data, len, simd) == SIZE_MAX;
     }
 #endif
@@ -1518,7 +1583,7 @@ size_t utf8_first_error(const void *data, size_t len)
 #ifdef UTF8_WINDOW_TEST_
     if (len >= UTF8_WINDOW_TEST_MIN) {
         int simd = utf8_window_simd_();
-        if (simd == 2 || (simd && len >= UTF8_WINDOW_TEST_OTHER_MIN_))
+        if (simd == 2 || simd == 1 || (simd && len >= UTF8_WINDOW_TEST_OTHER_MIN_))
             return utf8_window_error_((const uint8_t *)data, len, simd);
     }
 #endif

@@ -43,8 +43,10 @@ from .literals import hex_cells
 from .window_test import MIN_LENGTH, WindowTestC
 
 SHORT_MIN = 8  # shorter inputs: the strategy's loop is as fast (UTF-8, Zen 4: about 4.5 ns either way at 8)
-# ... with the other instances (AVX2 on UTF-8, Zen 4: 16 bytes 18 ns against the pairs loop's 12,
-# 64 bytes 13.7 against 17.8; SSE4.1 and NEON, 16 positions a block, taken alike)
+# ... with AVX2's nibble test too (its short inputs read by masked loads, not copied: UTF-8, Zen 4,
+# 16 bytes 7.4 ns against the pairs loop's 12-13); with SSE4.1, NEON and AVX2's class test, whose
+# last part block is copied (AVX2 on UTF-8 when it copied: 16 bytes 18 ns against the pairs
+# loop's 12, 64 bytes 13.7 against 17.8)
 OTHER_MIN = 64
 # Inputs up to this long are walked with every block checked: a branch a block on whether it
 # holds only bytes 00-7F is mispredicted about every other block on mostly-ASCII strings (UTF-8,
