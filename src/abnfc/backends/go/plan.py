@@ -38,6 +38,7 @@ from ...charset import format_hex
 from ...errors import InvariantError
 from ..analysis import Speed, analyse, plan_strategy
 from ..tables import Comments, Tables, comment_text
+from .window import GoWindow, plan_window
 
 SHIFT_BITS = 6
 MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a uint64 row
@@ -113,6 +114,7 @@ class GoPlan:
     shift: ShiftRows | None = None
     pairs: PairTables | None = None
     table: TransitionTable | None = None
+    window: GoWindow | None = None  # the AVX2 window test of IsValid on amd64
 
 
 def lower(tables: Tables, options: Mapping[str, str]) -> GoPlan:
@@ -150,6 +152,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> GoPlan:
         shift=_shift_rows(tables) if shifting else None,
         pairs=_pair_tables(tables, speed) if strategy == "pairs" else None,
         table=None if shifting else _transition_table(tables, unit),
+        window=None if plain else plan_window(tables),
     )
 
 
