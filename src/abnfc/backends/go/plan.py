@@ -152,7 +152,8 @@ def lower(tables: Tables, options: Mapping[str, str]) -> GoPlan:
         shift=_shift_rows(tables) if shifting else None,
         pairs=_pair_tables(tables, speed) if strategy == "pairs" else None,
         table=None if shifting else _transition_table(tables, unit),
-        window=None if plain else plan_window(tables),
+        # a strategy asked for by name runs as it is, as in C
+        window=plan_window(tables) if wanted == "auto" and not plain else None,
     )
 
 
