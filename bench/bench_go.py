@@ -64,7 +64,7 @@ func init() {
 	validators = append(validators, struct {
 		name string
 		f    func([]byte) bool
-	}{"%s", cAVX2})
+	}{"C_REFERENCE", cAVX2})
 }
 
 // cAVX2 is the generated C's utf8_is_valid, its AVX2 instance.
@@ -74,7 +74,7 @@ func cAVX2(b []byte) bool {
 	}
 	return bool(C.utf8_is_valid(unsafe.Pointer(&b[0]), C.size_t(len(b))))
 }
-""" % C_REFERENCE
+""".replace("C_REFERENCE", C_REFERENCE)
 
 
 def _uri_regexp() -> str:

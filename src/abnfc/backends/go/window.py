@@ -162,9 +162,20 @@ def _block(test: NibbleTest, offsets: dict, x: str, prev: str) -> tuple[tuple[st
     slots = sorted({(lookup.distance, lookup.nibble == "high") for group in test.groups for lookup in group})
     free = list(FREE)
     held: dict = {}
-    for slot in slots:  # nibbles used more than once first would be better; each is used once or twice
+    for slot in slots:  # a register for each nibble vector while one is left for a table
         if len(free) > 1 or (free and len(slots) == 1):
-            held[slot] = nibble(*slot, free.pop(0))
+            held[slot] = free.pop(0)
+    for d in sorted({d for d, _high in held}):
+        low, high = held.get((d, False)), held.get((d, True))
+        if low and high and d:  # both nibbles of the bytes moved d on: one move
+            moved(d, high)
+            out.append(f"VPAND {MASK}, {high}, {low}")
+            out.append(f"VPSRLW $4, {high}, {high}")
+            out.append(f"VPAND {MASK}, {high}, {high}")
+            continue
+        for register, is_high in ((low, False), (high, True)):
+            if register:
+                nibble(d, is_high, register)
     tables: dict = {}
     loads: list[str] = []
     for g, group in enumerate(test.groups):
