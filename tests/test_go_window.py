@@ -4,13 +4,15 @@ and the variants that have a nibble test: class-edge words after prefixes that p
 the 32- and 64-byte steps and the padded tail, mutated live walks, inputs written one byte at a
 time; then, inside each package (a test file of its own, with the unexported functions), every
 word of up to 3 representative bytes after such prefixes, the assembly against the byte loop,
-and a short run of a native fuzz target comparing the two.  Where the CPU has no AVX2 the
-assembly does not run, and the tests that need it skip, saying so.
+and a short run of a native fuzz target comparing the two.  The NEON assembly: the same words,
+built with GOARCH=arm64 and run under qemu-aarch64.  Where the CPU has no AVX2 (or qemu is
+missing) the assembly does not run, and the tests that need it skip, saying so.
 """
 from __future__ import annotations
 
 import itertools
 import random
+import shutil
 import subprocess
 
 import pytest
@@ -31,6 +33,8 @@ NAMES = {"utf8": "utf8.abnf", "java": "variants/java-modified-utf8.abnf", "wtf8"
          "cesu8": "variants/cesu8.abnf", "general": "variants/generalized-utf8.abnf"}
 TEXTS = {name: (GRAMMARS / path).read_text(encoding="utf-8") for name, path in NAMES.items()}
 needs_avx2 = pytest.mark.skipif(not _has_avx2(), reason="this CPU has no AVX2: the window test does not run here")
+QEMU = shutil.which("qemu-aarch64") or shutil.which("qemu-aarch64-static")
+needs_qemu = pytest.mark.skipif(QEMU is None, reason="no qemu-aarch64 (Debian: qemu-user): NEON not checked")
 
 
 def prefixes(dfa: Dfa) -> list[bytes]:
@@ -54,7 +58,8 @@ def test_the_plan_has_the_window_test_where_it_applies():
         assert go_backend.lower(compile_tables(text), {"prefix": "g", "strategy": "auto", **options}).window is None
     files = go_package(TEXTS["utf8"], "utf8")
     assert sorted(files) == sorted(["utf8.go", *(f"utf8{suffix}" for suffix in WINDOW_FILES)])
-    assert "//go:build !purego" in files["utf8_amd64.s"] and "//go:build !amd64 || purego" in files["utf8_other.go"]
+    assert "//go:build !purego" in files["utf8_amd64.s"] and "//go:build !purego" in files["utf8_arm64.s"]
+    assert "//go:build (!amd64 && !arm64) || purego" in files["utf8_other.go"]
     assert "var PureGo = false" in files["utf8.go"]
 
 
@@ -177,8 +182,26 @@ def test_every_short_word_after_the_prefixes_and_a_fuzz_run(tmp_path):
     ran = go(module, "test", "-count=1", "-v", "-run", "TestWindowWords", "./...")
     checked = [int(line.split()[-1]) for line in ran.stdout.splitlines() if "checked" in line]
     assert len(checked) == len(TEXTS) and min(checked) > 100_000, ran.stdout
-    fuzzed = go(module, "test", "-run", "^$", "-fuzz", "FuzzWindow", "-fuzztime", "3s", "-parallel", "1", "./utf8")
+    fuzzed = go(module, "test", "-run", "^$", "-fuzz", "FuzzWindow", "-fuzztime", "2s", "-parallel", "1", "./utf8")
     assert "PASS" in fuzzed.stdout, fuzzed.stdout
+
+
+@needs_qemu
+def test_neon_every_short_word_after_the_prefixes_under_qemu(tmp_path):
+    """UTF-8 (quiet steps of bytes 00-7F, the equivalence bit) and CESU-8 (two groups of box
+    bits, tables read from memory in the loop)."""
+    need_go()
+    names = ["utf8", "cesu8"]
+    module = write_module(tmp_path, {name: {**go_package(TEXTS[name], name), f"{name}_window_test.go": _inside(name)}
+                                     for name in names})
+    assert "VLD1 (R4), [V8.B16]" in (module / "cesu8" / "cesu8_arm64.s").read_text(encoding="utf-8")
+    for name in names:
+        program = tmp_path / f"{name}.test"
+        go(module, "test", "-c", "-o", str(program), f"./{name}", goarch="arm64")
+        ran = subprocess.run([QEMU, str(program), "-test.run", "TestWindowWords", "-test.v"], capture_output=True,
+                             text=True, timeout=300)
+        assert ran.returncode == 0 and "--- PASS" in ran.stdout, ran.stdout[-3000:] + ran.stderr[-2000:]
+        assert int(ran.stdout.split("checked ")[1].split()[0]) > 100_000
 
 
 def test_the_purego_tag_and_other_architectures_build_and_vet(tmp_path):

@@ -1,7 +1,8 @@
 """The window test in Go assembly: a k-definite language's nibble test
 (:mod:`abnfc.automata.window_test.nibble`, Keiser and Lemire's kind of test, "Validating UTF-8 in
 less than one instruction per byte", 2021) as an AVX2 function in ``<prefix>_amd64.s``, which
-``IsValid`` calls on long inputs where the CPU has AVX2.
+``IsValid`` calls on long inputs where the CPU has AVX2, and as a NEON function in
+``<prefix>_arm64.s`` (:func:`_neon`).
 
 Go has no SIMD intrinsics, so the block code is written here, instruction by instruction, as the
 C backend's AVX2 instance (:mod:`abnfc.backends.c.window_test`) computes it: per 32-byte block,
@@ -57,6 +58,18 @@ class GoWindow:
     second: tuple[str, ...]  # ... the block in SECOND, the previous one in X
     loads: tuple[str, ...]  # the tables kept in registers, loaded before the loop
     min_length: int
+    neon: NeonWindow
+
+
+@dataclass(frozen=True)
+class NeonWindow:
+    """The same test with NEON (arm64): 16 positions a block, four blocks a step."""
+
+    data: tuple[str, ...]
+    size: int
+    notes: tuple[str, ...]
+    loads: tuple[str, ...]  # the tables kept in registers, loaded before the loop
+    blocks: tuple[str, ...]  # the instructions checking the step's four blocks
 
 
 def plan_window(tables: Tables) -> GoWindow | None:
@@ -93,6 +106,7 @@ def plan_window(tables: Tables) -> GoWindow | None:
         second=second,
         loads=loads,
         min_length=MIN_LENGTH,
+        neon=_neon(nibble),
     )
 
 
@@ -128,12 +142,17 @@ def _tables(test: NibbleTest) -> tuple[tuple[str, ...], tuple[str, ...], dict]:
         offsets["bit7"] = 32 * len(cells)
         cells.append((0x80,) * 16)
         notes.append("bit 7")
+    return _data(cells, 32), tuple(notes), offsets
+
+
+def _data(cells: list[tuple[int, ...]], width: int) -> tuple[str, ...]:
+    """DATA lines of 16-byte tables, each repeated to ``width`` bytes."""
     data = []
     for index, table in enumerate(cells):
-        for half in range(4):  # both lanes
-            word = bytes(table[8 * (half % 2):8 * (half % 2) + 8])
-            data.append(f"DATA {TABLES}+{32 * index + 8 * half}(SB)/8, $0x{int.from_bytes(word, 'little'):016x}")
-    return tuple(data), tuple(notes), offsets
+        for part in range(width // 8):
+            word = bytes(table[8 * (part % 2):8 * (part % 2) + 8])
+            data.append(f"DATA {TABLES}+{width * index + 8 * part}(SB)/8, $0x{int.from_bytes(word, 'little'):016x}")
+    return tuple(data)
 
 
 def _block(test: NibbleTest, offsets: dict, x: str, prev: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -212,3 +231,97 @@ def _block(test: NibbleTest, offsets: dict, x: str, prev: str) -> tuple[tuple[st
             out.append(f"VPXOR {TMP2}, {BITS}, {BITS}")
         out.append(f"VPOR {BITS}, {ERROR}, {ERROR}")
     return tuple(out), tuple(loads)
+
+
+# NEON: V0-V3 the step's blocks, V4 the block before, V5 the box bits, V6 all box bits so far,
+# V7 and V8 for the moment, V9 the nibble mask, V10 bit 7; the rest for nibbles and tables.
+NEON_FREE = tuple(f"V{n}" for n in range(11, 32))
+
+
+def _neon(test: NibbleTest) -> NeonWindow:
+    """The NEON instance: TBL is the nibble lookup, EXT moves a block d positions on, and as Go's
+    arm64 assembler has no saturating subtraction, "at least t" is UMAX and CMEQ (the tables
+    hold t, not t - 80)."""
+    cells: list[tuple[int, ...]] = [(0x0F,) * 16, (0x80,) * 16]
+    notes = ["the mask of a low nibble", "bit 7"]
+    table_of: dict = {}
+    for d, t in enumerate(test.must or ()):  # before the lookups: always in registers
+        if t:
+            table_of[("threshold", d)] = len(cells)
+            cells.append((t,) * 16)
+            notes.append(f"{t:02X}: bytes {t:02X}-FF at distance {d} set bit 7")
+    for g, group in enumerate(test.groups):
+        for n, lookup in enumerate(group):
+            table_of[("lookup", g, n)] = len(cells)
+            cells.append(lookup.table)
+            notes.append(f"box bits {8 * g}-{8 * g + 7}, {lookup.nibble} nibble at distance {lookup.distance}")
+    free = list(NEON_FREE)
+    slots = sorted({(lookup.distance, lookup.nibble == "high") for group in test.groups for lookup in group})
+    distances = sorted(({d for d, _high in slots} | {d for d, t in enumerate(test.must or ()) if t}) - {0})
+    moved = {d: free.pop(0) for d in distances}  # at most k registers
+    registers = {0: "V9", 1: "V10"}
+    thresholds = sum(1 for t in test.must or () if t)
+    for index in range(2, 2 + thresholds):
+        registers[index] = free.pop(0)
+    held = {slot: free.pop(0) for slot in slots if len(free) > 1}
+    for index in range(2, len(cells)):
+        if index not in registers and free:
+            registers[index] = free.pop(0)
+    loads = tuple(line for index, register in sorted(registers.items())
+                  for line in (f"MOVD ${TABLES}+{16 * index}(SB), R4", f"VLD1 (R4), [{register}.B16]"))
+    out: list[str] = []
+    for x, prev in [("V0", "V4"), ("V1", "V0"), ("V2", "V1"), ("V3", "V2")]:
+        out += _neon_block(test, x, prev, moved, held, registers, table_of)
+    return NeonWindow(_data(cells, 16), 16 * len(cells), tuple(notes), loads, tuple(out))
+
+
+def _neon_block(test: NibbleTest, x: str, prev: str, moved: dict, held: dict, registers: dict, table_of: dict
+                ) -> list[str]:
+    """The instructions ORing into V6 the box bits of the block in ``x`` (``prev`` the one before)."""
+    out: list[str] = []
+    for d, register in moved.items():
+        out.append(f"VEXT ${16 - d}, {x}.B16, {prev}.B16, {register}.B16")
+
+    def source(d: int) -> str:
+        return x if d == 0 else moved[d]
+
+    def nibble(d: int, high: bool, into: str) -> str:
+        if high:
+            out.append(f"VUSHR $4, {source(d)}.B16, {into}.B16")
+        else:
+            out.append(f"VAND V9.B16, {source(d)}.B16, {into}.B16")
+        return into
+
+    def table(index: int) -> str:
+        if index in registers:
+            return registers[index]
+        out.append(f"MOVD ${TABLES}+{16 * index}(SB), R4")
+        out.append("VLD1 (R4), [V8.B16]")
+        return "V8"
+
+    for (d, high), register in held.items():
+        nibble(d, high, register)
+    for g, group in enumerate(test.groups):
+        for n, lookup in enumerate(group):
+            slot = (lookup.distance, lookup.nibble == "high")
+            index = held[slot] if slot in held else nibble(*slot, "V7")
+            into = "V5" if n == 0 else "V8"
+            out.append(f"VTBL {index}.B16, [{table(table_of[('lookup', g, n)])}.B16], {into}.B16")
+            if n:
+                out.append("VAND V8.B16, V5.B16, V5.B16")
+        if g == 0 and test.must:
+            first = True
+            for d, t in enumerate(test.must):
+                if not t:
+                    continue
+                at_least = table(table_of[("threshold", d)])
+                into = "V8" if first else "V7"
+                out.append(f"VUMAX {at_least}.B16, {source(d)}.B16, {into}.B16")
+                out.append(f"VCMEQ {into}.B16, {source(d)}.B16, {into}.B16")
+                if not first:
+                    out.append("VORR V7.B16, V8.B16, V8.B16")
+                first = False
+            out.append("VAND V10.B16, V8.B16, V8.B16")
+            out.append("VEOR V8.B16, V5.B16, V5.B16")
+        out.append("VORR V5.B16, V6.B16, V6.B16")
+    return out
