@@ -47,6 +47,12 @@ from .window import GoWindow, plan_window
 SHIFT_BITS = 6
 MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a uint64 row
 BLOCK = 64  # bytes run with no check per byte, and skipped at once
+# The table loop waits for a load each byte: segments side by side overlap those waits (as in C,
+# whose 4 were measured); the shift loops keep the load units busy with one.
+SEGMENTS = {"pairs": 1, "shift": 1, "table": 4}
+MIN_SEGMENT = 4096  # bytes; shorter inputs run in one piece
+SYNC_WINDOW = 16  # bytes searched for a synchronizing byte at each segment boundary
+CHECKPOINTS = 16  # states kept per segment to find where a re-run meets the first run
 CELLS_PER_LINE = 16
 
 
@@ -119,6 +125,18 @@ class GoPlan:
     pairs: PairTables | None = None
     table: TransitionTable | None = None
     window: GoWindow | None = None  # the AVX2 window test of IsValid on amd64
+    segments: Segments | None = None  # long inputs in segments side by side (table)
+
+
+@dataclass(frozen=True)
+class Segments:
+    count: int
+    min_segment: int
+    sync_window: int
+    checkpoints: int
+    sync_lines: tuple[Line, ...]  # per byte: the state (as held) every live state is in after it, or no_sync
+    no_sync: int
+    guess: int  # the state (as held) a segment starts in without a synchronizing byte
 
 
 def lower(tables: Tables, options: Mapping[str, str]) -> GoPlan:
@@ -158,7 +176,16 @@ def lower(tables: Tables, options: Mapping[str, str]) -> GoPlan:
         table=None if shifting else _transition_table(tables, unit),
         # a strategy asked for by name runs as it is, as in C
         window=plan_window(tables) if wanted == "auto" and not plain else None,
+        segments=None if plain or SEGMENTS[strategy] == 1 else _segments(tables, speed, unit, SEGMENTS[strategy]),
     )
+
+
+def _segments(tables: Tables, speed: Speed, unit: int, count: int) -> Segments:
+    no_sync = tables.num_states * unit
+    by_class = [no_sync if target is None else target * unit for target in speed.sync]
+    targets = [by_class[c] for c in tables.byte_class]
+    return Segments(count, MIN_SEGMENT, SYNC_WINDOW, CHECKPOINTS, cell_lines([str(t) for t in targets]), no_sync,
+                    speed.guess * unit)
 
 
 def comments(tables: Tables) -> Comments:
