@@ -8,6 +8,10 @@ reference, the generated C's AVX2 instance (``utf8_is_valid`` of ``--lang c``, b
 ``-DUTF8_WINDOW_TEST_AVX2`` and called through cgo: one call per corpus, so the call costs
 nothing measurable; left out with ``--no-c`` or where no C compiler builds it).
 
+URI references, one long input (a URI of the corpus size, a third each path, query and
+fragment): the generated Go against the generated C (table, 4 segments) with its SIMD runs and
+without (``-DURI_NO_SIMD``, the portable code Go's loop corresponds to).
+
 URI references (grammars/uri.abnf, start rule URI-reference): the generated ``IsValid`` on each
 line of the URI corpus on its own, against Go's ``regexp`` (RE2: linear time) with an expression
 written from the same rules of RFC 3986 (``URI_REGEXP`` below); both must agree on every line.
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -53,8 +58,10 @@ C_REFERENCE = "generated C, AVX2 (cgo)"
 CGO_FILE = """package main
 
 /*
-#cgo CFLAGS: -O2 -DUTF8_WINDOW_TEST_AVX2
+#cgo CFLAGS: -O2 -DUTF8_WINDOW_TEST_AVX2 -DURINS_NO_SIMD
 #include "utf8.h"
+#include "uri.h"
+#include "urins.h"
 */
 import "C"
 
@@ -65,6 +72,30 @@ func init() {
 		name string
 		f    func([]byte) bool
 	}{"C_REFERENCE", cAVX2})
+	longValidators = append(longValidators, struct {
+		name string
+		f    func([]byte) bool
+	}{"generated C (table, 4 segments, SIMD runs)", cURI})
+	longValidators = append(longValidators, struct {
+		name string
+		f    func([]byte) bool
+	}{"generated C (table, 4 segments, URI_NO_SIMD)", cURIPortable})
+}
+
+// cURIPortable is the generated C's uri_is_valid without SIMD (-DURI_NO_SIMD, as urins).
+func cURIPortable(b []byte) bool {
+	if len(b) == 0 {
+		return bool(C.urins_is_valid(nil, 0))
+	}
+	return bool(C.urins_is_valid(unsafe.Pointer(&b[0]), C.size_t(len(b))))
+}
+
+// cURI is the generated C's uri_is_valid (its default settings).
+func cURI(b []byte) bool {
+	if len(b) == 0 {
+		return bool(C.uri_is_valid(nil, 0))
+	}
+	return bool(C.uri_is_valid(unsafe.Pointer(&b[0]), C.size_t(len(b))))
 }
 
 // cAVX2 is the generated C's utf8_is_valid, its AVX2 instance.
@@ -129,6 +160,14 @@ import (
 
 var uriPattern = regexp.MustCompile({pattern})
 
+// long URI references, one input each
+var longValidators = []struct {{
+	name string
+	f    func([]byte) bool
+}}{{
+	{{"abnfc IsValid (table, runs)", {uri}.IsValid}},
+}}
+
 var validators = []struct {{
 	name string
 	f    func([]byte) bool
@@ -154,7 +193,8 @@ func least(passes int, f func() int) (float64, int) {{
 func main() {{
 	rounds, _ := strconv.Atoi(os.Args[1])
 	passes, _ := strconv.Atoi(os.Args[2])
-	names := os.Args[3 : len(os.Args)-2]
+	names := os.Args[3 : len(os.Args)-3]
+	long, _ := os.ReadFile(os.Args[len(os.Args)-3])
 	corpora := make([][]byte, len(names))
 	for k, name := range names {{
 		corpora[k], _ = os.ReadFile(name)
@@ -184,6 +224,15 @@ func main() {{
 			return n
 		}})
 		fmt.Printf("uri\\tabnfc IsValid\\t0\\t%g\\t%d\\n", seconds, answer)
+		for _, v := range longValidators {{
+			seconds, answer = least(passes, func() int {{
+				if v.f(long) {{
+					return 1
+				}}
+				return 0
+			}})
+			fmt.Printf("urilong\\t%s\\t0\\t%g\\t%d\\n", v.name, seconds, answer)
+		}}
 		seconds, answer = least(passes, func() int {{
 			n := 0
 			for _, line := range lines {{
@@ -218,6 +267,17 @@ func main() {{
 """
 
 
+def long_uri(size: int) -> bytes:
+    """A valid URI of ``size`` bytes, its path, query and fragment a third each: runs of path
+    characters with a percent escape here and there."""
+    rng = random.Random(3986)
+    third = size // 3
+    chars = b"abcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@"
+    part = bytes(rng.choice(chars) for _ in range(third)).replace(b"@", b"%41")
+    data = b"http://example.com/" + part + b"?" + part + b"#" + part
+    return data[:size]
+
+
 def go_quote(text: str) -> str:
     """A Go raw string literal (the expression has no backquote)."""
     assert "`" not in text
@@ -245,7 +305,8 @@ def build(folder: Path, with_c: bool) -> Path:
     (module / "main.go").write_text(program, encoding="utf-8")
     env = environment()
     if with_c:
-        files = abnfc.generate_files(UTF8, "c", prefix="utf8")
+        files = {**abnfc.generate_files(UTF8, "c", prefix="utf8"), **abnfc.generate_files(URI, "c", prefix="uri"),
+                 **abnfc.generate_files(URI, "c", prefix="urins")}
         for file, text in files.items():
             (module / file).write_text(text, encoding="utf-8")
         (module / "cref.go").write_text(CGO_FILE, encoding="utf-8")
@@ -279,10 +340,12 @@ def main() -> int:
         for corpus, blob in data.items():
             paths.append(folder / f"{corpus}.txt")
             paths[-1].write_bytes(blob)
+        (folder / "long.txt").write_bytes(long_uri(size))
         (folder / "uri.txt").write_bytes(b"\n".join(lines) + b"\n")
         (folder / "doc.json").write_bytes(document(size))
         ran = subprocess.run([str(binary), str(args.rounds), str(args.passes), *map(str, paths),
-                              str(folder / "uri.txt"), str(folder / "doc.json")], capture_output=True, text=True,
+                              str(folder / "long.txt"), str(folder / "uri.txt"), str(folder / "doc.json")],
+                             capture_output=True, text=True,
                              check=True)
     return report(ran.stdout, list(data), size, lines, args)
 
@@ -320,6 +383,13 @@ def report(output: str, names: list[str], size: int, lines: list[bytes], args: a
           f"({min(answers[('uri', 'abnfc IsValid', '0')])} valid)")
     print(f"| abnfc IsValid (table) | {uri_bytes / ours / 1e6:8.0f} MB/s | {theirs / ours:6.2f}x |")
     print(f"| regexp.Match          | {uri_bytes / theirs / 1e6:8.0f} MB/s | {1:6.2f}x |")
+    long_labels = [label for kind, label, _ in medians if kind == "urilong"]
+    long_answers = set().union(*(answers[("urilong", label, "0")] for label in long_labels))
+    print(f"\nOne URI of {args.size} MiB (long path, query and fragment), valid for all: {long_answers == {1}}")
+    for label in long_labels:
+        seconds = medians[("urilong", label, "0")]
+        print(f"| {label} | {size / seconds / 1e9:5.2f} GB/s |")
+    failed |= long_answers != {1}
     ours, theirs = medians[("json", "abnfc IsValid (pushdown)", "0")], medians[("json", "encoding/json.Valid", "0")]
     verdicts = answers[("json", "abnfc IsValid (pushdown)", "0")] | answers[("json", "encoding/json.Valid", "0")]
     print(f"\nJSON: a {args.size} MiB document (bench/bench_json.py), valid for both: {verdicts == {1}}")
