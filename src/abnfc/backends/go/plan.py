@@ -142,6 +142,7 @@ class Runs:
     states: tuple[int, ...]  # the accelerated states, bit n of a byte's cell for states[n]
     byte_lines: tuple[Line, ...]  # per byte: the bits of the accelerated states that stay put on it
     state_lines: tuple[Line, ...]  # per state: its bit (0: not accelerated)
+    index: str  # the state's number, out of what the loop holds (as gofmt spaces it)
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> GoPlan:
     shifting = strategy != "table"
     unit = SHIFT_BITS if shifting else tables.num_classes
     skips = () if plain else tuple(s.state for s in speed.skip_sets if s.kind == "high")
-    runs = None if plain else _runs(tables, speed)
+    runs = None if plain else _runs(tables, speed, f"(st&63)/{SHIFT_BITS}" if shifting else f"st/{unit}")
     return GoPlan(
         package=options["prefix"],
         strategy=strategy,
@@ -200,7 +201,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> GoPlan:
     )
 
 
-def _runs(tables: Tables, speed: Speed) -> Runs | None:
+def _runs(tables: Tables, speed: Speed, index: str) -> Runs | None:
     """The accelerated states (few bytes leave them for another live state) that skip sets do not
     already cover, at most 8: Go has no byte shuffle, but a loop that only tests membership has no
     chain of dependent loads, as the DFA's step has."""
@@ -216,7 +217,8 @@ def _runs(tables: Tables, speed: Speed) -> Runs | None:
     for bit, found in enumerate(chosen):
         of_state[found.state] = 1 << bit
     return Runs(tuple(s.state for s in chosen), cell_lines([f"0x{c:02X}" for c in cells]),
-                cell_lines([str(b) for b in of_state], [""] * ((tables.num_states + CELLS_PER_LINE - 1) // CELLS_PER_LINE)))
+                cell_lines([str(b) for b in of_state], [""] * ((tables.num_states + CELLS_PER_LINE - 1) // CELLS_PER_LINE)),
+                index)
 
 def _segments(tables: Tables, speed: Speed, unit: int, count: int) -> Segments:
     no_sync = tables.num_states * unit
