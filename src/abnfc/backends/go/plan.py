@@ -14,20 +14,20 @@ Three strategies (``--go-strategy``), chosen from the automaton as the C backend
 
 The ``table`` loop runs inputs of 16 KiB or more as 4 segments side by side, as C's does (see
 :mod:`abnfc.backends.c.plan`; the boundaries after synchronizing bytes, a wrong guess run again
-until it meets the first run), unless the automaton has accelerated states (few bytes leave
-them): their runs are found by a loop that only tests each byte's membership (no chain of
-dependent loads, so 1-2 GB/s), then a few bytes are stepped, and again.  Long inputs run in blocks of 64 bytes with no check per byte
+until it meets the first run).  Long inputs run in blocks of 64 bytes with no check per byte
 (the dead state is absorbing, so a block that ends dead is run again byte by byte to find the
-byte).  A state whose self-loop holds
-every byte 00-7F (analysis' ``high`` skip sets, Hyperscan's acceleration in its simplest form)
-skips a block whose eight 64-bit words have no high bit set.  Go has no SIMD intrinsics, so the
-shufti and truffle sets, which need byte shuffles, are left out: a table lookup per byte is what
-the DFA step costs already.  ``auto`` picks the first strategy that fits, except for a finite
-language (no cycle through live states), which gets a plain byte loop.
+byte).  A state whose self-loop holds every byte 00-7F (analysis' ``high`` skip sets,
+Hyperscan's acceleration in its simplest form) skips a block whose eight 64-bit words have no
+high bit set.  Go has no SIMD intrinsics, so the shufti and truffle tests, which need byte
+shuffles, are left out; but the runs of an accelerated state (few bytes leave it) are found by a
+loop that only tests each byte's bit in a table (no chain of dependent loads, as the DFA step
+has: 1-2 GB/s), then a few bytes are stepped, and again; an automaton with such states runs long
+inputs in one piece rather than in segments.  ``auto`` picks the first strategy that fits,
+except for a finite language (no cycle through live states), which gets a plain byte loop.
 
-Under ``auto``, a k-definite language with a nibble window test also gets it as AVX2 assembly
-for ``IsValid`` (:mod:`.window`; 15-18 GB/s on 1 MiB of UTF-8 that is not all ASCII), with the
-loop chosen here as its fallback.
+Under ``auto``, a k-definite language with a nibble window test also gets it as AVX2 and NEON
+assembly for ``IsValid`` (:mod:`.window`; 17.6 GB/s on 1 MiB of UTF-8 that is not all ASCII),
+with the loop chosen here as its fallback.
 
 Measured with bench/bench_go.py (16 MiB UTF-8 corpora, Go 1.19, amd64): pairs 3.3-4.0 GB/s,
 shift 2.9-3.3, table 0.5-0.7 on text that is not all ASCII, 25-27 GB/s for all three on ASCII
@@ -216,9 +216,9 @@ def _runs(tables: Tables, speed: Speed, index: str) -> Runs | None:
     of_state = [0] * tables.num_states
     for bit, found in enumerate(chosen):
         of_state[found.state] = 1 << bit
+    unlabelled = [""] * ((tables.num_states + CELLS_PER_LINE - 1) // CELLS_PER_LINE)
     return Runs(tuple(s.state for s in chosen), cell_lines([f"0x{c:02X}" for c in cells]),
-                cell_lines([str(b) for b in of_state], [""] * ((tables.num_states + CELLS_PER_LINE - 1) // CELLS_PER_LINE)),
-                index)
+                cell_lines([str(b) for b in of_state], unlabelled), index)
 
 def _segments(tables: Tables, speed: Speed, unit: int, count: int) -> Segments:
     no_sync = tables.num_states * unit
