@@ -33,8 +33,8 @@ NAMES = {"utf8": "utf8.abnf", "java": "variants/java-modified-utf8.abnf", "wtf8"
          "cesu8": "variants/cesu8.abnf", "general": "variants/generalized-utf8.abnf"}
 TEXTS = {name: (GRAMMARS / path).read_text(encoding="utf-8") for name, path in NAMES.items()}
 needs_avx2 = pytest.mark.skipif(not _has_avx2(), reason="this CPU has no AVX2: the window test does not run here")
-QEMU = shutil.which("qemu-aarch64") or shutil.which("qemu-aarch64-static")
-needs_qemu = pytest.mark.skipif(QEMU is None, reason="no qemu-aarch64 (Debian: qemu-user): NEON not checked")
+QEMU = shutil.which("qemu-aarch64") or shutil.which("qemu-aarch64-static") or ""
+needs_qemu = pytest.mark.skipif(not QEMU, reason="no qemu-aarch64 (Debian: qemu-user): NEON not checked")
 
 
 def prefixes(dfa: Dfa) -> list[bytes]:
