@@ -18,7 +18,7 @@ import subprocess
 
 import pytest
 from conftest import compile_text, python_module
-from helpers.go_build import GOFMT, build_program, go, go_files, need_go, write_module
+from helpers.go_build import GOFMT, build_program, go, go_files, go_package, need_go, write_module
 from helpers.paths import GRAMMARS, UTF8_GRAMMAR
 
 import abnfc
@@ -39,6 +39,9 @@ DEAD_START = 'r = "a" r\n'  # no way out of the recursion: the empty language
 ASCII_TABLE = 'r = *( %x00-7F / %x80-FF 30( %x80-BF ) )\n'
 ODD_COMMENTS = '; */ /* ?? \\ `back` "quote"\t tab\nr = "*/" / %x00-7F ; trailing  \n'
 NOWHERE = 'r = "0" r / "(" r ")"\n'  # recursive, and no way out: a pushdown validator starting dead
+# "a" keeps each loop in itself: segments starting in a run of them start from a guess, wrong in
+# one of the halves, where the first run dies on "b" or "c" though the input may be valid
+TWO_LOOPS = 'r = *( "a" / "b" ) "." *( "a" / "c" )\n'
 STRATEGY_NAMES = [s for s in STRATEGIES if s != "auto"]
 
 
@@ -99,7 +102,7 @@ def compile_tables(text: str):
 
 def test_generated_code_is_gofmt_and_vet_clean(tmp_path):
     need_go()
-    packages = {f"utf8{s}": _utf8(s) for s in STRATEGY_NAMES}
+    packages: dict = {f"utf8{s}": go_package(UTF8_TEXT, f"utf8{s}", {"strategy": s}) for s in STRATEGY_NAMES}
     packages.update(uri=go_files(URI_TEXT, "uri"), finite=go_files(FINITE, "finite"),
                     dead=go_files(DEAD_START, "dead"), ascii=go_files(ASCII_TABLE, "ascii"),
                     odd=go_files(ODD_COMMENTS, "odd"), json=go_files(JSON_TEXT, "json"),
@@ -111,6 +114,8 @@ def test_generated_code_is_gofmt_and_vet_clean(tmp_path):
     go(module, "vet", "./...")
     for goarch in ("386", "arm64", "s390x"):  # 32-bit, and big-endian: the packages import nothing, so
         go(module, "build", "./...", goarch=goarch)  # compiling them needs no runtime for the target
+        go(module, "vet", "./...", goarch=goarch)
+    go(module, "vet", "-tags", "purego", "./...")  # the window test's assembly left out
 
 
 @pytest.fixture(scope="module")
@@ -119,9 +124,9 @@ def loaded():
     need_go()
     texts = {**{f"utf8{s}": (UTF8_TEXT, s, None) for s in STRATEGY_NAMES}, "dead": (DEAD_START, "auto", None),
              "finite": (FINITE, "auto", None), "ascii": (ASCII_TABLE, "auto", None),
-             "comment": (EMAIL_TEXT, "auto", "comment"), "nowhere": (NOWHERE, "auto", None)}
-    files = [{f"{name}.go": go_files(text, name, {"strategy": strategy}, start)}
-             for name, (text, strategy, start) in texts.items()]
+             "comment": (EMAIL_TEXT, "auto", "comment"), "nowhere": (NOWHERE, "auto", None),
+             "uri": (URI_TEXT, "auto", None), "loops": (TWO_LOOPS, "table", None)}
+    files = [go_package(text, name, {"strategy": strategy}, start) for name, (text, strategy, start) in texts.items()]
     return dict(zip(texts, load_validators(files, "go"), strict=True))
 
 
@@ -150,6 +155,39 @@ def test_utf8_long_inputs_whole_and_in_one_byte_pieces(loaded):
             for byte in data:
                 stream.feed(bytes([byte]))
             assert (stream.first_error(), stream.offset, stream.complete) == (expected, len(data), expected is None)
+
+
+def _segmented_inputs(rng: random.Random) -> list[bytes]:
+    """URI references of 16 to 40 KiB (4 segments of 4 KiB at least), long in their path, query
+    or fragment, whose segment boundaries find no synchronizing byte or a wrong one, whole and
+    spoiled (a space or a stray bracket) anywhere, the first segment included."""
+    inputs = []
+    for n in range(24):
+        size = rng.randrange(16 << 10, 40 << 10)
+        body = bytes(rng.choice(b"abc-._~!$&'()*+,;=:@/%") if n % 3 else rng.choice(b"xyz") for _ in range(size))
+        body = body.replace(b"%", b"%41")
+        data = [b"http://example.com/" + body, b"/p?" + body, b"//h/p#" + body, b"a:" + body + b"?q#f"][n % 4]
+        if n % 2:
+            at = rng.randrange(len(data))
+            data = data[:at] + rng.choice([b" ", b"]", b"%G"]) + data[at:]
+        inputs.append(data)
+    return inputs
+
+
+def test_long_inputs_run_in_segments_or_runs_as_in_one_piece(loaded):
+    """The table loop runs inputs of 16 KiB or more in 4 segments side by side: two loops whose
+    common byte synchronizes neither (a guess, wrong in one half, where the first run dies) and
+    UTF-8 (lead bytes synchronize); URI references have accelerated states instead (runs of path,
+    query and fragment characters, stopped by escapes and spoiled anywhere); against the Python
+    module."""
+    rng = random.Random(11)
+    loops = [b"a" * 40 + b"b"] * 500 + [b"."] + [b"a" * 40 + b"c"] * 500
+    for name, text, inputs in [("loops", TWO_LOOPS, [b"".join(loops[n:]) for n in range(0, 400, 7)]
+                                + [b"".join(loops[n:]).replace(b".", b"c", 1) for n in range(0, 400, 7)]),
+                               ("uri", URI_TEXT, _segmented_inputs(rng)),
+                               ("utf8table", UTF8_TEXT, [data * 40 for data in _long_inputs(rng)[:30]])]:
+        module = python_module(text)
+        assert backends.first_errors(loaded[name], inputs) == [module.first_error(data) for data in inputs], name
 
 
 def test_expected_ranges_are_the_python_modules(loaded):
@@ -308,7 +346,7 @@ def _code(at: int | None) -> int:
 @pytest.mark.slow
 def test_utf8_every_string_of_up_to_3_bytes(tmp_path):
     need_go()
-    packages = {f"utf8{s}": _utf8(s) for s in STRATEGY_NAMES}
+    packages: dict = {f"utf8{s}": go_package(UTF8_TEXT, f"utf8{s}", {"strategy": s}) for s in STRATEGY_NAMES}
     main = EXHAUSTIVE.format(imports="".join(f'\t"abnfcrun/{p}"\n' for p in packages),
                              apis="".join(f"\t{{{p}.FirstError, {p}.IsValid, {STREAM.format(p=p)}}},\n"
                                           for p in packages))

@@ -247,19 +247,20 @@ def test_go_unused_check_finds_an_unused_helper():
 
 
 @pytest.fixture(scope="module")
-def go_module(grammars, tmp_path_factory) -> tuple[Path, dict[str, str]]:
+def go_module(grammars, tmp_path_factory) -> tuple[Path, dict[str, str], dict[str, dict[str, str]]]:
     """A module holding every package and a main that calls only their IsValid."""
     need_go()
-    packages = {prefix: files_for(text, "go", prefix)[f"{prefix}.go"] for prefix, text in grammars.items()}
+    files = {prefix: files_for(text, "go", prefix) for prefix, text in grammars.items()}
+    packages = {prefix: package[f"{prefix}.go"] for prefix, package in files.items()}
     imports = "".join(f'\t"abnfcrun/{p}"\n' for p in packages)
     calls = "".join(f"\tok = {p}.IsValid(data) && ok\n" for p in packages)
     main = (f"package main\n\nimport (\n\t\"os\"\n\n{imports})\n\nfunc main() {{\n\tdata := []byte(\"ab\")\n"
             f"\tok := true\n{calls}\tif !ok {{\n\t\tos.Exit(1)\n\t}}\n}}\n")
-    return write_module(tmp_path_factory.mktemp("go"), packages, main), packages
+    return write_module(tmp_path_factory.mktemp("go"), dict(files), main), packages, files
 
 
 def test_go_package_called_only_through_isvalid_is_vet_and_gofmt_clean(go_module):
-    module, packages = go_module
+    module, packages, _files = go_module
     go(module, "vet", "./...")
     if GOFMT is not None:
         assert _run([GOFMT, "-l", *packages], cwd=module) == ""
@@ -273,8 +274,10 @@ def test_go_packages_pass_staticcheck(go_module, tmp_path):
     staticcheck = shutil.which("staticcheck") or shutil.which("go-staticcheck")
     if staticcheck is None:
         pytest.skip("staticcheck not found (apt-get install go-staticcheck)")
-    _, packages = go_module
-    plain = {name: re.sub(r"(?m)^// Code generated .*\n", "", text) for name, text in packages.items()}
+    _, _packages, files = go_module
+    plain: dict[str, str | dict[str, str]] = {
+        name: {file: re.sub(r"(?m)^// Code generated .*\n", "", text) for file, text in package.items()}
+        for name, package in files.items()}
     module = write_module(tmp_path, plain, None)
     result = subprocess.run([staticcheck, "./..."], cwd=module, env=environment(), capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]

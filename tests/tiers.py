@@ -63,6 +63,7 @@ QUICK: dict[str, tuple[str, ...]] = {
                      "test_the_command_line_refuses_a_keyword_prefix_and_writes_the_module"),
     "test_go.py": ("test_prefixes_go_cannot_take_are_refused", "test_prefixes_go_can_take",
                    "test_the_file_is_a_generated_package_with_no_imports"),
+    "test_go_window.py": ("test_the_plan_has_the_window_test_where_it_applies",),
     "test_book.py": ("test_the_book_never_takes_its_language_from_the_environment",
                      "test_the_book_speaks_the_chosen_language_but_leaves_the_grammar_as_written"),
     "test_notes.py": ("test_generated_code_carries_the_notes",),

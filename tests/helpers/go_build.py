@@ -24,18 +24,25 @@ def need_go() -> str:
 
 
 def go_files(text: str, package: str, options: dict | None = None, start: str | None = None) -> str:
-    """The generated Go source of grammar ``text`` as package ``package``."""
-    return files_for(text, "go", package, start, options=options)[f"{package}.go"]
+    """The generated Go source of grammar ``text`` as package ``package``: ``<package>.go``."""
+    return go_package(text, package, options, start)[f"{package}.go"]
 
 
-def write_module(folder: Path, packages: dict[str, str], main: str | None = None) -> Path:
-    """A module holding each package (name -> source) and, if given, a main program."""
+def go_package(text: str, package: str, options: dict | None = None, start: str | None = None) -> dict[str, str]:
+    """Every file of the package (with a window test, the assembly and the files beside it)."""
+    return files_for(text, "go", package, start, options=options)
+
+
+def write_module(folder: Path, packages: dict[str, str | dict[str, str]], main: str | None = None) -> Path:
+    """A module holding each package (name -> its files, or the text of ``<name>.go`` alone) and,
+    if given, a main program."""
     module = folder / MODULE
     module.mkdir(parents=True)
     (module / "go.mod").write_text(f"module {MODULE}\n\ngo 1.19\n", encoding="utf-8")
-    for name, text in packages.items():
+    for name, files in packages.items():
         (module / name).mkdir()
-        (module / name / f"{name}.go").write_text(text, encoding="utf-8")
+        for file, text in (files.items() if isinstance(files, dict) else [(f"{name}.go", files)]):
+            (module / name / file).write_text(text, encoding="utf-8")
     if main is not None:
         (module / "main.go").write_text(main, encoding="utf-8")
     return module

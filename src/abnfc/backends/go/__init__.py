@@ -1,7 +1,9 @@
 """The Go backend: ``<prefix>.go``, package ``<prefix>``, with ``IsValid``, ``FirstError``,
 ``ExpectedBytes`` and an incremental ``Validator`` (an io.Writer); no imports, gofmt- and go
-vet-clean.  For a self-embedding grammar, a pushdown validator with the same interface, a depth
-limit and ``Check``."""
+vet-clean.  For a grammar with a nibble window test, also ``<prefix>_amd64.s`` (the test with
+AVX2), ``<prefix>_arm64.s`` (with NEON), a ``.go`` file beside each and ``<prefix>_other.go``
+(:mod:`.window`).  For a self-embedding
+grammar, a pushdown validator with the same interface, a depth limit and ``Check``."""
 from ...i18n import N_
 from .. import Backend, BackendOption
 from ..analysis import STRATEGIES

@@ -37,7 +37,9 @@ def _constraint(prefix: str) -> str | None:
 
 
 NAMING = Naming(
-    lambda prefix: (f"{prefix}.go",),
+    # <prefix>.go, and beside it for a window test its assembly and the other architectures' file
+    lambda prefix: (f"{prefix}.go", f"{prefix}_amd64.go", f"{prefix}_amd64.s", f"{prefix}_arm64.go",
+                    f"{prefix}_arm64.s", f"{prefix}_other.go"),
     reserved=(Reserved(GO_KEYWORDS | GO_PREDECLARED, N_("it is a Go keyword or predeclared identifier, and "
                                                          "the package is named after the prefix")),
               Reserved(frozenset({"main"}), N_("a Go package named main is a command, which cannot be "

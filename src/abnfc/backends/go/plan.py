@@ -12,13 +12,22 @@ Three strategies (``--go-strategy``), chosen from the automaton as the C backend
 - ``table``: a byte-class map and a transition table of premultiplied states (state s is held as
   s times the number of classes), for automata of any size.
 
-Long inputs run in blocks of 64 bytes with no check per byte (the dead state is absorbing, so a
-block that ends dead is run again byte by byte to find the byte).  A state whose self-loop holds
-every byte 00-7F (analysis' ``high`` skip sets, Hyperscan's acceleration in its simplest form)
-skips a block whose eight 64-bit words have no high bit set.  Go has no SIMD intrinsics, so the
-shufti and truffle sets, which need byte shuffles, are left out: a table lookup per byte is what
-the DFA step costs already.  ``auto`` picks the first strategy that fits, except for a finite
-language (no cycle through live states), which gets a plain byte loop.
+The ``table`` loop runs inputs of 16 KiB or more as 4 segments side by side, as C's does (see
+:mod:`abnfc.backends.c.plan`; the boundaries after synchronizing bytes, a wrong guess run again
+until it meets the first run).  Long inputs run in blocks of 64 bytes with no check per byte
+(the dead state is absorbing, so a block that ends dead is run again byte by byte to find the
+byte).  A state whose self-loop holds every byte 00-7F (analysis' ``high`` skip sets,
+Hyperscan's acceleration in its simplest form) skips a block whose eight 64-bit words have no
+high bit set.  Go has no SIMD intrinsics, so the shufti and truffle tests, which need byte
+shuffles, are left out; but the runs of an accelerated state (few bytes leave it) are found by a
+loop that only tests each byte's bit in a table (no chain of dependent loads, as the DFA step
+has: 1-2 GB/s), then a few bytes are stepped, and again; an automaton with such states runs long
+inputs in one piece rather than in segments.  ``auto`` picks the first strategy that fits,
+except for a finite language (no cycle through live states), which gets a plain byte loop.
+
+Under ``auto``, a k-definite language with a nibble window test also gets it as AVX2 and NEON
+assembly for ``IsValid`` (:mod:`.window`; 17.6 GB/s on 1 MiB of UTF-8 that is not all ASCII),
+with the loop chosen here as its fallback.
 
 Measured with bench/bench_go.py (16 MiB UTF-8 corpora, Go 1.19, amd64): pairs 3.3-4.0 GB/s,
 shift 2.9-3.3, table 0.5-0.7 on text that is not all ASCII, 25-27 GB/s for all three on ASCII
@@ -38,10 +47,17 @@ from ...charset import format_hex
 from ...errors import InvariantError
 from ..analysis import Speed, analyse, plan_strategy
 from ..tables import Comments, Tables, comment_text
+from .window import GoWindow, plan_window
 
 SHIFT_BITS = 6
 MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a uint64 row
 BLOCK = 64  # bytes run with no check per byte, and skipped at once
+# The table loop waits for a load each byte: segments side by side overlap those waits (as in C,
+# whose 4 were measured); the shift loops keep the load units busy with one.
+SEGMENTS = {"pairs": 1, "shift": 1, "table": 4}
+MIN_SEGMENT = 4096  # bytes; shorter inputs run in one piece
+SYNC_WINDOW = 16  # bytes searched for a synchronizing byte at each segment boundary
+CHECKPOINTS = 16  # states kept per segment to find where a re-run meets the first run
 CELLS_PER_LINE = 16
 
 
@@ -113,6 +129,31 @@ class GoPlan:
     shift: ShiftRows | None = None
     pairs: PairTables | None = None
     table: TransitionTable | None = None
+    window: GoWindow | None = None  # the AVX2 window test of IsValid on amd64
+    segments: Segments | None = None  # long inputs in segments side by side (table)
+    runs: Runs | None = None  # accelerated states: the end of their runs found by a membership loop
+    # bytes stepped after a run ends before looking for the next (URI, 1 MiB in runs of about 50
+    # with an escape between: 4 bytes 0.65 GB/s, 8 1.0, 16 0.4, the 64 of a block 0.37)
+    run_step: int = 8
+
+
+@dataclass(frozen=True)
+class Runs:
+    states: tuple[int, ...]  # the accelerated states, bit n of a byte's cell for states[n]
+    byte_lines: tuple[Line, ...]  # per byte: the bits of the accelerated states that stay put on it
+    state_lines: tuple[Line, ...]  # per state: its bit (0: not accelerated)
+    index: str  # the state's number, out of what the loop holds (as gofmt spaces it)
+
+
+@dataclass(frozen=True)
+class Segments:
+    count: int
+    min_segment: int
+    sync_window: int
+    checkpoints: int
+    sync_lines: tuple[Line, ...]  # per byte: the state (as held) every live state is in after it, or no_sync
+    no_sync: int
+    guess: int  # the state (as held) a segment starts in without a synchronizing byte
 
 
 def lower(tables: Tables, options: Mapping[str, str]) -> GoPlan:
@@ -124,6 +165,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> GoPlan:
     shifting = strategy != "table"
     unit = SHIFT_BITS if shifting else tables.num_classes
     skips = () if plain else tuple(s.state for s in speed.skip_sets if s.kind == "high")
+    runs = None if plain else _runs(tables, speed, f"(st&63)/{SHIFT_BITS}" if shifting else f"st/{unit}")
     return GoPlan(
         package=options["prefix"],
         strategy=strategy,
@@ -150,7 +192,40 @@ def lower(tables: Tables, options: Mapping[str, str]) -> GoPlan:
         shift=_shift_rows(tables) if shifting else None,
         pairs=_pair_tables(tables, speed) if strategy == "pairs" else None,
         table=None if shifting else _transition_table(tables, unit),
+        # a strategy asked for by name runs as it is, as in C
+        window=plan_window(tables) if wanted == "auto" and not plain else None,
+        # segments run no runs: one piece that does was faster (one URI of 1 MiB: 1.0 GB/s against 0.4)
+        segments=None if plain or runs is not None or SEGMENTS[strategy] == 1
+        else _segments(tables, speed, unit, SEGMENTS[strategy]),
+        runs=runs,
     )
+
+
+def _runs(tables: Tables, speed: Speed, index: str) -> Runs | None:
+    """The accelerated states (few bytes leave them for another live state) that skip sets do not
+    already cover, at most 8: Go has no byte shuffle, but a loop that only tests membership has no
+    chain of dependent loads, as the DFA's step has."""
+    chosen = [s for s in speed.skip_sets if s.accelerated and s.kind != "high"][:8]
+    if not chosen:
+        return None
+    cells = [0] * 256
+    for bit, found in enumerate(chosen):
+        for lo, hi in found.ranges:
+            for byte in range(lo, hi + 1):
+                cells[byte] |= 1 << bit
+    of_state = [0] * tables.num_states
+    for bit, found in enumerate(chosen):
+        of_state[found.state] = 1 << bit
+    unlabelled = [""] * ((tables.num_states + CELLS_PER_LINE - 1) // CELLS_PER_LINE)
+    return Runs(tuple(s.state for s in chosen), cell_lines([f"0x{c:02X}" for c in cells]),
+                cell_lines([str(b) for b in of_state], unlabelled), index)
+
+def _segments(tables: Tables, speed: Speed, unit: int, count: int) -> Segments:
+    no_sync = tables.num_states * unit
+    by_class = [no_sync if target is None else target * unit for target in speed.sync]
+    targets = [by_class[c] for c in tables.byte_class]
+    return Segments(count, MIN_SEGMENT, SYNC_WINDOW, CHECKPOINTS, cell_lines([str(t) for t in targets]), no_sync,
+                    speed.guess * unit)
 
 
 def comments(tables: Tables) -> Comments:

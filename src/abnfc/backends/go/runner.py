@@ -30,6 +30,7 @@ from ..templating import render_template
 MODULE = "abnfcrun"
 BATCH = 2000  # inputs per request
 PUSHDOWN_MARK = "func NewValidatorDepth("  # what only a pushdown validator's package defines
+WINDOW_MARK = "\nvar PureGo = "  # what only a package with a window test defines
 
 
 def _depth(max_depth: float | None) -> dict[str, Any]:
@@ -64,19 +65,22 @@ def environment() -> dict[str, str]:
     return env
 
 
-def build(file_sets: Sequence[Mapping[str, str]], folder: Path) -> tuple[Path, list[tuple[str, bool]]]:
+def build(file_sets: Sequence[Mapping[str, str]], folder: Path) -> tuple[Path, list[tuple[str, bool, bool]]]:
     """Write the packages and the driver as one module in ``folder`` and build it; returns the
-    program and the packages' names, in order, each with whether it is a pushdown validator."""
+    program and the packages' names, in order, each with whether it is a pushdown validator and
+    whether it has a window test (and so ``PureGo``)."""
     module = folder / MODULE
     module.mkdir()
     (module / "go.mod").write_text(f"module {MODULE}\n\ngo 1.19\n", encoding="utf-8")
     packages = []
     for files in file_sets:
-        [(name, text)] = files.items()
-        package = name.removesuffix(".go")
+        # <prefix>.go, and for a window test <prefix>_amd64.s and the files beside it
+        main = min((name for name in files if name.endswith(".go")), key=len)
+        package = main.removesuffix(".go")
         (module / package).mkdir()
-        (module / package / name).write_text(text, encoding="utf-8")
-        packages.append((package, PUSHDOWN_MARK in text))
+        for name, text in files.items():
+            (module / package / name).write_text(text, encoding="utf-8")
+        packages.append((package, PUSHDOWN_MARK in files[main], WINDOW_MARK in files[main]))
     (module / "main.go").write_text(render_template("abnfc.backends.go", "driver.go.j2", packages=packages),
                                     encoding="utf-8")
     program = folder / "abnfc-go-driver"
@@ -91,7 +95,7 @@ def build(file_sets: Sequence[Mapping[str, str]], folder: Path) -> tuple[Path, l
 def runners(file_sets: Sequence[Mapping[str, str]], folder: Path) -> list[GoValidator]:
     program, packages = build(file_sets, folder)
     process = JsonDriver([str(program)], "Go")
-    return [GoValidator(process, index, package) for index, (package, _) in enumerate(packages)]
+    return [GoValidator(process, index, package) for index, (package, _, _) in enumerate(packages)]
 
 
 def _offset(found: int) -> int | None:
@@ -103,15 +107,24 @@ class GoValidator(Validator):
 
     NestingError = NestingError  # what a pushdown validator raises, as the Python module's attribute
 
-    def __init__(self, process: JsonDriver, index: int, package: str):
+    def __init__(self, process: JsonDriver, index: int, package: str, pure: bool = False):
         self.process = process
         self.index = index
         self.package = package
+        self.pure = pure  # IsValid and FirstError with PureGo set: the byte loop, never the window test
+
+    def pure_go(self) -> GoValidator:
+        """The same package with ``PureGo`` set for each call (no change where it has no window test)."""
+        return GoValidator(self.process, self.index, self.package, pure=True)
+
+    def _pure(self) -> dict[str, Any]:
+        return {"pure": True} if self.pure else {}
 
     # max_depth: a pushdown validator's depth limit (None: the package's MaxDepth); a regular
     # validator ignores it.
     def is_valid(self, data, max_depth: float | None = None) -> bool:
-        return bool(self.process.ask(op="is_valid", g=self.index, hex=hex_of(data), **_depth(max_depth))["valid"])
+        return bool(self.process.ask(op="is_valid", g=self.index, hex=hex_of(data), **_depth(max_depth),
+                                     **self._pure())["valid"])
 
     def first_error(self, data, max_depth: float | None = None) -> int | None:
         return self.first_errors([data], max_depth)[0]
@@ -120,7 +133,7 @@ class GoValidator(Validator):
         found: list[int | None] = []
         for start in range(0, len(inputs), BATCH):
             batch = [hex_of(data) for data in inputs[start:start + BATCH]]
-            reply = self.process.ask(op="first_errors", g=self.index, hex=batch, **_depth(max_depth))
+            reply = self.process.ask(op="first_errors", g=self.index, hex=batch, **_depth(max_depth), **self._pure())
             found += map(_offset, reply["result"])
         return found
 
