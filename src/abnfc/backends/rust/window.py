@@ -59,6 +59,7 @@ class RustWindow:
     lows: tuple[int, ...]
     before: str  # the byte before the input ("0x00")
     after: str  # the byte after it
+    after_ascii: bool  # ... is 00-7F
     before_low: bool
     after_low: bool
     quiet_low: bool  # blocks of bytes 00-7F after another such block are skipped
@@ -96,6 +97,7 @@ def plan_window(tables: Tables, wanted: str, simd: str) -> RustWindow | None:
         lows=nibble.lows,
         before=f"0x{driver.before:02X}",
         after=f"0x{driver.after:02X}",
+        after_ascii=driver.after < 0x80,
         before_low=driver.before_low,
         after_low=driver.after_low,
         quiet_low=window.quiet_low,
