@@ -21,8 +21,7 @@ BACKEND = Backend(
                               "transition table for any size, two bytes a step up to 256 states; auto "
                               "(default): the first of these that fits")),
              BackendOption("simd", SIMD_CHOICES, "std",
-                           N_("where the grammar allows (a k-definite language, strategy auto), is_valid "
-                              "and first_error check long inputs with AVX2 through core::arch: std "
-                              "(default): AVX2 found at run time, which needs std; core: only when "
-                              "compiled for AVX2 (-C target-cpu=native), nothing beyond core; off: "
+                           N_("the window test of a k-definite language (is_valid and first_error with "
+                              "AVX2 through core::arch): std (default): AVX2 found at run time, which "
+                              "needs std; core: only where compiled for AVX2, nothing beyond core; off: "
                               "never, and the module forbids unsafe code"))))
