@@ -26,7 +26,7 @@ from helpers.batches import in_pieces
 from helpers.paths import ROOT
 from test_c_window_driver import every_length
 from test_c_window_test import edge_windows
-from test_rust import UTF8_TEXT, URI_TEXT
+from test_rust import URI_TEXT, UTF8_TEXT
 
 from abnfc.automata.dfa import Dfa
 from abnfc.backends.rust.runner import RustValidator, find_tool, runners
@@ -101,7 +101,8 @@ def test_the_scalar_module_forbids_unsafe_code():
     lines = simd.splitlines()
     for at, line in enumerate(lines):  # every unsafe block right after the proof that it is sound
         if "unsafe {" in line:
-            assert lines[at - 1].strip().startswith("// SAFETY:") or lines[at - 2].strip().startswith("// SAFETY:"), line
+            proof = [earlier.strip() for earlier in lines[at - 2:at]]
+            assert any(text.startswith("// SAFETY:") for text in proof), line
 
 
 def _every_string(built, lengths: range) -> None:
