@@ -8,14 +8,15 @@ to 2 bytes (3 in the slow tier): first_error, is_valid and a stream fed one byte
 simd and scalar give the same answers, and those are the Python module's (every string up to 2
 bytes, a sample of 3000 of 3).  With the other k-definite grammars of the C window test's suites,
 class-edge words, mutated live walks and inputs of every length 0 to 300 (as
-tests/test_c_window_driver.py) against the minimal DFA, and streams in one-byte pieces on a
-sample.  The generated code is held to ``rustc -D warnings`` (with and without AVX2 enabled when
-compiling, which the ``core`` variant needs), ``rustfmt --check`` and ``cargo clippy -- -D
-warnings`` (AVX2 enabled).  A CPU without AVX2 skips the tests of the AVX2 instance; a missing
-toolchain skips everything.
+tests/test_c_window_driver.py; for the grammars other than UTF-8, fewer walks) against the
+minimal DFA, and streams in one-byte pieces on a sample.  The generated code is held to ``rustc
+-D warnings`` (with and without AVX2 enabled when compiling, which the ``core`` variant needs),
+``rustfmt --check`` and ``cargo clippy -- -D warnings`` (AVX2 enabled).  A CPU without AVX2
+skips the tests of the AVX2 instance; a missing toolchain skips everything.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import subprocess
@@ -25,6 +26,7 @@ import pytest
 from conftest import files_for, grammar_from_text, python_module
 from helpers.batches import in_pieces
 from helpers.paths import ROOT
+from helpers.walks import class_edges, mutated_walks
 from test_c_window_driver import every_length
 from test_c_window_test import edge_windows
 from test_rust import URI_TEXT, UTF8_TEXT
@@ -136,6 +138,27 @@ def test_utf8_every_string_of_3_bytes(built):
     _every_string(built, range(3, 4))
 
 
+def _fewer(dfa: Dfa, seed: str) -> list[bytes]:
+    """As every_length (tests/test_c_window_driver.py), with a seventh of its walks, for time:
+    class-edge words, mutated live walks cut to every length 0 to 300, random bytes, and runs
+    of bytes 00-7F with a few walks inside."""
+    rng = random.Random(seed)
+    edges = class_edges(dfa)
+    found = [bytes(w) for n in range(4) for w in itertools.product(edges[:6], repeat=n)]
+    walks = mutated_walks(dfa, rng, 200, 320, ascii_share=0.5, cut_share=0.2)
+    sparse = mutated_walks(dfa, rng, 60, 40, cut_share=0.3)
+    for _ in range(40):
+        text = bytearray(b"x" * rng.randrange(64, 1500))
+        for piece in rng.sample(sparse, 4):
+            at = rng.randrange(len(text))
+            text[at:at] = piece
+        found.append(bytes(text))
+    for length in range(301):
+        found += [bytes(rng.choice(edges) for _ in range(length)), rng.randbytes(length)]
+        found += [w[:length] for w in rng.sample(walks, 2) if len(w) >= length]
+    return found + walks
+
+
 @needs_avx2
 @pytest.mark.parametrize("name", sorted(GRAMMARS))
 def test_first_errors_agree_with_the_dfa(built, name):
@@ -143,9 +166,7 @@ def test_first_errors_agree_with_the_dfa(built, name):
     with runs of bytes 00-7F), whole in each build and in one-byte pieces on a sample."""
     text = GRAMMARS[name]
     dfa = _minimal(text)
-    inputs = every_length(dfa, name) + edge_windows(dfa)
-    if name != "utf8":  # the others: a fifth of them, for time
-        inputs = inputs[::5]
+    inputs = (every_length(dfa, name) if name == "utf8" else _fewer(dfa, name)) + edge_windows(dfa)[::4]
     want = [dfa.first_error(data) for data in inputs]
     for kind in KINDS if name == "utf8" else ("simd", "scalar"):
         assert built[name, kind].first_errors(inputs) == want, kind
