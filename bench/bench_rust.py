@@ -1,20 +1,24 @@
 """The generated Rust validators against Rust's own and the crates people reach for.
 
-UTF-8 (grammars/utf8.abnf) on the 16 MiB corpora of bench/corpora.py (ASCII, mixed text with
-about 60% ASCII, Chinese, emoji, and random valid UTF-8 with every character length alike): the
-generated ``utf8::is_valid`` against ``std::str::from_utf8`` and the ``simdutf8`` crate
+UTF-8 (grammars/utf8.abnf) on the corpora of bench/corpora.py (ASCII, mixed text with about 60%
+ASCII, Chinese, emoji, and random valid UTF-8 with every character length alike) at 16 MiB (L3
+and beyond), 1 MiB (L2) and 16 KiB (L1), and on 64- and 256-byte strings cut from them, 8192
+distinct ones of each kind (so a branch predictor cannot learn one), timed per call: the
+generated ``utf8::is_valid`` (as generated: ``--rust-simd std``, AVX2 found at run time; the
+instance that ran is printed) against ``std::str::from_utf8`` and the ``simdutf8`` crate
 (``simdutf8::basic::from_utf8``, SIMD chosen at run time).
 
 URI references (grammars/uri.abnf): the generated ``uri::is_valid`` against the ``regex`` crate
 (``regex::bytes::Regex::is_match``) with an expression of the same language, anchored at both
 ends and built rule by rule as bench/peers/uri_re2c.re, each line of the URI corpus on its own.
 
-Everything runs in one Rust program built with ``cargo build --release --offline``: the crates
-come from Debian's packages (``/usr/share/cargo/registry``, a directory source); a crate that
-cannot be built there is left out with a note.  The program times each contender on each corpus
-(the least wall time of a few passes after an untimed one) in every round; the table gives the
-median over rounds and each contender's speed relative to the reference (``from_utf8``, or
-``regex``): above 1 is faster.
+Everything runs in one Rust program built with ``cargo build --release --offline`` (no
+``target-cpu``: what a user's release build gets); the crates come from Debian's packages
+(``/usr/share/cargo/registry``, a directory source); a crate that cannot be built there is left
+out with a note.  The program times each contender on each input (the least wall time of a few
+passes after an untimed one, a pass repeating a small input to about 4 MiB) in every round; the
+tables give the median over rounds and each contender's speed relative to the references
+(``from_utf8`` and ``simdutf8``, or ``regex``): above 1 is faster.
 
     python bench/bench_rust.py [--size MiB] [--rounds N] [--passes N] [--uri-lines N]
     python bench/bench_rust.py --smoke      # small inputs: build all, check that all agree
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -93,13 +98,19 @@ use std::time::Instant;
 mod uri;
 mod utf8;
 
-fn best<F: Fn(&[u8]) -> usize>(data: &[u8], passes: usize, f: F) -> (f64, usize) {
-    let verdict = f(std::hint::black_box(data));
+/// The least wall time of `passes` passes over `inputs` (each pass calls `f` on every input,
+/// `reps` times over), after an untimed one; and the number of inputs `f` accepted.
+fn best<F: Fn(&[u8]) -> usize>(inputs: &[&[u8]], reps: usize, passes: usize, f: F) -> (f64, usize) {
+    let verdict = inputs.iter().map(|d| f(std::hint::black_box(d))).sum();
     let mut least = f64::INFINITY;
     for _ in 0..passes {
         let start = Instant::now();
-        std::hint::black_box(f(std::hint::black_box(data)));
-        least = least.min(start.elapsed().as_secs_f64());
+        for _ in 0..reps {
+            for d in inputs {
+                std::hint::black_box(f(std::hint::black_box(d)));
+            }
+        }
+        least = least.min(start.elapsed().as_secs_f64() / reps as f64);
     }
     (least, verdict)
 }
@@ -113,18 +124,27 @@ fn main() {
     let rounds: usize = args[1].parse().unwrap();
     let passes: usize = args[2].parse().unwrap();
     let uri_path = &args[3];
-    let corpora: Vec<(String, Vec<u8>)> = args[4..]
+    // name:length:path, length 0 for the file as one input, else strings of that many bytes
+    let corpora: Vec<(String, usize, Vec<u8>)> = args[4..]
         .iter()
-        .map(|p| (p.clone(), std::fs::read(p).unwrap()))
+        .map(|spec| {
+            let mut parts = spec.splitn(3, ':');
+            let name = parts.next().unwrap().to_string();
+            let length = parts.next().unwrap().parse().unwrap();
+            (name, length, std::fs::read(parts.next().unwrap()).unwrap())
+        })
         .collect();
     let uri_data = std::fs::read(uri_path).unwrap();
     let uri_lines = lines(&uri_data);
+    println!("instance\t{}", utf8::instance());
     //REGEX_BUILD
     for round in 0..rounds {
-        for (name, data) in &corpora {
+        for (name, length, data) in &corpora {
+            let inputs: Vec<&[u8]> = if *length == 0 { vec![&data[..]] } else { data.chunks(*length).collect() };
+            let reps = (4 << 20) / data.len().max(1) + 1;
             let mut runs: Vec<(&str, (f64, usize))> = vec![
-                ("abnfc utf8::is_valid", best(data, passes, |d| usize::from(utf8::is_valid(d)))),
-                ("std::str::from_utf8", best(data, passes, |d| usize::from(std::str::from_utf8(d).is_ok()))),
+                ("abnfc utf8::is_valid", best(&inputs, reps, passes, |d| usize::from(utf8::is_valid(d)))),
+                ("std::str::from_utf8", best(&inputs, reps, passes, |d| usize::from(std::str::from_utf8(d).is_ok()))),
             ];
             //SIMDUTF8_RUN
             for (label, (seconds, verdict)) in runs.drain(..) {
@@ -133,7 +153,7 @@ fn main() {
         }
         let mut runs: Vec<(&str, (f64, usize))> = vec![(
             "abnfc uri::is_valid",
-            best(&uri_data, passes, |_| uri_lines.iter().filter(|l| uri::is_valid(l)).count()),
+            best(&[&uri_data[..]], 1, passes, |_| uri_lines.iter().filter(|l| uri::is_valid(l)).count()),
         )];
         //REGEX_RUN
         for (label, (seconds, verdict)) in runs.drain(..) {
@@ -150,11 +170,11 @@ REGEX_BUILD = """let re = regex::bytes::RegexBuilder::new(include_str!("uri.rege
         .unwrap();"""
 REGEX_RUN = """runs.push((
             "regex crate is_match",
-            best(&uri_data, passes, |_| uri_lines.iter().filter(|l| re.is_match(l)).count()),
+            best(&[&uri_data[..]], 1, passes, |_| uri_lines.iter().filter(|l| re.is_match(l)).count()),
         ));"""
 SIMDUTF8_RUN = """runs.push((
                 "simdutf8::basic::from_utf8",
-                best(data, passes, |d| usize::from(simdutf8::basic::from_utf8(d).is_ok())),
+                best(&inputs, reps, passes, |d| usize::from(simdutf8::basic::from_utf8(d).is_ok())),
             ));"""
 
 
@@ -200,9 +220,46 @@ def build(folder: Path) -> tuple[Path, list[str]]:
     sys.exit("the benchmark does not build:\n" + "\n".join(errors))
 
 
+SIZES = ((1 << 20, "1 MiB"), (16 << 10, "16 KiB"))  # besides --size
+LENGTHS = (64, 256)  # short strings, bytes
+STRINGS = 8192  # distinct strings of each kind and length
+
+
+def strings(text: str, length: int, rng: random.Random) -> bytes:
+    """STRINGS valid strings of exactly ``length`` bytes, one after another: characters from a
+    random place of ``text``, then ASCII letters at a random character boundary to make up the
+    length (as bench/bench_c_peers.py)."""
+    out = []
+    for _ in range(STRINGS):
+        at = rng.randrange(len(text) - 4 * length)
+        chars, size = [], 0
+        while size + len(text[at].encode("utf-8")) <= length:
+            chars.append(text[at])
+            size += len(text[at].encode("utf-8"))
+            at += 1
+        pad = rng.randrange(len(chars) + 1)
+        out.append(("".join(chars[:pad]) + "x" * (length - size) + "".join(chars[pad:])).encode("utf-8"))
+    return b"".join(out)
+
+
+def utf8_inputs(size: int, smoke: bool) -> list[tuple[str, int, bytes]]:
+    """(name, string length or 0 for one input, bytes) of every UTF-8 input timed."""
+    found = []
+    sizes = ((size, f"{size >> 20} MiB"), *((s, label) for s, label in SIZES if s < size))
+    for bytes_, label in sizes:
+        found += [(f"{kind} {label}", 0, blob) for kind, blob in corpora.utf8_corpora(bytes_).items()]
+    texts = {kind: blob.decode("utf-8") for kind, blob in corpora.utf8_corpora(1 << 20).items()}
+    rng = random.Random(64)
+    for length in LENGTHS:
+        for kind, text in texts.items():
+            blob = strings(text, length, rng)
+            found.append((f"{kind} {length} B", length, blob[:length * 64] if smoke else blob))
+    return found
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=int, default=16, help="MiB per UTF-8 corpus (default 16)")
+    parser.add_argument("--size", type=int, default=16, help="MiB of the largest UTF-8 corpora (default 16)")
     parser.add_argument("--rounds", type=int, default=7, help="rounds; the median counts (default 7)")
     parser.add_argument("--passes", type=int, default=3, help="timed passes per round; the least counts")
     parser.add_argument("--uri-lines", type=int, default=200_000, help="URIs in the URI corpus")
@@ -210,46 +267,53 @@ def main() -> int:
     args = parser.parse_args()
     if args.smoke:
         args.size, args.rounds, args.passes, args.uri_lines = 1, 1, 1, 2000
-    size = args.size << 20
+    inputs = utf8_inputs(args.size << 20, args.smoke)
     with tempfile.TemporaryDirectory(prefix="abnfc-bench-rust-") as temp:
         folder = Path(temp)
         program, missing = build(folder / "project")
-        data = corpora.utf8_corpora(size)
-        paths = []
-        for name, blob in data.items():
-            paths.append(folder / name)
-            paths[-1].write_bytes(blob)
+        specs = []
+        for number, (name, length, blob) in enumerate(inputs):
+            (folder / f"input{number}").write_bytes(blob)
+            specs.append(f"{name}:{length}:{folder / f'input{number}'}")
         uri_lines = corpora.uri_lines(args.uri_lines)
         (folder / "uri.txt").write_bytes(b"\n".join(uri_lines))
-        output = subprocess.run([str(program), str(args.rounds), str(args.passes), str(folder / "uri.txt"),
-                                 *map(str, paths)], capture_output=True, text=True, check=True).stdout
+        output = subprocess.run([str(program), str(args.rounds), str(args.passes), str(folder / "uri.txt"), *specs],
+                                capture_output=True, text=True, check=True).stdout
     for crate in missing:
         print(f"note: the {crate} crate did not build offline from {REGISTRY}; left out")
-    return report(output, data, uri_lines, args)
+    return report(output, inputs, uri_lines, args)
 
 
-def report(output: str, data: dict[str, bytes], uri_lines: list[bytes], args: argparse.Namespace) -> int:
+def report(output: str, inputs: list[tuple[str, int, bytes]], uri_lines: list[bytes],
+           args: argparse.Namespace) -> int:
     times: dict[tuple[str, str, str], list[float]] = {}
     verdicts: dict[tuple[str, str], set[str]] = {}
+    instance = "?"
     for line in output.splitlines():
-        kind, _round, label, corpus, seconds, verdict = line.split("\t")
-        name = Path(corpus).name
+        if line.startswith("instance\t"):
+            instance = line.split("\t")[1]
+            continue
+        kind, _round, label, name, seconds, verdict = line.split("\t")
         times.setdefault((kind, label, name), []).append(float(seconds))
         verdicts.setdefault((kind, name), set()).add(verdict)
     disagree = {key: found for key, found in verdicts.items() if len(found) != 1}
     medians = {key: statistics.median(value) for key, value in times.items()}
-    print(f"UTF-8, {args.size} MiB corpora: GB/s (median of {args.rounds} rounds, each the least wall time of "
-          f"{args.passes} passes) and speed relative to std::str::from_utf8 (above 1: faster)\n")
     labels = list(dict.fromkeys(label for kind, label, _ in medians if kind == "utf8"))
-    print("| contender                   | " + " | ".join(f"{name:>14}" for name in data) + " |")
-    print("|" + "-" * 29 + "|" + "|".join("-" * 16 for _ in data) + "|")
-    for label in labels:
+    peers = [label for label in ("std::str::from_utf8", "simdutf8::basic::from_utf8") if label in labels]
+    print(f"UTF-8: utf8::is_valid ran the {instance} instance.  Corpora in GB/s, strings in ns a call (median "
+          f"of {args.rounds} rounds, each the least wall time of {args.passes} passes); abnfc's speed relative "
+          "to each peer (above 1: abnfc is faster)\n")
+    print("| input | " + " | ".join(labels) + " | " + " | ".join(f"abnfc vs {p.split('::')[0]}" for p in peers) + " |")
+    print("|---" * (1 + len(labels) + len(peers)) + "|")
+    for name, length, blob in inputs:
         cells = []
-        for name, blob in data.items():
+        for label in labels:
             seconds = medians[("utf8", label, name)]
-            ratio = medians[("utf8", "std::str::from_utf8", name)] / seconds
-            cells.append(f"{len(blob) / seconds / 1e9:5.2f} {ratio:5.2f}x".rjust(14))
-        print(f"| {label:<27} | " + " | ".join(cells) + " |")
+            cells.append(f"{len(blob) / seconds / 1e9:.2f}" if length == 0 else
+                         f"{seconds / (len(blob) // length) * 1e9:.1f}")
+        mine = medians[("utf8", labels[0], name)]
+        cells += [f"{medians[('utf8', p, name)] / mine:.2f}x" for p in peers]
+        print(f"| {name} | " + " | ".join(cells) + " |")
     uri_bytes = sum(map(len, uri_lines))
     print(f"\nURI references: {len(uri_lines)} lines, {uri_bytes / len(uri_lines):.0f} bytes on average, each "
           "validated on its own: MB/s (median) and speed relative to the regex crate\n")

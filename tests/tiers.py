@@ -61,6 +61,7 @@ QUICK: dict[str, tuple[str, ...]] = {
     "test_js_inputs.py": ALL,
     "test_rust.py": ("test_a_rust_keyword_is_refused_as_prefix",
                      "test_the_command_line_refuses_a_keyword_prefix_and_writes_the_module"),
+    "test_rust_window.py": ("test_the_scalar_module_forbids_unsafe_code",),
     "test_go.py": ("test_prefixes_go_cannot_take_are_refused", "test_prefixes_go_can_take",
                    "test_the_file_is_a_generated_package_with_no_imports"),
     "test_go_window.py": ("test_the_plan_has_the_window_test_where_it_applies",),

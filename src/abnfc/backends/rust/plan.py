@@ -45,6 +45,7 @@ from ...errors import InvariantError
 from ..analysis import Pairs as AnalysedPairs
 from ..analysis import Speed, analyse, pair_functions, plan_strategy
 from ..tables import Comments, Tables, comment_text
+from .window import RustWindow, plan_window
 
 SHIFT_BITS = 6
 MAX_SHIFT_STATES = 64 // SHIFT_BITS  # 10 states fit in a u64 row
@@ -150,6 +151,7 @@ class RustPlan:
     shift: Shift | None = None
     pairs: Pairs | None = None
     table: Table | None = None
+    window: RustWindow | None = None  # auto, k-definite language: the window test with AVX2
 
 
 def lower(tables: Tables, options: Mapping[str, str]) -> RustPlan:
@@ -184,6 +186,7 @@ def lower(tables: Tables, options: Mapping[str, str]) -> RustPlan:
         shift=_shift(tables, ascii_skips) if shifting else None,
         pairs=_pairs(tables, speed) if strategy == "pairs" else None,
         table=None if shifting else _table(tables, speed, ascii_skips, plain, columns),
+        window=None if plain else plan_window(tables, wanted, options.get("simd", "std")),
     )
 
 

@@ -152,6 +152,11 @@ class RustValidator(Validator):
         a time disagrees; the driver runs them all."""
         return self.process.ask("A", self.module, length)
 
+    def instance(self) -> str:
+        """What ``is_valid`` and ``first_error`` run on long inputs: ``avx2`` (the window test),
+        ``scalar`` (the strategy's loop alone) or ``pushdown``."""
+        return self.process.ask("I", self.module)
+
     def Validator(self, max_depth: float | None = None) -> RustStream:
         return RustStream(self.process, int(self.process.ask("N", self.module, _depth(max_depth))))
 
