@@ -173,7 +173,8 @@ def main(names: list[str]) -> None:
     print("| bug | kit corpus | " + " | ".join(configs) + " |")
     print("|---|---|" + "---|" * len(configs))
     for target in targets:
-        row = [cell([r for (t, c, _s), r in zip(jobs, results) if t == target and c == config]) for config in configs]
+        row = [cell([r for (t, c, _s), r in zip(jobs, results, strict=True) if t == target and c == config])
+               for config in configs]
         print(f"| {target.name} | {'exposes it' if exposes[target.name] else 'does not'} | " + " | ".join(row) + " |")
 
 

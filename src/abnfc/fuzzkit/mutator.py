@@ -4,9 +4,9 @@ Three tables beside the DFA's own (byte classes, transitions, accepting states):
 
 - the *moves* of each state: every byte range the state takes to a live state, and the byte
   just outside such a range where the state refuses it.  The mutator writes a range's boundary
-  bytes half the time: they are where implementations of a range go wrong (the boundary-value
+  bytes three times in four: they are where implementations of a range go wrong (the boundary-value
   analysis of Myers, "The Art of Software Testing", 1979, ch. 4), and the bytes just outside are
-  the near misses a grammar-aware fuzzer should try; the other half, any byte of the range,
+  the near misses a grammar-aware fuzzer should try; otherwise any byte of the range,
   since an implementation may treat bytes apart that the grammar does not (a leap second 60
   among the DIGITs).
 - the shortest *completion* of each state: one byte towards an accepting state and the steps
