@@ -296,3 +296,10 @@ def test_a_bad_path_or_output_folder_is_a_usage_error(tmp_path, capsys):
     (tmp_path / "file").write_text("")
     status, _out, err = run_cli(capsys, "fuzz-kit", UTF8, "--lang", "c", "--out", str(tmp_path / "file"))
     assert status == 2 and "it is a file, not a folder" in err
+
+
+def test_the_command_line_repeats_the_kits_constants():
+    from abnfc import fuzzkit
+    from abnfc.commands import fuzz_kit
+
+    assert (fuzz_kit.LANGUAGES, fuzz_kit.DEFAULT_MAX_SEEDS) == (fuzzkit.LANGUAGES, fuzzkit.DEFAULT_MAX_SEEDS)

@@ -5,7 +5,8 @@ DFA, a dictionary, a seed corpus, the generated C validator as the oracle and a 
 aborts where the implementation under test disagrees with it.  ``--lang go``: the seed corpus in
 Go's format and a ``FuzzValid`` test; ``--lang rust``: a ``cargo fuzz`` target and its corpus.
 The output folder is checked before anything is compiled; files are written atomically and only
-when changed.
+when changed.  (A package rather than a module only to keep the commands' folder at twelve
+modules.)
 """
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ import os
 import shlex
 from pathlib import Path
 
-from ..i18n import N_
-from .support import options
+from ...i18n import N_
+from ..support import options
 
 NAME = "fuzz-kit"
 HELP = N_("write a fuzzing kit: a grammar-aware mutator, dictionary, seed corpus and fuzz target")
@@ -28,21 +29,20 @@ DEFAULT_MAX_SEEDS = 1000  # as abnfc.fuzzkit.DEFAULT_MAX_SEEDS
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_grammar(parser)
-    parser.add_argument("--rule", dest="start", metavar="RULE", help=argparse.SUPPRESS)  # --start's other name
     parser.add_argument("--lang", required=True, choices=LANGUAGES,
                         help=N_("c (libFuzzer and AFL++), go (go test -fuzz) or rust (cargo fuzz)"))
     parser.add_argument("--out", required=True, metavar="DIR", help=N_("output folder"))
-    parser.add_argument("--seed", type=int, default=0, help=N_("seed of the random inputs in the corpus (default 0)"))
+    parser.add_argument("--seed", type=int, default=0, help=N_("seed of the random inputs (default 0)"))
     parser.add_argument("--max-seeds", type=options.positive, default=DEFAULT_MAX_SEEDS, metavar="N",
                         help=N_("at most N inputs in the seed corpus (default %(default)s)"))
     options.add_limits(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..backends.naming import default_prefix
-    from ..errors import print_diagnostics
-    from ..fuzzkit import kit
-    from .support.writing import check_writable, write_and_say
+    from ...backends.naming import default_prefix
+    from ...errors import print_diagnostics
+    from ...fuzzkit import kit
+    from ..support.writing import check_writable, write_and_say
 
     compilation = options.parsed(args)
     check_writable(args.out)  # before compiling, which may take long
