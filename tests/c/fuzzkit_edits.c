@@ -38,7 +38,7 @@ static void print(const uint8_t *data, size_t size)
 int main(void)
 {
     static char a_text[ROOM + 1], b_text[ROOM + 1], what[16];
-    static uint8_t a[ROOM], b[ROOM], out[ROOM];
+    static uint8_t a[ROOM], b[ROOM];
     unsigned long long seed;
     while (scanf("%15s %llu %4096s", what, &seed, a_text) == 3) {
         uint64_t rng = seed;
@@ -61,7 +61,6 @@ int main(void)
             print(room, fuzzkit_edit(atoi(what), room, a_size, ROOM / 2, &rng));
             free(room);
         }
-        (void)out;
     }
     return 0;
 }
