@@ -77,6 +77,8 @@ QUICK: dict[str, tuple[str, ...]] = {
         "test_utf8_rejection_points_into_the_grammar", "test_end_of_input_and_complete_prefix",
         "test_steps_follow_the_dfa", "test_errors_exit_2_with_a_message"),
     "test_vectors.py": ALL,
+    "test_fuzz_kit.py": ("test_edits_that_keep_the_states_keep_a_valid_input_valid",
+                         "test_a_recursive_grammar_is_refused_with_a_reason"),
     "test_crosscheck.py": ("test_a_wrong_adapter_is_found_with_its_class_and_shortest_witness",
                            "test_a_misbehaving_program_is_reported_with_the_input_behind_it"),
     "test_diff.py": ALL,

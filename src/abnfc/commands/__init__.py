@@ -15,7 +15,7 @@ from typing import Protocol, cast
 
 # In the order ``abnfc --help`` lists them.
 COMMANDS = ("compile", "check", "dfa", "lint", "explain", "railroad", "vectors", "crosscheck", "diff", "learn",
-            "duckdb")
+            "duckdb", "fuzz-kit")
 
 
 class Command(Protocol):
@@ -31,4 +31,9 @@ def command(name: str) -> Command:
     """The module of command ``name``; KeyError when there is none."""
     if name not in COMMANDS:
         raise KeyError(name)
-    return cast(Command, importlib.import_module(f"{__name__}.{name}"))
+    return cast(Command, importlib.import_module(module_name(name)))
+
+
+def module_name(name: str) -> str:
+    """The module of command ``name`` (``fuzz-kit``: ``abnfc.commands.fuzz_kit``)."""
+    return f"{__name__}.{name.replace('-', '_')}"

@@ -24,21 +24,26 @@ from ...i18n import _, ngettext
 _DEFERRED_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
-def stale_files(files: Mapping[str, str], out_dir: str) -> list[str]:
-    """Names of files that are missing or differ from ``files``."""
+def stale_files(files: Mapping[str, str | bytes], out_dir: str) -> list[str]:
+    """Names of files that are missing or differ from ``files`` (text, written as UTF-8, or bytes)."""
     stale = []
     for name, content in sorted(files.items()):
         try:
             current = Path(out_dir, name).read_bytes()
         except OSError:
             current = None
-        if current != content.encode("utf-8"):
+        if current != _encoded(content):
             stale.append(name)
     return stale
 
 
-def write_files(files: Mapping[str, str], out_dir: str) -> list[str]:
-    """Write what changed, each file atomically; return the names written.
+def _encoded(content: str | bytes) -> bytes:
+    return content if isinstance(content, bytes) else content.encode("utf-8")
+
+
+def write_files(files: Mapping[str, str | bytes], out_dir: str) -> list[str]:
+    """Write what changed, each file atomically; return the names written.  A name may hold
+    ``/``: the folders on its way are made.
 
     Problems of the output folder (missing permission, a file in the way, a full disk) raise
     :class:`AbnfError` naming the path, and leave no partial file.
@@ -56,7 +61,8 @@ def write_files(files: Mapping[str, str], out_dir: str) -> list[str]:
     for name in changed:
         target = folder / name
         try:
-            _write_atomically(target, files[name].encode("utf-8"))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomically(target, _encoded(files[name]))
         except OSError as error:
             raise AbnfError.at(None, _("cannot write {path}: {reason}").format(path=target,
                                                                                reason=_reason(error))) from None
@@ -81,7 +87,7 @@ def check_writable(out_dir: str, file: str | None = None) -> None:
             path=folder / file, reason=os.strerror(errno.EISDIR)))
 
 
-def write_and_say(files: Mapping[str, str], out_dir: str) -> None:
+def write_and_say(files: Mapping[str, str | bytes], out_dir: str) -> None:
     """Write what changed and say so: a line per file written, or that all were up to date."""
     written = write_files(files, out_dir)
     for name in written:

@@ -1,0 +1,319 @@
+"""abnfc fuzz-kit: the C mutator's edits checked against the grammar's DFA, the dictionary and the
+corpus, libFuzzer finding a planted bug with the mutator, the AFL++ build of the mutator, the Go
+and Rust kits, and the command's errors."""
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers.c_build import GCC, SANITIZE
+from helpers.cli import run_cli
+
+from abnfc.frontend.source import load
+from abnfc.fuzzkit import seeds
+from abnfc.fuzzkit.mutator import completions, moves
+from abnfc.hypothesis.sampling import Sampler
+from abnfc.pipeline import Compilation
+
+ROOT = Path(__file__).resolve().parents[1]
+HARNESSES = ROOT / "tests" / "c"
+UTF8 = str(ROOT / "grammars" / "utf8.abnf")
+SAME, SWEEP, REPEAT, DROP, COMPLETE, CLASS = range(6)  # the edits of mutator.c
+CLANG = shutil.which("clang")
+
+
+@pytest.fixture(scope="module")
+def utf8_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from abnfc.cli import main
+
+    folder = tmp_path_factory.mktemp("kit") / "utf8"
+    assert main(["fuzz-kit", UTF8, "--lang", "c", "--out", str(folder)]) == 0
+    return folder
+
+
+@pytest.fixture(scope="module")
+def utf8() -> Compilation:
+    return Compilation(load(UTF8))
+
+
+@pytest.fixture(scope="module")
+def edits_program(utf8_kit: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    program = tmp_path_factory.mktemp("edits") / "edits"
+    subprocess.run([GCC, *SANITIZE, "-DFUZZKIT_API", str(HARNESSES / "fuzzkit_edits.c"), str(utf8_kit / "mutator.c"),
+                    "-o", str(program)], check=True)
+    return program
+
+
+def _run_edits(program: Path, lines: list[str]) -> list[bytes]:
+    result = subprocess.run([str(program)], input="\n".join(lines) + "\n", capture_output=True, text=True,
+                            check=True, timeout=300)
+    return [b"" if out == "-" else bytes.fromhex(out) for out in result.stdout.split()]
+
+
+def _hex(data: bytes) -> str:
+    return data.hex() or "-"
+
+
+def _valid_inputs(utf8: Compilation, count: int) -> list[bytes]:
+    sampler, rng = Sampler(utf8.minimal, 24), random.Random(5)
+    return [sampler.valid(rng) for _ in range(count)]
+
+
+def test_edits_that_keep_the_states_keep_a_valid_input_valid(utf8, edits_program):
+    """Same-state class moves, sweeps, repeated and dropped loops, completions and splices of
+    valid inputs are valid, and the same seed gives the same output."""
+    inputs = _valid_inputs(utf8, 150)
+    lines = [f"{edit} {seed} {_hex(data)}" for seed, data in enumerate(inputs) for edit in (SAME, SWEEP, REPEAT,
+                                                                                            DROP, COMPLETE)]
+    pairs = zip(inputs, reversed(inputs), strict=True)
+    lines += [f"splice {seed} {_hex(a)} {_hex(b)}" for seed, (a, b) in enumerate(pairs)]
+    outputs = _run_edits(edits_program, lines)
+    assert len(outputs) == len(lines)
+    assert all(utf8.minimal.matches(out) for out in outputs)
+    changed = sum(out != inputs[index // 5] for index, out in enumerate(outputs[:len(inputs) * 5]))
+    assert changed > len(inputs) * 2, changed  # the edits do edit
+    assert _run_edits(edits_program, lines) == outputs
+
+
+def test_every_edit_takes_any_bytes(edits_program):
+    """Random bytes (the empty input, inputs the DFA dies on at once or late, dead ends past a
+    near miss) through every edit and splice, under ASan and UBSan: no fault, no output longer
+    than the room given (2048 bytes)."""
+    rng = random.Random(7)
+    inputs = [b"", b"\xff", b"\xf4\x90", *(rng.randbytes(rng.randrange(1, 40)) for _ in range(200)),
+              rng.randbytes(2048)]
+    lines = [f"{edit} {seed} {_hex(data)}" for seed, data in enumerate(inputs) for edit in range(6)]
+    lines += [f"splice {seed} {_hex(a)} {_hex(b)}" for seed, (a, b) in enumerate(zip(inputs, inputs[1:] + inputs[:1],
+                                                                                        strict=True))]
+    outputs = _run_edits(edits_program, lines)
+    assert len(outputs) == len(lines) and all(len(out) <= 2048 for out in outputs)
+
+
+def test_completion_makes_an_invalid_input_valid(utf8, edits_program):
+    """Half the time the cut is where the run dies: every input then ends valid."""
+    cut = [data[:-1] for data in _valid_inputs(utf8, 100) if data and not utf8.minimal.matches(data[:-1])]
+    broken = [data + b"\xff\xff" for data in _valid_inputs(utf8, 100)]
+    inputs = cut + broken
+    outputs = _run_edits(edits_program, [f"{COMPLETE} {seed} {_hex(data)}" for seed, data in enumerate(inputs)])
+    completed = [out for out in outputs if utf8.minimal.matches(out)]
+    assert len(completed) >= len(inputs) // 3, (len(completed), len(inputs))
+    _toward, distance = completions(utf8.minimal)
+    assert all(distance[state] == 0 for state in utf8.minimal.accepting)
+
+
+def test_a_class_move_writes_a_byte_of_a_move_range_with_the_expected_verdict(utf8, edits_program):
+    """A class move changes at most one byte, to one of the moves of the state there: where the
+    new byte leads where the old one did the input stays valid, where it leads to the dead state
+    the input is refused."""
+    dfa = utf8.minimal
+    inputs = [data for data in _valid_inputs(utf8, 400) if data]
+    outputs = _run_edits(edits_program, [f"{CLASS} {seed} {_hex(data)}" for seed, data in enumerate(inputs)])
+    kinds = {"same": 0, "dead": 0, "other": 0}
+    for data, out in zip(inputs, outputs, strict=True):
+        assert len(out) == len(data)
+        changed = [i for i in range(len(data)) if data[i] != out[i]]
+        assert len(changed) <= 1
+        if not changed:
+            continue
+        at = changed[0]
+        state = dfa.trace(data)[at]
+        assert any(lo <= out[at] <= hi for lo, hi in moves(dfa, state)), (data, out)
+        before = dfa.transitions[state][dfa.byte_class[data[at]]]
+        after = dfa.transitions[state][dfa.byte_class[out[at]]]
+        if after == before:
+            kinds["same"] += 1
+            assert dfa.matches(out)
+        elif after == dfa.dead:
+            kinds["dead"] += 1
+            assert not dfa.matches(out)
+        else:
+            kinds["other"] += 1
+    assert all(kinds.values()), kinds
+
+
+def test_the_dictionary_holds_the_literals_and_the_class_boundaries(utf8, utf8_kit):
+    entry = re.compile(r'^[a-z0-9_]+="(?:[ !#-\[\]-~]|\\x[0-9A-F]{2})+"$')
+    lines = (utf8_kit / "utf8.dict").read_text().splitlines()
+    assert all(line.startswith("#") or entry.match(line) for line in lines), lines
+    written = {bytes.fromhex(line.split('"')[1].replace("\\x", "")) for line in lines if line.startswith("byte_")}
+    assert written == {b for ranges in utf8.minimal.classes for lo, hi in ranges for b in (bytes([lo]), bytes([hi]))}
+    uri = seeds.dictionary(Compilation(load(str(ROOT / "grammars" / "uri.abnf"))))
+    assert 'literal_1="//"' in uri and '"::"' in uri and '"%"' in uri
+
+
+def test_the_corpus_holds_inputs_on_both_sides_of_the_grammar(utf8, utf8_kit):
+    files = sorted((utf8_kit / "corpus").iterdir())
+    contents = [path.read_bytes() for path in files]
+    assert all(path.name == hashlib.sha1(data).hexdigest() for path, data in zip(files, contents, strict=True))
+    valid = [data for data in contents if utf8.minimal.matches(data)]
+    assert 50 < len(valid) < len(contents) - 50
+    assert b"\xf0\x90\x80\x80" in contents and b"\xed\xa0\x80" in contents  # a boundary, a surrogate
+    uri = Compilation(load(str(ROOT / "grammars" / "uri.abnf")))
+    zone = Compilation(load(str(ROOT / "grammars" / "variants" / "uri-zone-id.abnf")))
+    inputs = seeds.corpus(uri, 0, 1000)
+    assert len(inputs) == 1000
+    assert any(zone.minimal.matches(data) and not uri.minimal.matches(data) for data in inputs)  # a dialect's
+
+
+def test_the_kit_is_the_same_for_a_seed(utf8_kit, tmp_path, capsys):
+    status, _out, _err = run_cli(capsys, "fuzz-kit", UTF8, "--lang", "c", "--out", str(utf8_kit))
+    assert status == 0 and "up to date, nothing written" in _out
+    status, _out, _err = run_cli(capsys, "fuzz-kit", UTF8, "--lang", "c", "--seed", "1", "--out", str(tmp_path))
+    assert status == 0
+    other = {path.name for path in (tmp_path / "corpus").iterdir()}
+    same = {path.name for path in (utf8_kit / "corpus").iterdir()}
+    assert other != same and len(other & same) > len(same) // 2  # only the drawn inputs differ
+
+
+def _libfuzzer_missing() -> str | None:
+    if CLANG is None:
+        return "clang is not installed"
+    probe = subprocess.run([CLANG, "-fsanitize=fuzzer", "-x", "c", "-", "-o", "/dev/null"], capture_output=True,
+                           input=b"#include <stdint.h>\n#include <stddef.h>\n"
+                                 b"int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return 0; }\n")
+    return "clang's libFuzzer runtime is missing (libclang-rt-14-dev)" if probe.returncode else None
+
+
+def test_libfuzzer_with_the_mutator_finds_a_planted_bug(utf8_kit, tmp_path):
+    """A UTF-8 decoder that accepts one overlong form, F0 8F BF BF: the fuzz target aborts on it."""
+    missing = _libfuzzer_missing()
+    if missing:
+        pytest.skip(missing)
+    clang = [str(CLANG), "-g", "-O1", "-fsanitize=fuzzer,address", "-I", str(utf8_kit)]
+    kit = [str(utf8_kit / name) for name in ("fuzz_target.c", "utf8.c", "mutator.c")]
+    subprocess.run([*clang, *kit, str(HARNESSES / "fuzzkit_utf8_overlong.c"), "-o", str(tmp_path / "planted")],
+                   check=True)
+    subprocess.run([*clang, *kit, str(utf8_kit / "user_accepts.c"), "-o", str(tmp_path / "stub")], check=True)
+    for name in ("stub-corpus", "corpus"):  # libFuzzer adds the inputs it keeps to the folder
+        shutil.copytree(utf8_kit / "corpus", tmp_path / name)
+    common = ["-seed=1", "-max_len=16", f"-artifact_prefix={tmp_path}/", f"-dict={utf8_kit / 'utf8.dict'}"]
+    stub = subprocess.run([str(tmp_path / "stub"), *common, "-runs=20000", str(tmp_path / "stub-corpus")],
+                          capture_output=True, text=True, timeout=600)
+    assert stub.returncode == 0, stub.stderr[-2000:]  # the generated stub agrees with the oracle
+    # seed 1 finds it after about 26,000 runs; seeds 2 and 3 after 260,000 to 520,000
+    found = subprocess.run([str(tmp_path / "planted"), *common, "-runs=1000000", str(tmp_path / "corpus")],
+                           capture_output=True, text=True, timeout=600)
+    assert "the grammar refuses this input" in found.stderr and "user_accepts accepts it" in found.stderr
+    [crash] = tmp_path.glob("crash-*")
+    assert b"\xf0\x8f\xbf\xbf" in crash.read_bytes()
+
+
+def test_the_afl_build_of_the_mutator_is_a_custom_mutator_library(utf8, utf8_kit, tmp_path):
+    library, harness = tmp_path / "mutator.so", tmp_path / "afl-harness"
+    flags = ["-g", "-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+    subprocess.run([GCC, *flags, "-shared", "-fPIC", "-DFUZZKIT_AFL", str(utf8_kit / "mutator.c"), "-o",
+                    str(library)], check=True)
+    subprocess.run([GCC, *flags, str(HARNESSES / "fuzzkit_afl.c"), "-o", str(harness), "-ldl"], check=True)
+    inputs = _valid_inputs(utf8, 200)
+    lines = [f"{seed} {_hex(data)} {_hex(inputs[-seed]) if seed % 3 == 0 else '-'}" for seed, data in enumerate(inputs)]
+    run = subprocess.run([str(harness), str(library)], input="\n".join(lines) + "\n", capture_output=True, text=True,
+                         check=True, timeout=300)
+    first, *rest = run.stdout.split("\n")[:-1]
+    assert first == "splice_optional 1"
+    outputs = [b"" if out == "-" else bytes.fromhex(out) for out in rest]
+    assert len(outputs) == len(inputs) and all(len(out) <= 256 for out in outputs)
+    assert sum(out != data for out, data in zip(outputs, inputs, strict=True)) > len(inputs) // 2
+    assert sum(utf8.minimal.matches(out) for out in outputs) > len(inputs) // 2  # most edits keep the states
+    again = subprocess.run([str(harness), str(library)], input="\n".join(lines) + "\n", capture_output=True,
+                           text=True, check=True, timeout=300)
+    assert again.stdout == run.stdout
+
+
+@pytest.mark.skipif(shutil.which("afl-fuzz") is None or shutil.which("afl-clang-fast") is None,
+                    reason="AFL++ is not installed (apt-get install afl++)")
+def test_afl_fuzz_runs_with_the_mutator(utf8_kit, tmp_path):
+    import os
+
+    sources = [str(utf8_kit / name) for name in ("fuzz_target.c", "utf8.c", "user_accepts.c")]
+    env = {**os.environ, "AFL_QUIET": "1"}
+    subprocess.run(["afl-clang-fast", "-O1", "-DFUZZKIT_STDIN_MAIN", "-I", str(utf8_kit), *sources, "-o",
+                    str(tmp_path / "target")], check=True, env=env, capture_output=True)
+    subprocess.run([GCC, "-O2", "-shared", "-fPIC", "-DFUZZKIT_AFL", str(utf8_kit / "mutator.c"), "-o",
+                    str(tmp_path / "mutator.so")], check=True)
+    given = tmp_path / "in"
+    given.mkdir()
+    (given / "seed").write_bytes(b"a\xc3\xa4")
+    env.update(AFL_SKIP_CPUFREQ="1", AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES="1", AFL_NO_UI="1", AFL_NO_AFFINITY="1",
+               AFL_CUSTOM_MUTATOR_LIBRARY=str(tmp_path / "mutator.so"))
+    result = subprocess.run(["afl-fuzz", "-i", str(given), "-o", str(tmp_path / "out"), "-V", "3", "-s", "1", "--",
+                             str(tmp_path / "target")], env=env, capture_output=True, text=True, timeout=120)
+    stats = tmp_path / "out" / "default" / "fuzzer_stats"
+    if not stats.exists():
+        pytest.skip(f"afl-fuzz did not start here: {result.stdout[-500:]}")
+    executions = int(re.search(r"execs_done\s*:\s*(\d+)", stats.read_text()).group(1))  # type: ignore[union-attr]
+    assert executions > 100
+    assert "custom mutator" in result.stdout.lower()
+    assert not list((tmp_path / "out" / "default" / "crashes").glob("id:*"))  # the stub agrees with the oracle
+
+
+def _go_unquote(text: str) -> bytes:
+    body = text.removeprefix('[]byte("').removesuffix('")')
+    return re.sub(rb'\\x([0-9a-f]{2})|\\(["\\])', lambda m: bytes.fromhex(m.group(1).decode()) if m.group(1)
+                  else m.group(2), body.encode("ascii"))
+
+
+def test_the_go_kit_runs_its_corpus(utf8, tmp_path, capsys):
+    from abnfc.backends.go.runner import environment
+
+    assert run_cli(capsys, "fuzz-kit", UTF8, "--lang", "go", "--out", str(tmp_path))[0] == 0
+    files = sorted((tmp_path / "testdata" / "fuzz" / "FuzzValid").iterdir())
+    inputs = []
+    for path in files:
+        header, value, end = path.read_text().split("\n")
+        assert header == "go test fuzz v1" and end == ""
+        inputs.append(_go_unquote(value))
+    assert inputs and sorted(inputs) == sorted(seeds.corpus(utf8, 0, 1000))
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("the Go toolchain ('go') is not installed: apt-get install golang-go")
+    result = subprocess.run([go, "test", "-run", "FuzzValid", "-v", "."], cwd=tmp_path, env=environment(),
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("--- PASS: FuzzValid/") == len(files)
+
+
+def test_the_rust_kit_checks_its_corpus_without_libfuzzer(utf8, tmp_path, capsys):
+    """libfuzzer-sys is not available offline: the target is built with --cfg abnfc_plain, which
+    leaves out fuzz_target! and checks the files it is given."""
+    assert run_cli(capsys, "fuzz-kit", UTF8, "--lang", "rust", "--out", str(tmp_path))[0] == 0
+    corpus = sorted((tmp_path / "corpus" / "fuzz_valid").iterdir())
+    assert sorted(path.read_bytes() for path in corpus) == sorted(seeds.corpus(utf8, 0, 1000))
+    assert 'libfuzzer-sys = "0.4"' in (tmp_path / "Cargo.toml").read_text()
+    rustc = shutil.which("rustc")
+    if rustc is None:
+        pytest.skip("rustc is not installed")
+    program = tmp_path / "check"
+    target = tmp_path / "fuzz_targets" / "fuzz_valid.rs"
+    subprocess.run([rustc, "--edition", "2021", "--cfg", "abnfc_plain", str(target), "-o", str(program)], check=True,
+                   capture_output=True, timeout=600)
+    result = subprocess.run([str(program), *map(str, corpus)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_recursive_grammar_is_refused_with_a_reason(tmp_path, capsys):
+    status, _out, err = run_cli(capsys, "fuzz-kit", str(ROOT / "grammars" / "json.abnf"), "--lang", "c",
+                                "--out", str(tmp_path / "kit"))
+    assert status == 2
+    assert "only regular grammars" in err and "recursive" in err
+    assert not (tmp_path / "kit").exists() or not list((tmp_path / "kit").iterdir())
+
+
+def test_a_bad_path_or_output_folder_is_a_usage_error(tmp_path, capsys):
+    status, _out, err = run_cli(capsys, "fuzz-kit", str(tmp_path / "missing.abnf"), "--lang", "c",
+                                "--out", str(tmp_path / "kit"))
+    assert status == 2 and "missing.abnf" in err
+    (tmp_path / "file").write_text("")
+    status, _out, err = run_cli(capsys, "fuzz-kit", UTF8, "--lang", "c", "--out", str(tmp_path / "file"))
+    assert status == 2 and "it is a file, not a folder" in err
+
+
+def test_the_command_line_repeats_the_kits_constants():
+    from abnfc import fuzzkit
+    from abnfc.commands import fuzz_kit
+
+    assert (fuzz_kit.LANGUAGES, fuzz_kit.DEFAULT_MAX_SEEDS) == (fuzzkit.LANGUAGES, fuzzkit.DEFAULT_MAX_SEEDS)
