@@ -118,7 +118,8 @@ def plan_window_test(tables: Tables, unit: int, strategy: str) -> WindowTestC | 
     classes = tables.byte_class
     uniform = len(set(classes[:128])) == 1
     groups = max(1, (len(found.boxes) + 7) // 8)  # no box at all (every window allowed): one group of zeros
-    masks = tuple(tuple(_class_masks(classes, mask, group) for mask in found.masks) for group in range(groups))
+    by_reach = _by_reach(found.masks, len(found.boxes))
+    masks = tuple(tuple(_class_masks(classes, mask, group) for mask in by_reach) for group in range(groups))
     low = classes[0]
     all_low_allowed = _and_all(found.masks, 0) == 0
     nibble = nibble_test(dfa, found)
@@ -208,6 +209,21 @@ def _avx2(classes: bytes, count: int, pays: bool) -> dict:
     return {"avx2": fits,
             "avx2_high": hex_cells([0 if high in mixed else rows[high][0] for high in range(16)]),
             "avx2_rows": tuple(NibbleRow(high, hex_cells(list(rows[high]))) for high in mixed) if fits else ()}
+
+
+def _reach(masks: tuple[tuple[int, ...], ...], box: int) -> int:
+    """The furthest distance back at which the box does not hold every byte."""
+    return max((d for d, mask in enumerate(masks) if any(not (bits >> box) & 1 for bits in mask)), default=0)
+
+
+def _by_reach(masks: tuple[tuple[int, ...], ...], boxes: int) -> tuple[tuple[int, ...], ...]:
+    """The masks with the boxes numbered anew, those that look furthest back first, so that a group
+    of 8 boxes holds the short ones together and needs no lookup at the distances none of them
+    looks at (RFC 2279's UTF-8: 10 boxes, 4 of them 6 bytes long and 3 of them 2; two groups
+    with 6 lookups each become one with 6 and one with 2; see the window driver's distances)."""
+    order = sorted(range(boxes), key=lambda box: (-_reach(masks, box), box))
+    return tuple(tuple(sum(((bits >> old) & 1) << new for new, old in enumerate(order)) for bits in mask)
+                 for mask in masks)
 
 
 def _class_masks(classes: bytes, mask: tuple[int, ...], group: int) -> bytes:
