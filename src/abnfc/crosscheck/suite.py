@@ -73,6 +73,20 @@ def build_suite(dfa: Dfa, provenance: Provenance, accepts: Callable[[bytes], boo
     return list(suite.vectors.values())
 
 
+class Unexplained:
+    """A provenance that explains nothing, for callers that use only the vectors' bytes (explaining
+    each, the rules it passes through, would cost most of the time)."""
+
+    def explain(self, data: bytes) -> str:
+        return ""
+
+    def step(self, data: bytes, index: int) -> str:
+        return ""
+
+    def requirement(self, data: bytes, index: int) -> str:
+        return ""
+
+
 def transition_vectors(dfa: Dfa, provenance: Provenance, accepts: Callable[[bytes], bool]) -> list[Vector]:
     """The vectors of ``dfa`` (minimal) without the state identification: every transition with
     the boundary bytes of its class, the lookalikes and the truncations.  Its separating words

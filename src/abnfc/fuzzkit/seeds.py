@@ -22,7 +22,7 @@ from itertools import zip_longest
 
 from ..automata.dfa import Dfa
 from ..crosscheck.neighbours import MAX_PAIRS, discover, parting_inputs
-from ..crosscheck.suite import boundary_bytes, transition_vectors
+from ..crosscheck.suite import Unexplained, boundary_bytes, transition_vectors
 from ..errors import AbnfError
 from ..frontend import ir
 from ..frontend.source import load
@@ -37,7 +37,7 @@ MAX_SEED_SIZE = 4096  # libFuzzer's default -max_len
 def corpus(compilation: Compilation, seed: int, max_seeds: int) -> list[bytes]:
     """The seed corpus of the grammar's start rule: distinct inputs, at most ``max_seeds``."""
     dfa = compilation.minimal
-    vectors = transition_vectors(dfa, _Unexplained(), dfa.matches)
+    vectors = transition_vectors(dfa, Unexplained(), dfa.matches)
     groups = [_ordered(v.data for v in vectors if v.valid), _ordered(v.data for v in vectors if not v.valid),
               *(_ordered(found) for found in _dialect_inputs(compilation)), _samples(dfa, seed)]
     chosen: dict[bytes, None] = {}
@@ -119,16 +119,3 @@ def dictionary(compilation: Compilation) -> str:
 def _escaped(data: bytes) -> str:
     """``data`` inside a dictionary entry's quotes: printable ASCII as is, the rest as ``\\xNN``."""
     return "".join(chr(b) if 0x20 <= b < 0x7F and b not in b'"\\' else f"\\x{b:02X}" for b in data)
-
-
-class _Unexplained:
-    """A provenance that explains nothing: only the vectors' bytes are used."""
-
-    def explain(self, data: bytes) -> str:
-        return ""
-
-    def step(self, data: bytes, index: int) -> str:
-        return ""
-
-    def requirement(self, data: bytes, index: int) -> str:
-        return ""

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from ..automata.dfa import Dfa
 from ..crosscheck.neighbours import MAX_PAIRS, discover, parting_inputs
-from ..crosscheck.suite import transition_vectors
+from ..crosscheck.suite import Unexplained, transition_vectors
 from ..errors import AbnfError
 from ..frontend.source import Grammar, load
 from ..i18n import _
@@ -114,7 +114,7 @@ def _vectors(dfa: Dfa, max_size: int) -> tuple[list[bytes], list[bytes]]:
     seconds to make."""
     if dfa.num_states > MAX_VECTOR_STATES:
         return [], []
-    suite = sorted((v for v in transition_vectors(dfa, _Unexplained(), dfa.matches) if len(v.data) <= max_size),
+    suite = sorted((v for v in transition_vectors(dfa, Unexplained(), dfa.matches) if len(v.data) <= max_size),
                    key=lambda v: (len(v.data), v.data))
     return [v.data for v in suite if v.valid], [v.data for v in suite if not v.valid]
 
@@ -137,19 +137,6 @@ def _witnesses(compilation: Compilation, dfa: Dfa, given: Sequence[str] | None, 
     refused = sorted((w for w in found if len(w) <= max_size and not dfa.matches(w)), key=lambda w: (len(w), w))
     return refused[:MAX_WITNESSES]
 
-
-class _Unexplained:
-    """A provenance that explains nothing: only the vectors' bytes are used here, and explaining
-    each (the rules it passes through) would cost most of the time."""
-
-    def explain(self, data: bytes) -> str:
-        return ""
-
-    def step(self, data: bytes, index: int) -> str:
-        return ""
-
-    def requirement(self, data: bytes, index: int) -> str:
-        return ""
 
 
 def _is_utf8(data: bytes) -> bool:
