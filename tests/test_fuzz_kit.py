@@ -186,8 +186,8 @@ def test_libfuzzer_with_the_mutator_finds_a_planted_bug(utf8_kit, tmp_path):
         pytest.skip(missing)
     clang = [str(CLANG), "-g", "-O1", "-fsanitize=fuzzer,address", "-I", str(utf8_kit)]
     kit = [str(utf8_kit / name) for name in ("fuzz_target.c", "utf8.c", "mutator.c")]
-    subprocess.run([*clang, *kit, str(ROOT / "bench" / "fuzz_targets" / "utf8_overlong.c"), "-o", str(tmp_path / "planted")],
-                   check=True)
+    planted = ROOT / "bench" / "fuzz_targets" / "utf8_overlong.c"
+    subprocess.run([*clang, *kit, str(planted), "-o", str(tmp_path / "planted")], check=True)
     subprocess.run([*clang, *kit, str(utf8_kit / "user_accepts.c"), "-o", str(tmp_path / "stub")], check=True)
     for name in ("stub-corpus", "corpus"):  # libFuzzer adds the inputs it keeps to the folder
         shutil.copytree(utf8_kit / "corpus", tmp_path / name)
