@@ -89,7 +89,7 @@ def _check(modules, inputs: list[bytes], seed: int) -> int:
     rng = random.Random(seed)
     valid = 0
     for data in inputs:
-        for limit in (fast.MAX_DEPTH, SMALL_LIMIT):
+        for limit in (fast.MAX_DEPTH, 1, SMALL_LIMIT):
             answer = _one_shot(fast, data, limit)
             assert answer == _one_shot(slow, data, limit), (data[:200], limit)
             assert answer == _reference(automaton, data, limit), (data[:200], limit)

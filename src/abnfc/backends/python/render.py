@@ -77,9 +77,9 @@ def _docstring_safe(text: str) -> str:
 PATTERN_WIDTH = 100  # characters of a run pattern a line
 
 
-def _run_lines(plan: PythonPlan) -> list[tuple[int, str, list[str]]]:
-    """Each run pattern as (state, its ends, the pieces of its text a line); a piece never ends
-    in a backslash, which a raw literal cannot."""
+def _run_lines(plan: PythonPlan) -> list[tuple[int, int, str, list[str]]]:
+    """Each run pattern as (state, levels inlined, its ends, the pieces of its text a line); a
+    piece never ends in a backslash, which a raw literal cannot."""
     found = []
     for run in plan.runs:
         pieces, text = [], run.pattern
@@ -89,5 +89,5 @@ def _run_lines(plan: PythonPlan) -> list[tuple[int, str, list[str]]]:
                 cut -= 1
             pieces.append(text[:cut])
             text = text[cut:]
-        found.append((run.state, "".join(f"{end}, " for end in run.ends), pieces))
+        found.append((run.state, run.inlined, "".join(f"{end}, " for end in run.ends), pieces))
     return found

@@ -19,16 +19,27 @@ can anyway, so nothing is lost and ``re`` never backtracks into it.  Where the e
 not match (an invalid byte, the end of the input before an event, or no expression), the
 generated module steps bytes, so verdicts and offsets are the byte loop's.
 
-Alternatives that begin with the same item are factored (``ab|ac`` -> ``a(?:b|c)``) and
-alternatives that are single byte sets merged, which keeps the expression linear in the states
-for strings and numbers.  An expression that nests groups deeper than ``MAX_DEPTH`` (``re``
-compiles recursively) or grows past ``MAX_LENGTH`` characters is left out.
+Each call into ``re`` costs about as much as stepping a dozen bytes in Python, so the expression
+also reads whole the nested parts that close within ``MAX_INLINED`` levels: a call whose nested
+part returns is one more edge of the graph, labelled with the opening byte, the nested part's
+own expression up to a state that returns, and the closing byte, leading to the state the
+return goes on in.  A match then opens and closes nested parts, so the generated loop uses it
+only while the stack has room for that many more (NestingError stays the byte loop's); a deeper
+nested part fails the alternative, and the match ends before it, at its opening byte.
+
+Alternatives that begin with the same item are factored (``ab|ac`` -> ``a(?:b|c)``), then
+those that end with the same item (``ac|bc`` -> ``(?:a|b)c``: after a number, whichever state
+it ends in, the same paths go on), and alternatives that are single byte sets merged; states
+are eliminated in depth-first postorder, so that alternatives follow the table's branches.  An
+expression that nests groups deeper than ``MAX_DEPTH`` (``re`` compiles recursively) or grows
+past ``MAX_LENGTH`` characters is left out (with fewer levels inlined first).
 
 Each state with a self-loop on at least two bytes also gets ``[bytes]*+`` (*loop skips*), which
 the byte-stepping loop uses to pass over whitespace, string bodies and digit runs.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -37,7 +48,8 @@ from ..tables import Tables
 from .skip import char_class
 
 MAX_DEPTH = 64  # nested groups; re.compile recurses once a level
-MAX_LENGTH = 60_000  # characters of one expression; longer ones cost more to compile than they save
+MAX_LENGTH = 100_000  # characters of one expression; longer ones cost more to compile than they save
+MAX_INLINED = 1  # levels of nested parts a run pattern reads whole
 MIN_LOOP_BYTES = 2  # a self-loop on one byte saves too little for a call into re
 
 
@@ -70,7 +82,7 @@ class Alt:
 
 @dataclass(frozen=True)
 class Star:
-    item: object
+    item: Node
 
     @cached_property
     def size(self) -> int:
@@ -87,6 +99,9 @@ class Mark:
         return 8 + 8 * len(self.events)
 
 
+Node = Chars | Seq | Alt | Star | Mark
+
+
 class TooLong(Exception):
     """An expression outgrew ``MAX_LENGTH`` while states were eliminated."""
 
@@ -99,6 +114,7 @@ class RunPattern:
     state: int  # the state the expression starts from
     pattern: str  # a bytes regular expression written with \\xNN escapes only
     ends: tuple[int, ...]  # ends[k - 1]: the state group k marks
+    inlined: int  # nested parts opened and closed inside a match, at most
 
 
 @dataclass(frozen=True)
@@ -137,6 +153,37 @@ def alt(*items):
 
 
 def _factored(items: list) -> list:
+    return _ordered(_suffixes_factored(_prefixes_factored(items)))
+
+
+def _suffixes_factored(items: list) -> list:
+    """``ac|bc`` -> ``(?:a|b)c``: paths of several states that go on alike are written once."""
+    groups: dict[object, list] = {}
+    for item in items:
+        groups.setdefault(_last(item), []).append(item)
+    result = []
+    for last, group in groups.items():
+        if len(group) == 1 or last is None:
+            result.extend(group)
+        else:
+            rest = alt(*(_init(item) for item in group))
+            result.append(seq(rest if rest is not None else EMPTY, last))
+    return result
+
+
+def _last(item):
+    if isinstance(item, Seq):
+        return item.items[-1] if item.items else None
+    return item
+
+
+def _init(item):
+    if isinstance(item, Seq) and len(item.items) > 1:
+        return Seq(item.items[:-1]) if len(item.items) > 2 else item.items[0]
+    return EMPTY
+
+
+def _prefixes_factored(items: list) -> list:
     groups: dict[object, list] = {}
     for item in items:
         groups.setdefault(_head(item), []).append(item)
@@ -148,8 +195,15 @@ def _factored(items: list) -> list:
             rests = [_tail(item) for item in group]
             rest = alt(*rests)
             result.append(seq(head, rest if rest is not None else EMPTY))
-    empty = [item for item in result if item == EMPTY]  # the empty alternative last: longer ones first
-    return [item for item in result if item != EMPTY] + empty
+    return result
+
+
+def _ordered(items: list) -> list:
+    """A mark (the run ends here) after the ways on, and the empty alternative last: the longer
+    match is tried first."""
+    def rank(item) -> int:
+        return 2 if item == EMPTY else 1 if isinstance(item, Mark) else 0
+    return sorted(items, key=rank)
 
 
 def _head(item):
@@ -170,38 +224,81 @@ def star(item):
 
 
 class _Flat:
-    """The table's flat moves: byte sets between states, without calls, returns and the dead state."""
+    """The table's flat moves (byte sets between states, without calls, returns and the dead
+    state), its events, and what a call followed by a return leads to."""
 
     def __init__(self, tables: Tables):
         pushdown = tables.pushdown
         assert pushdown is not None
         self.dead = tables.dead
         self.first_call = pushdown.first_call
+        self.entries = pushdown.entries
         self.moves: list[dict[int, Ranges]] = []
         self.events: list[Ranges] = []
+        self.calls: list[dict[int, Ranges]] = []  # per state: call state -> the bytes that enter it
+        self.returns = [set(members(ranges)) for ranges in pushdown.returns]
+        self.return_bytes = sorted({b for ranges in pushdown.returns for b in members(ranges)})
+        self.after: dict[tuple[int, int], int] = {}  # (call state, return byte) -> the state reached
         for state in tables.states:
-            returning = set(members(pushdown.returns[state.index]))
             by_target: dict[int, set[int]] = {}
-            events = set(returning)
+            calls: dict[int, set[int]] = {}
+            events = set(self.returns[state.index])
             for byte in range(256):
-                if byte in returning:
+                if byte in self.returns[state.index]:
                     continue
                 target = state.targets[tables.byte_class[byte]]
                 if target >= self.first_call:
                     events.add(byte)
+                    calls.setdefault(target, set()).add(byte)
                 elif target != self.dead:
                     by_target.setdefault(target, set()).add(byte)
             self.moves.append({t: from_bytes(bs) for t, bs in by_target.items()})
             self.events.append(from_bytes(events))
+            self.calls.append({c: from_bytes(bs) for c, bs in calls.items()})
+            if state.index >= self.first_call:
+                for byte in self.return_bytes:
+                    target = state.targets[tables.byte_class[byte]]
+                    if target != self.dead and target < self.first_call:
+                        self.after[(state.index, byte)] = target
 
-    def region(self, source: int) -> list[int]:
-        seen, todo = {source}, [source]
-        while todo:
-            for target in self.moves[todo.pop()]:
-                if target not in seen:
-                    seen.add(target)
-                    todo.append(target)
-        return sorted(seen)
+
+class _Edges:
+    """The flat moves as expressions, and with ``level`` > 0 also each call whose nested part
+    returns within ``level - 1`` further levels, as one edge: the opening byte, the nested
+    part's paths to its return (nested calls inlined the same way) and the closing byte."""
+
+    def __init__(self, flat: _Flat):
+        self.flat = flat
+        self.memo: dict[tuple[int, int, int], Node | None] = {}
+        self.levels: dict[int, list[dict[int, Node]]] = {}
+
+    def at(self, level: int) -> list[dict[int, Node]]:
+        if level not in self.levels:
+            flat = self.flat
+            edges: list[dict[int, Node]] = [{t: Chars(r) for t, r in moves.items()} for moves in flat.moves]
+            if level > 0:
+                for state, calls in enumerate(flat.calls):
+                    for call, opening in calls.items():
+                        for byte in flat.return_bytes:
+                            after = flat.after.get((call, byte))
+                            inner = None if after is None else self.nested(flat.entries[call - flat.first_call],
+                                                                           byte, level - 1)
+                            if inner is not None and after is not None:
+                                label = seq(Chars(opening), inner, Chars(((byte, byte),)))
+                                edges[state][after] = alt(edges[state].get(after), label)
+            self.levels[level] = edges
+        return self.levels[level]
+
+    def nested(self, entry: int, closing: int, level: int):
+        """The paths of a nested part from ``entry`` to a state that returns on ``closing``."""
+        key = (entry, closing, level)
+        if key not in self.memo:
+            finals = {s: EMPTY for s in range(len(self.flat.moves)) if closing in self.flat.returns[s]}
+            try:
+                self.memo[key] = _eliminate(self.at(level), entry, finals)
+            except TooLong:
+                self.memo[key] = None
+        return self.memo[key]
 
 
 def resume_states(tables: Tables) -> list[int]:
@@ -219,20 +316,26 @@ def resume_states(tables: Tables) -> list[int]:
 
 
 def run_patterns(tables: Tables) -> tuple[RunPattern, ...]:
+    """A run pattern for each state the loop resumes in, with nested parts inlined up to
+    ``MAX_INLINED`` levels deep where the expression stays within the limits (fewer where not)."""
     if tables.pushdown is None:
         return ()
     flat = _Flat(tables)
+    edges = _Edges(flat)
+    marks = {s: Mark(s, events) for s, events in enumerate(flat.events) if events and s < flat.first_call}
     found = []
     for state in resume_states(tables):
-        try:
-            expression = _eliminate(flat, state)
-        except TooLong:
-            continue
-        if expression is None:
-            continue
-        text, ends, depth = _render(expression)
-        if ends and depth <= MAX_DEPTH and len(text) <= MAX_LENGTH:
-            found.append(RunPattern(state, text, tuple(ends)))
+        for level in range(MAX_INLINED, -1, -1):
+            try:
+                expression = _eliminate(edges.at(level), state, marks)
+            except TooLong:
+                continue
+            if expression is None:
+                break
+            text, ends, depth = _render(expression)
+            if ends and depth <= MAX_DEPTH and len(text) <= MAX_LENGTH:
+                found.append(RunPattern(state, text, tuple(ends), level))
+                break
     return tuple(found)
 
 
@@ -251,25 +354,24 @@ def loop_skips(tables: Tables) -> tuple[LoopSkip, ...]:
 SOURCE, FINAL = -1, -2
 
 
-def _eliminate(flat: _Flat, source: int):
-    """The expression of the flat paths from ``source`` to an event (state elimination)."""
-    region = flat.region(source)
-    edges: dict[int, dict[int, object]] = {SOURCE: {source: EMPTY}}
+def _eliminate(edges: list[dict[int, Node]], source: int, finals: Mapping[int, Node]) -> Node | None:
+    """The expression of the paths from ``source`` along ``edges`` that end with the final edge
+    of a state in ``finals`` (state elimination); None where there is none."""
+    region = _postorder(edges, source)
+    graph: dict[int, dict[int, Node]] = {SOURCE: {source: EMPTY}}
     into: dict[int, set[int]] = {state: set() for state in region}
     into[source].add(SOURCE)
     into[FINAL] = set()
     for state in region:
-        out: dict[int, object] = {target: Chars(ranges) for target, ranges in flat.moves[state].items()}
-        if flat.events[state]:
-            out[FINAL] = Mark(state, flat.events[state])
-            into[FINAL].add(state)
-        edges[state] = out
+        out = dict(edges[state])
+        if state in finals:
+            out[FINAL] = finals[state]
+        graph[state] = out
         for target in out:
-            if target != FINAL:
-                into[target].add(state)
-    for state in _postorder(flat, source):
-        _remove(edges, into, state)
-    return edges[SOURCE].get(FINAL)
+            into[target].add(state)
+    for state in region:
+        _remove(graph, into, state)
+    return graph[SOURCE].get(FINAL)
 
 
 def _remove(edges, into, state: int) -> None:
@@ -304,30 +406,32 @@ def _text(node, ends: list[int]) -> tuple[str, int]:
         if isinstance(node.item, Chars):
             return char_class(node.item.ranges) + "*+", 0
         if isinstance(node.item, Alt):  # a run of the loop's single bytes at a time, not one a pass
-            parts = [_text(item, ends) for item in node.item.items]
-            texts = [text + "++" if isinstance(item, Chars) else text
-                     for item, (text, _) in zip(node.item.items, parts, strict=True)]
-            return "(?:" + "|".join(texts) + ")*+", 1 + max(d for _, d in parts)
-        inner, depth = _text(node.item, ends)
-        return f"(?:{inner})*+", depth + 1
+            written = [_text(item, ends) for item in node.item.items]
+            loops = [text + "++" if isinstance(item, Chars) else text
+                     for item, (text, _) in zip(node.item.items, written, strict=True)]
+            return "(?:" + "|".join(loops) + ")*+", 1 + max(d for _, d in written)
+        body, depth = _text(node.item, ends)
+        return f"(?:{body})*+", depth + 1
     if isinstance(node, Alt):
-        parts = [_text(item, ends) for item in node.items]
-        return "(?:" + "|".join(p for p, _ in parts) + ")", 1 + max(d for _, d in parts)
-    parts, depth, previous, count = [], 0, None, 0
+        branches = [_text(item, ends) for item in node.items]
+        return "(?:" + "|".join(p for p, _ in branches) + ")", 1 + max(d for _, d in branches)
+    texts: list[str] = []
+    deepest, count = 0, 0
+    previous: Chars | None = None
     for item in node.items:  # a run of one byte set is written once, with a count
         if isinstance(item, Chars) and item == previous:
             count += 1
             continue
         if previous is not None:
-            parts.append(_repeat(previous, count))
+            texts.append(_repeat(previous, count))
         previous, count = (item, 1) if isinstance(item, Chars) else (None, 0)
         if previous is None:
-            text, inner = _text(item, ends)
-            parts.append(text)
-            depth = max(depth, inner)
+            written_item, item_depth = _text(item, ends)
+            texts.append(written_item)
+            deepest = max(deepest, item_depth)
     if previous is not None:
-        parts.append(_repeat(previous, count))
-    return "".join(parts), depth
+        texts.append(_repeat(previous, count))
+    return "".join(texts), deepest
 
 
 def _repeat(chars: Chars, count: int) -> str:
@@ -335,11 +439,11 @@ def _repeat(chars: Chars, count: int) -> str:
     return text if count == 1 else f"{text}{{{count}}}"
 
 
-def _postorder(flat: _Flat, source: int) -> list[int]:
-    """The region in depth-first postorder from ``source``: a state is eliminated after the
-    states it leads to, so each alternative of the result starts where the table branches (the
-    expression follows the DFA, one alternative per byte set, and ``re`` rarely tries more than
-    one); the source goes last."""
+def _postorder(edges: list[dict[int, Node]], source: int) -> list[int]:
+    """The states reached from ``source`` in depth-first postorder: a state is eliminated after
+    the states it leads to, so each alternative of the result starts where the table branches
+    (the expression follows the DFA, one alternative per byte set, and ``re`` rarely tries more
+    than one); the source goes last."""
     order, stack, seen = [], [(source, False)], set()
     while stack:
         current, expanded = stack.pop()
@@ -348,5 +452,5 @@ def _postorder(flat: _Flat, source: int) -> list[int]:
         elif current not in seen:
             seen.add(current)
             stack.append((current, True))
-            stack.extend((t, False) for t in sorted(flat.moves[current], reverse=True) if t not in seen)
+            stack.extend((t, False) for t in sorted(edges[current], reverse=True) if t not in seen)
     return order
