@@ -70,6 +70,13 @@ class Seq:
     def size(self) -> int:
         return sum(item.size for item in self.items)
 
+    def __hash__(self) -> int:  # trees are hashed often while states are eliminated: once each
+        return self.hashed
+
+    @cached_property
+    def hashed(self) -> int:
+        return hash(("seq", self.items))
+
 
 @dataclass(frozen=True)
 class Alt:
@@ -79,6 +86,13 @@ class Alt:
     def size(self) -> int:
         return 4 + sum(1 + item.size for item in self.items)
 
+    def __hash__(self) -> int:  # trees are hashed often while states are eliminated: once each
+        return self.hashed
+
+    @cached_property
+    def hashed(self) -> int:
+        return hash(("alt", self.items))
+
 
 @dataclass(frozen=True)
 class Star:
@@ -87,6 +101,13 @@ class Star:
     @cached_property
     def size(self) -> int:
         return 6 + self.item.size
+
+    def __hash__(self) -> int:  # trees are hashed often while states are eliminated: once each
+        return self.hashed
+
+    @cached_property
+    def hashed(self) -> int:
+        return hash(("star", self.item))
 
 
 @dataclass(frozen=True)
