@@ -25,7 +25,11 @@ part returns is one more edge of the graph, labelled with the opening byte, the 
 own expression up to a state that returns, and the closing byte, leading to the state the
 return goes on in.  A match then opens and closes nested parts, so the generated loop uses it
 only while the stack has room for that many more (NestingError stays the byte loop's); a deeper
-nested part fails the alternative, and the match ends before it, at its opening byte.
+nested part fails the alternative, and the match ends before it, at its opening byte, having
+read it in vain.  So only the start state and the nested parts' starts inline: the loop is in a
+state a return leads to because a nested part was too deep to inline, and its siblings
+usually are too (a JSON array of records that hold arrays of arrays would have each record
+read twice).
 
 Alternatives that begin with the same item are factored (``ab|ac`` -> ``a(?:b|c)``), then
 those that end with the same item (``ac|bc`` -> ``(?:a|b)c``: after a number, whichever state
@@ -338,15 +342,17 @@ def resume_states(tables: Tables) -> list[int]:
 
 def run_patterns(tables: Tables) -> tuple[RunPattern, ...]:
     """A run pattern for each state the loop resumes in, with nested parts inlined up to
-    ``MAX_INLINED`` levels deep where the expression stays within the limits (fewer where not)."""
+    ``MAX_INLINED`` levels deep (from the start state and the nested parts' starts; see the
+    module docstring) where the expression stays within the limits (fewer where not)."""
     if tables.pushdown is None:
         return ()
     flat = _Flat(tables)
     edges = _Edges(flat)
     marks = {s: Mark(s, events) for s, events in enumerate(flat.events) if events and s < flat.first_call}
     found = []
+    opening = {tables.start, *tables.pushdown.entries}
     for state in resume_states(tables):
-        for level in range(MAX_INLINED, -1, -1):
+        for level in range(MAX_INLINED if state in opening else 0, -1, -1):
             try:
                 expression = _eliminate(edges.at(level), state, marks)
             except TooLong:
