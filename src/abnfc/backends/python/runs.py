@@ -65,6 +65,8 @@ class Chars:
     def size(self) -> int:  # about the characters it is written with
         return 8 * len(self.ranges)
 
+    depth = 0  # groups nested in the expression
+
 
 @dataclass(frozen=True)
 class Seq:
@@ -73,6 +75,10 @@ class Seq:
     @cached_property
     def size(self) -> int:
         return sum(item.size for item in self.items)
+
+    @cached_property
+    def depth(self) -> int:
+        return max((item.depth for item in self.items), default=0)
 
     def __hash__(self) -> int:  # trees are hashed often while states are eliminated: once each
         return self.hashed
@@ -90,6 +96,10 @@ class Alt:
     def size(self) -> int:
         return 4 + sum(1 + item.size for item in self.items)
 
+    @cached_property
+    def depth(self) -> int:
+        return 1 + max(item.depth for item in self.items)
+
     def __hash__(self) -> int:  # trees are hashed often while states are eliminated: once each
         return self.hashed
 
@@ -105,6 +115,10 @@ class Star:
     @cached_property
     def size(self) -> int:
         return 6 + self.item.size
+
+    @cached_property
+    def depth(self) -> int:
+        return 1 + self.item.depth
 
     def __hash__(self) -> int:  # trees are hashed often while states are eliminated: once each
         return self.hashed
@@ -123,12 +137,14 @@ class Mark:
     def size(self) -> int:
         return 8 + 8 * len(self.events)
 
+    depth = 1
+
 
 Node = Chars | Seq | Alt | Star | Mark
 
 
 class TooLong(Exception):
-    """An expression outgrew ``MAX_LENGTH`` while states were eliminated."""
+    """An expression outgrew ``MAX_LENGTH`` or ``MAX_DEPTH`` while states were eliminated."""
 
 
 EMPTY = Seq(())
@@ -185,42 +201,46 @@ def _suffixes_factored(items: list) -> list:
     """``ac|bc`` -> ``(?:a|b)c``: paths of several states that go on alike are written once."""
     groups: dict[object, list] = {}
     for item in items:
-        groups.setdefault(_last(item), []).append(item)
+        groups.setdefault(_sequence(item)[-1] if item != EMPTY else None, []).append(item)
     result = []
     for last, group in groups.items():
         if len(group) == 1 or last is None:
             result.extend(group)
-        else:
-            rest = alt(*(_init(item) for item in group))
-            result.append(seq(rest if rest is not None else EMPTY, last))
+            continue
+        sequences = [_sequence(item) for item in group]
+        common = _common_length([tuple(reversed(items)) for items in sequences])
+        rest = alt(*(seq(*items[:len(items) - common]) for items in sequences))
+        result.append(seq(rest if rest is not None else EMPTY, *sequences[0][len(sequences[0]) - common:]))
     return result
 
 
-def _last(item):
-    if isinstance(item, Seq):
-        return item.items[-1] if item.items else None
-    return item
-
-
-def _init(item):
-    if isinstance(item, Seq) and len(item.items) > 1:
-        return Seq(item.items[:-1]) if len(item.items) > 2 else item.items[0]
-    return EMPTY
-
-
 def _prefixes_factored(items: list) -> list:
+    """``ab|ac`` -> ``a(?:b|c)``."""
     groups: dict[object, list] = {}
     for item in items:
-        groups.setdefault(_head(item), []).append(item)
+        groups.setdefault(_sequence(item)[0] if item != EMPTY else None, []).append(item)
     result = []
     for head, group in groups.items():
         if len(group) == 1 or head is None:
             result.extend(group)
-        else:
-            rests = [_tail(item) for item in group]
-            rest = alt(*rests)
-            result.append(seq(head, rest if rest is not None else EMPTY))
+            continue
+        sequences = [_sequence(item) for item in group]
+        common = _common_length(sequences)
+        rest = alt(*(seq(*items[common:]) for items in sequences))
+        result.append(seq(*sequences[0][:common], rest if rest is not None else EMPTY))
     return result
+
+
+def _sequence(item) -> tuple:
+    return item.items if isinstance(item, Seq) else (item,)
+
+
+def _common_length(sequences: list[tuple]) -> int:
+    """The length of the longest prefix all ``sequences`` share."""
+    common = min(len(items) for items in sequences)
+    for items in sequences[1:]:
+        common = next((i for i in range(common) if items[i] != sequences[0][i]), common)
+    return common
 
 
 def _ordered(items: list) -> list:
@@ -229,17 +249,6 @@ def _ordered(items: list) -> list:
     def rank(item) -> int:
         return 2 if item == EMPTY else 1 if isinstance(item, Mark) else 0
     return sorted(items, key=rank)
-
-
-def _head(item):
-    if isinstance(item, Seq):
-        return item.items[0] if item.items else None
-    return item
-
-
-def _tail(item):
-    return Seq(item.items[1:]) if isinstance(item, Seq) and len(item.items) > 2 else \
-        item.items[1] if isinstance(item, Seq) and len(item.items) == 2 else EMPTY
 
 
 def star(item):
@@ -321,7 +330,7 @@ class _Edges:
             finals = {s: EMPTY for s in range(len(self.flat.moves)) if closing in self.flat.returns[s]}
             try:
                 self.memo[key] = _eliminate(self.at(level), entry, finals)
-            except TooLong:
+            except (TooLong, RecursionError):  # factoring recurses once a branch: a pathological tree
                 self.memo[key] = None
         return self.memo[key]
 
@@ -355,7 +364,7 @@ def run_patterns(tables: Tables) -> tuple[RunPattern, ...]:
         for level in range(MAX_INLINED if state in opening else 0, -1, -1):
             try:
                 expression = _eliminate(edges.at(level), state, marks)
-            except TooLong:
+            except (TooLong, RecursionError):
                 continue
             if expression is None:
                 break
@@ -409,7 +418,7 @@ def _remove(edges, into, state: int) -> None:
         for after, expression in out.items():
             path = seq(into_state, loop, expression)
             edges[before][after] = combined = alt(edges[before].get(after), path)
-            if combined.size > MAX_LENGTH:
+            if combined.size > MAX_LENGTH or combined.depth > MAX_DEPTH:
                 raise TooLong
             into[after].add(before)
     for after in out:
