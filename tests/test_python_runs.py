@@ -58,7 +58,7 @@ def _modules(compilation: Compilation, folder: Path):
     return fast, slow, compilation.pushdown_automaton()
 
 
-def _one_shot(module, data: bytes, limit: int):
+def _one_shot(module, data: bytes | memoryview, limit: int):
     try:
         return "error", module.first_error(data, limit)
     except module.NestingError as error:
