@@ -11,11 +11,12 @@ byte on an edge ``(?=[event bytes of t])()``, converted to an expression by stat
 diagrams", IEEE Transactions on Electronic Computers 12(2), 1963).  The empty group of each edge
 is a marker: ``match.lastindex`` names the state the match ends in.
 
-The DFA is deterministic, so the input has one path from ``q``: the expression matches at most
-one string (up to the first event), and whatever it matches is a path of the table, so the loop
-may jump there and go on in the marker's state.  Loops are written possessive (``*+``): a loop
-of the expression is a cycle back to one state, which a deterministic path takes as often as it
-can anyway, so nothing is lost and ``re`` never backtracks into it.  Where the expression does
+Whatever the expression matches is a path of the table, so the loop may jump to its end and go
+on in the marker's state.  The DFA is deterministic, so the input has one path from ``q``: the
+flat expression matches at most one string (up to the first event).  Loops are written
+possessive (``*+``): a loop of the expression is a cycle back to one state, which a
+deterministic path takes as often as it can anyway, so nothing is lost and ``re`` never
+backtracks into it.  Where the expression does
 not match (an invalid byte, the end of the input before an event, or no expression), the
 generated module steps bytes, so verdicts and offsets are the byte loop's.
 
