@@ -1,6 +1,7 @@
 """Neutral tables -> the Python plan: the tables, skip patterns for ``re`` and built-in idioms.
 
-Skip patterns (:mod:`.skip`) let ``re`` run long stretches of input in C.  Short inputs, where
+Skip patterns (:mod:`.skip`) let ``re`` run long stretches of input in C; for a pushdown
+validator, run patterns (:mod:`.runs`) do, from one nested part's event to the next.  Short inputs, where
 a call costs more than the work, are checked by ``is_valid`` two bytes a step instead: every pair
 of byte classes is one of a few transition functions of pairs (as in the C backend's ``pairs``
 strategy), so the Python loop runs once per two-byte word of the input, read with
@@ -21,6 +22,7 @@ from ...i18n import _
 from ..analysis import pair_functions
 from ..tables import Tables
 from .idioms import Idiom, recognise
+from .runs import LoopSkip, RunPattern, loop_skips, run_patterns
 from .skip import SkipPattern, skip_patterns
 
 IDIOM_CHOICES = ("auto", "off")
@@ -54,6 +56,8 @@ class PythonPlan:
     skip_patterns: tuple[VerbosePattern, ...]
     idiom: Idiom | None
     pairs: PairPlan | None = None
+    runs: tuple[RunPattern, ...] = ()  # a pushdown validator's flat runs (:mod:`.runs`)
+    loops: tuple[LoopSkip, ...] = ()
 
 
 def lower(tables: Tables, options: Mapping[str, str]) -> PythonPlan:
@@ -64,7 +68,8 @@ def lower(tables: Tables, options: Mapping[str, str]) -> PythonPlan:
     patterns = skip_patterns(tables) if tables.pushdown is None else ()
     idiom = recognise(tables) if wanted == "auto" and tables.pushdown is None else None
     pairs = _pairs(tables) if idiom is None and tables.pushdown is None and tables.has_automaton else None
-    return PythonPlan(options["prefix"], tables, tuple(_verbose(p) for p in patterns), idiom, pairs)
+    runs, loops = (run_patterns(tables), loop_skips(tables)) if tables.pushdown is not None else ((), ())
+    return PythonPlan(options["prefix"], tables, tuple(_verbose(p) for p in patterns), idiom, pairs, runs, loops)
 
 
 def _pairs(tables: Tables) -> PairPlan | None:

@@ -24,7 +24,7 @@ def render(plan: PythonPlan) -> dict[str, str]:
         grammar_file=_docstring_safe(tables.grammar_file),
         grammar_lines=_docstring_lines(tables.header.grammar_lines),
         class_rows=[ClassRow(index, ranges, format_hex(ranges)) for index, ranges in enumerate(tables.classes)],
-        pushdown=_pushdown(tables), return_rows=_return_rows(tables),
+        pushdown=_pushdown(tables), return_rows=_return_rows(tables), run_lines=_run_lines(plan),
         table_lines=_docstring_lines(tables.table_text))}
 
 
@@ -72,3 +72,22 @@ def _docstring_lines(lines: tuple[str, ...]) -> list[str]:
 def _docstring_safe(text: str) -> str:
     """``text`` (one printable line) made safe inside a non-raw triple-quoted string."""
     return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+
+
+PATTERN_WIDTH = 100  # characters of a run pattern a line
+
+
+def _run_lines(plan: PythonPlan) -> list[tuple[int, int, str, list[str]]]:
+    """Each run pattern as (state, levels inlined, its ends, the pieces of its text a line); a
+    piece never ends in a backslash, which a raw literal cannot."""
+    found = []
+    for run in plan.runs:
+        pieces, text = [], run.pattern
+        while text:
+            cut = min(len(text), PATTERN_WIDTH)
+            while 1 < cut < len(text) and text[cut - 1] == "\\":
+                cut -= 1
+            pieces.append(text[:cut])
+            text = text[cut:]
+        found.append((run.state, run.inlined, "".join(f"{end}, " for end in run.ends), pieces))
+    return found
