@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
             definite = definiteness(automaton)
             test = window_test.window_test(automaton, definite)
             shortest = shortest_checked(automaton, test.k) if isinstance(test, window_test.WindowTest) else MIN_LENGTH
-            remarks = (definite.sentence(), window_test.sentence(test, shortest))
+            remarks = (definite.sentence(), window_test.sentence(test, shortest, shortest != MIN_LENGTH))
         print(dump.text(automaton, compilation.note_texts("minimal" if args.minimal else "subset"), remarks), end="")
     return 0
 

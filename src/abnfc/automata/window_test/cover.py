@@ -228,11 +228,17 @@ def ends_accepting(dfa: Dfa, live: tuple[int, ...], last: bytes) -> bool:
     return False
 
 
-def sentence(found: WindowTest | NoWindowTest, min_length: int) -> str:
-    """What ``abnfc dfa`` says of the window test (the C backend's, taken from ``min_length`` bytes)."""
+def sentence(found: WindowTest | NoWindowTest, min_length: int, padded: bool = False) -> str:
+    """What ``abnfc dfa`` says of the window test (the C backend's, taken from ``min_length`` bytes;
+    ``padded``: the input checked as if padded, so that first_error takes it too)."""
     if isinstance(found, NoWindowTest):
         return _("no window test: {reason}").format(reason=found.reason)
-    return _("window test: the forbidden windows of {width} bytes are covered by {boxes} boxes of byte "
-             "classes, which the generated C (--c-strategy auto) checks 64 positions at a time in is_valid, on "
-             "inputs of {length} bytes or more where the CPU has AVX-512 VBMI").format(
-                 width=found.k + 1, boxes=len(found.boxes), length=min_length)
+    if padded:
+        text = _("window test: the forbidden windows of {width} bytes are covered by {boxes} boxes of byte "
+                 "classes, which the generated C (--c-strategy auto) checks 64 positions at a time in is_valid "
+                 "and first_error, on inputs of {length} bytes or more where the CPU has AVX-512 VBMI")
+    else:
+        text = _("window test: the forbidden windows of {width} bytes are covered by {boxes} boxes of byte "
+                 "classes, which the generated C (--c-strategy auto) checks 64 positions at a time in is_valid, "
+                 "on inputs of {length} bytes or more where the CPU has AVX-512 VBMI")
+    return text.format(width=found.k + 1, boxes=len(found.boxes), length=min_length)
