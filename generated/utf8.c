@@ -1197,7 +1197,7 @@ UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_walk_(const uint8_t *p, si
 
 /*
  * The first error of p[0..len) (SIZE_MAX: none) as utf8_win_walk_ finds it, for inputs of at most
- * 1024 bytes: every block checked, none skipped, and each tested at once (on inputs this short a
+ * 256 bytes: every block checked, none skipped, and each tested at once (on inputs this short a
  * branch a block on whether it holds only bytes 00-7F is mispredicted more often than it saves).
  */
 UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_dense_(const uint8_t *p, size_t len)
@@ -1237,7 +1237,7 @@ UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_dense_(const uint8_t *p, s
 /* utf8_win_walk_, then where it found a wrong window, again, carefully; short inputs by utf8_win_dense_. */
 UTF8_WINDOW_TEST_TARGET_ static size_t utf8_win_error_(const uint8_t *p, size_t len)
 {
-    if (len <= 1024u)
+    if (len <= 256u)
         return utf8_win_dense_(p, len);
     return utf8_win_walk_(p, len, 0) == SIZE_MAX ? SIZE_MAX : utf8_win_walk_(p, len, 1);
 }
@@ -1338,7 +1338,7 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ __m256i utf8_win_part2_(const uint8_t
 
 /*
  * The first error of p[0..len) (SIZE_MAX: none) as utf8_win_walk2_ finds it, for inputs of at most
- * 1024 bytes: every block of 32 checked and tested at once, none skipped; the last part
+ * 256 bytes: every block of 32 checked and tested at once, none skipped; the last part
  * block read by utf8_win_part2_, not copied.
  */
 UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ size_t utf8_win_dense2_(const uint8_t *p, size_t len)
@@ -1367,7 +1367,7 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ size_t utf8_win_dense2_(const uint8_t
 
 UTF8_WINDOW_TEST_AVX2_TARGET_ static size_t utf8_win_error2_(const uint8_t *p, size_t len)
 {
-    if (len <= 1024u)
+    if (len <= 256u)
         return utf8_win_dense2_(p, len);
     return utf8_win_walk2_(p, len, 0) == SIZE_MAX ? SIZE_MAX : utf8_win_walk2_(p, len, 1);
 }

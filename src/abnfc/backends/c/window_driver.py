@@ -50,8 +50,10 @@ SHORT_MIN = 8  # shorter inputs: the strategy's loop is as fast (UTF-8, Zen 4: a
 OTHER_MIN = 64
 # Inputs up to this long are walked with every block checked: a branch a block on whether it
 # holds only bytes 00-7F is mispredicted about every other block on mostly-ASCII strings (UTF-8,
-# Zen 4, German strings of 256 bytes: 34 ns with the branch, 15 without)
-DENSE_MAX = 1024
+# Zen 4, German strings of 256 bytes: 22.7 ns with the branch, 13.7 without), but on strings of
+# bytes 00-7F alone it skips work the dense walk does (1 KiB: 23-34 ns skipping, 47-50 dense;
+# 256 bytes: 7.4-11.6 against 13.8-14.8), so the dense walk stops at 256
+DENSE_MAX = 256
 MAX_END_TABLE = 4096  # tuples of k classes: a table of at most 512 bytes
 
 
