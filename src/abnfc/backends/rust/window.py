@@ -25,9 +25,6 @@ from ..c.window_test import plan_window_test
 from ..tables import Tables
 
 SIMD_CHOICES = ("std", "core", "off")
-# Shorter inputs run the strategy's loop: as the C backend's AVX2 instance (UTF-8 pairs loop faster
-# below 64 bytes), measured again for Rust in bench/bench_rust.py.
-MIN_LENGTH = 64
 CELLS_PER_LINE = 16
 
 
@@ -68,7 +65,8 @@ class RustWindow:
     class_lines: tuple[str, ...]  # the class of each byte, for the end table
     num_classes: int
     deferred_lines: tuple[str, ...]  # per byte, 1 when no live state takes it (empty: none)
-    min_length: int
+    min_length: int  # shorter inputs run the strategy's loop
+    dense_max: int  # inputs up to this long are walked block by block with none skipped
 
 
 def plan_window(tables: Tables, wanted: str, simd: str) -> RustWindow | None:
@@ -106,7 +104,8 @@ def plan_window(tables: Tables, wanted: str, simd: str) -> RustWindow | None:
         class_lines=_lines(_cells(driver.end_classes)),
         num_classes=tables.num_classes,
         deferred_lines=_lines(_cells(driver.deferred)),
-        min_length=MIN_LENGTH,
+        min_length=driver.short_min,
+        dense_max=driver.dense_max,
     )
 
 
