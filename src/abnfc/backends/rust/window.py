@@ -32,8 +32,8 @@ from ..tables import Tables
 SIMD_CHOICES = ("std", "core", "off")
 # Inputs up to this long are walked with every block checked (as the C driver's DENSE_MAX, but
 # shorter: UTF-8, Zen 4, strings of 512 and 1024 bytes take as long either way unless they are
-# ASCII, which the walk that skips steps of bytes 00-7F takes 3-4.6x faster; 256-byte strings with
-# other bytes take 12% less time dense)
+# ASCII, which the walk that skips steps of bytes 00-7F takes 3.2-4.6x faster; 256-byte strings
+# with other bytes take 9% less time dense)
 DENSE_MAX = 256
 CELLS_PER_LINE = 16
 
