@@ -2,11 +2,13 @@
 
 UTF-8 (grammars/utf8.abnf) on the corpora of bench/corpora.py (ASCII, mixed text with about 60%
 ASCII, Chinese, emoji, and random valid UTF-8 with every character length alike) at 16 MiB (L3
-and beyond), 1 MiB (L2) and 16 KiB (L1), and on 64- and 256-byte strings cut from them, 8192
+and beyond), 1 MiB (L2) and 16 KiB (L1), and on 16-, 64- and 256-byte strings cut from them, 8192
 distinct ones of each kind (so a branch predictor cannot learn one), timed per call: the
 generated ``utf8::is_valid`` (as generated: ``--rust-simd std``, AVX2 found at run time; the
 instance that ran is printed) against ``std::str::from_utf8`` and the ``simdutf8`` crate
-(``simdutf8::basic::from_utf8``, SIMD chosen at run time).
+(``simdutf8::basic::from_utf8``, SIMD chosen at run time); and the same module generated with
+``--rust-simd off`` (``utf8_loop::is_valid``, the strategy's loop alone), to show where the window
+test starts paying.
 
 URI references (grammars/uri.abnf): the generated ``uri::is_valid`` against the ``regex`` crate
 (``regex::bytes::Regex::is_match``) with an expression of the same language, anchored at both
@@ -97,6 +99,7 @@ use std::time::Instant;
 
 mod uri;
 mod utf8;
+mod utf8_loop;
 
 /// The least wall time of `passes` passes over `inputs` (each pass calls `f` on every input,
 /// `reps` times over), after an untimed one; and the number of inputs `f` accepted.
@@ -145,6 +148,7 @@ fn main() {
             let mut runs: Vec<(&str, (f64, usize))> = vec![
                 ("abnfc utf8::is_valid", best(&inputs, reps, passes, |d| usize::from(utf8::is_valid(d)))),
                 ("std::str::from_utf8", best(&inputs, reps, passes, |d| usize::from(std::str::from_utf8(d).is_ok()))),
+                ("abnfc utf8_loop::is_valid", best(&inputs, reps, passes, |d| usize::from(utf8_loop::is_valid(d)))),
             ];
             //SIMDUTF8_RUN
             for (label, (seconds, verdict)) in runs.drain(..) {
@@ -180,8 +184,10 @@ SIMDUTF8_RUN = """runs.push((
 
 def write_project(folder: Path, crates: list[str]) -> None:
     (folder / "src").mkdir(parents=True, exist_ok=True)
-    for grammar, prefix in (("utf8.abnf", "utf8"), ("uri.abnf", "uri")):
-        for name, text in abnfc.generate_files(ROOT / "grammars" / grammar, "rust", prefix=prefix).items():
+    for grammar, prefix, options in (("utf8.abnf", "utf8", {}), ("utf8.abnf", "utf8_loop", {"simd": "off"}),
+                                     ("uri.abnf", "uri", {})):
+        for name, text in abnfc.generate_files(ROOT / "grammars" / grammar, "rust", prefix=prefix,
+                                               options=options).items():
             (folder / "src" / name).write_text(text, encoding="utf-8")
     (folder / "src" / "uri.regex").write_text(uri_regex(), encoding="utf-8")
     main = MAIN
@@ -221,7 +227,7 @@ def build(folder: Path) -> tuple[Path, list[str]]:
 
 
 SIZES = ((1 << 20, "1 MiB"), (16 << 10, "16 KiB"))  # besides --size
-LENGTHS = (64, 256)  # short strings, bytes
+LENGTHS = (16, 64, 256)  # short strings, bytes
 STRINGS = 8192  # distinct strings of each kind and length
 
 

@@ -3,13 +3,14 @@ through ``core::arch``, walked padded as the C driver walks it, against the DFA.
 
 Each grammar is built in one program with the window test on every input, however short (its
 threshold patched to 0: "simd") and with ``--rust-simd off`` (the loop alone: "scalar"); UTF-8
-also as generated (window test from 64 bytes: "default").  UTF-8 is checked on every string of up
+also as generated (window test from 8 bytes: "default").  UTF-8 is checked on every string of up
 to 2 bytes (3 in the slow tier): first_error, is_valid and a stream fed one byte at a time agree,
 simd and scalar give the same answers, and those are the Python module's (every string up to 2
 bytes, a sample of 3000 of 3).  With the other k-definite grammars of the C window test's suites,
 class-edge words, mutated live walks and inputs of every length 0 to 300 (as
-tests/test_c_window_driver.py; for the grammars other than UTF-8, fewer walks) against the
-minimal DFA, and streams in one-byte pieces on a sample.  The generated code is held to ``rustc
+tests/test_c_window_driver.py; for the grammars other than UTF-8, fewer walks), and inputs of
+lengths at the walks' edges (8-65, around the last length walked densely, around 1 KiB) against
+the minimal DFA, and streams in one-byte pieces on a sample.  The generated code is held to ``rustc
 -D warnings`` (with and without AVX2 enabled when compiling, which the ``core`` variant needs),
 ``rustfmt --check`` and ``cargo clippy -- -D warnings`` (AVX2 enabled).  A CPU without AVX2
 skips the tests of the AVX2 instance; a missing toolchain skips everything.
@@ -32,10 +33,12 @@ from test_c_window_test import edge_windows
 from test_rust import URI_TEXT, UTF8_TEXT
 
 from abnfc.automata.dfa import Dfa
+from abnfc.backends.c.window_driver import SHORT_MIN
 from abnfc.backends.rust.runner import RustValidator, find_tool, runners
+from abnfc.backends.rust.window import DENSE_MAX
 from abnfc.pipeline import Compilation
 
-WINDOW_MIN = "    const MIN: usize = 64;\n"
+WINDOW_MIN = f"    const MIN: usize = {SHORT_MIN};\n"
 GRAMMARS = {"utf8": UTF8_TEXT,
             "cesu8": (ROOT / "grammars" / "variants" / "cesu8.abnf").read_text(encoding="utf-8"),
             "java": (ROOT / "grammars" / "variants" / "java-modified-utf8.abnf").read_text(encoding="utf-8"),
@@ -104,8 +107,11 @@ def test_the_scalar_module_forbids_unsafe_code():
     lines = simd.splitlines()
     for at, line in enumerate(lines):  # every unsafe block right after the proof that it is sound
         if "unsafe {" in line:
-            proof = [earlier.strip() for earlier in lines[at - 2:at]]
-            assert any(text.startswith("// SAFETY:") for text in proof), line
+            start = at
+            while lines[start - 1].strip().startswith("//"):
+                start -= 1
+            proof = [earlier.strip() for earlier in lines[max(start, at - 6):at]]
+            assert proof and proof[0].startswith("// SAFETY:"), line
 
 
 def _every_string(built, lengths: range) -> None:
@@ -193,6 +199,39 @@ def test_utf8_bytes_no_state_takes_before_bytes_00_7f(built):
     want = [reference.first_error(data) for data in inputs]
     for kind in ("simd", "default"):
         assert built["utf8", kind].first_errors(inputs) == want, kind
+
+
+def _around(dfa: Dfa, seed: str, lengths: list[int]) -> list[bytes]:
+    """Inputs of the given lengths: mutated live walks cut or padded with "a" in front to the
+    length (errors near the end: the last part block, the end table), class-edge words and random
+    bytes."""
+    rng = random.Random(seed)
+    edges = class_edges(dfa)
+    walks = mutated_walks(dfa, rng, 300, 80, ascii_share=0.3, cut_share=0.3)
+    longs = mutated_walks(dfa, rng, 60, max(lengths) + 40, ascii_share=0.5, cut_share=0.1)
+    found = []
+    for length in lengths:
+        found += [(b"a" * length + w)[-length:] for w in rng.sample(walks, 12)]
+        found += [w[:length] for w in longs if len(w) >= length][:8]
+        found += [bytes(rng.choice(edges) for _ in range(length)), rng.randbytes(length)]
+    return found
+
+
+@needs_avx2
+@pytest.mark.parametrize("name", sorted(GRAMMARS))
+def test_lengths_at_the_window_tests_edges(built, name):
+    """Lengths at the edges of the window test's walks: from where the module takes it
+    (SHORT_MIN) to 2 blocks of 32, around the last length walked densely (DENSE_MAX) and around
+    1 KiB (16 steps of 64, where the quick walk tests what it gathered)."""
+    dfa = _minimal(GRAMMARS[name])
+    lengths = [*range(SHORT_MIN - 2, 66), *range(DENSE_MAX - 3, DENSE_MAX + 4), *range(1020, 1030)]
+    inputs = _around(dfa, name, lengths)
+    want = [dfa.first_error(data) for data in inputs]
+    for kind in KINDS if name == "utf8" else ("simd", "scalar"):
+        assert built[name, kind].first_errors(inputs) == want, kind
+    valid = [data for data, error in zip(inputs, want, strict=True) if error is None]
+    assert valid and len(valid) < len(inputs)  # both kinds of answer are checked
+    assert [built[name, "simd"].is_valid(data) for data in inputs[::7]] == [e is None for e in want[::7]]
 
 
 # --- the Rust tools users run on generated code ---------------------------------------------------

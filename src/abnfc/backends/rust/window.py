@@ -5,9 +5,14 @@ The test and its tables are the C backend's (:mod:`abnfc.backends.c.window_test`
 them from :mod:`abnfc.automata.window_test.nibble`: Keiser and Lemire's kind of test, "Validating
 UTF-8 in less than one instruction per byte", 2021); so is the walk
 (:mod:`abnfc.backends.c.window_driver`): the input is checked as if padded with bytes that ask
-nothing more, so ``is_valid`` and ``first_error`` need no DFA run at either end, and blocks of
-bytes 00-7F are skipped where the language allows.  Only that padded kind is taken here: a
-language without pads, or without a nibble test, keeps the strategy's loop alone.
+nothing more, so ``is_valid`` and ``first_error`` need no DFA run at either end.  Short inputs
+(from the C driver's ``short_min``, up to :data:`DENSE_MAX` bytes) are walked as its AVX2 instance
+walks them: 32 bytes a block, every block checked and tested at once, the last part block read by
+a masked load of its whole 4-byte words (``vpmaskmovd``, which reads no byte of a word it leaves
+out) and its last 1-3 bytes one by one, and the end decided by the end table where the bytes after
+the input are 00-7F.  Longer ones 64 bytes a step, with steps of bytes 00-7F skipped where the
+language allows.  Only that padded kind is taken here: a language without pads, or without a
+nibble test, keeps the strategy's loop alone.
 
 How the module finds AVX2 (``--rust-simd``): ``std``, at run time with
 ``std::is_x86_feature_detected!``, asked once and kept in an atomic; ``core``, when compiling
@@ -25,9 +30,11 @@ from ..c.window_test import plan_window_test
 from ..tables import Tables
 
 SIMD_CHOICES = ("std", "core", "off")
-# Shorter inputs run the strategy's loop: as the C backend's AVX2 instance (UTF-8 pairs loop faster
-# below 64 bytes), measured again for Rust in bench/bench_rust.py.
-MIN_LENGTH = 64
+# Inputs up to this long are walked with every block checked (as the C driver's DENSE_MAX, but
+# shorter: UTF-8, Zen 4, strings of 512 and 1024 bytes take as long either way unless they are
+# ASCII, which the walk that skips steps of bytes 00-7F takes 3.2-4.6x faster; 256-byte strings
+# with other bytes take 9% less time dense)
+DENSE_MAX = 256
 CELLS_PER_LINE = 16
 
 
@@ -68,7 +75,8 @@ class RustWindow:
     class_lines: tuple[str, ...]  # the class of each byte, for the end table
     num_classes: int
     deferred_lines: tuple[str, ...]  # per byte, 1 when no live state takes it (empty: none)
-    min_length: int
+    min_length: int  # shorter inputs run the strategy's loop
+    dense_max: int  # inputs up to this long are walked block by block with none skipped
 
 
 def plan_window(tables: Tables, wanted: str, simd: str) -> RustWindow | None:
@@ -106,7 +114,8 @@ def plan_window(tables: Tables, wanted: str, simd: str) -> RustWindow | None:
         class_lines=_lines(_cells(driver.end_classes)),
         num_classes=tables.num_classes,
         deferred_lines=_lines(_cells(driver.deferred)),
-        min_length=MIN_LENGTH,
+        min_length=driver.short_min,
+        dense_max=min(DENSE_MAX, driver.dense_max),
     )
 
 
