@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 import corpora  # noqa: E402  (bench/corpora.py)
+from bench_c_peers import strings  # noqa: E402  (the same strings as the C comparison)
 
 import abnfc  # noqa: E402
 from abnfc.backends.rust.runner import find_tool  # noqa: E402
@@ -228,24 +229,8 @@ def build(folder: Path) -> tuple[Path, list[str]]:
 
 SIZES = ((1 << 20, "1 MiB"), (16 << 10, "16 KiB"))  # besides --size
 LENGTHS = (16, 64, 256)  # short strings, bytes
-STRINGS = 8192  # distinct strings of each kind and length
 
 
-def strings(text: str, length: int, rng: random.Random) -> bytes:
-    """STRINGS valid strings of exactly ``length`` bytes, one after another: characters from a
-    random place of ``text``, then ASCII letters at a random character boundary to make up the
-    length (as bench/bench_c_peers.py)."""
-    out = []
-    for _ in range(STRINGS):
-        at = rng.randrange(len(text) - 4 * length)
-        chars, size = [], 0
-        while size + len(text[at].encode("utf-8")) <= length:
-            chars.append(text[at])
-            size += len(text[at].encode("utf-8"))
-            at += 1
-        pad = rng.randrange(len(chars) + 1)
-        out.append(("".join(chars[:pad]) + "x" * (length - size) + "".join(chars[pad:])).encode("utf-8"))
-    return b"".join(out)
 
 
 def utf8_inputs(size: int, smoke: bool) -> list[tuple[str, int, bytes]]:
