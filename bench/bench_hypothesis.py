@@ -22,8 +22,9 @@ as UTF-8 (uri, datetime).  Each run is a ``@given`` test with ``phases=[Phase.ge
 shrinking: the time is to the first failing input), ``database=None`` and a seed
 (``hypothesis.seed``), stopped at the first disagreement or after :data:`CAP_EXAMPLES` examples
 or :data:`CAP_SECONDS` seconds.  The table gives, for each contender, how many of the seeds'
-runs found the bug and the medians of examples and seconds to the first failing input (over
-the runs that found it), and the seconds the strategy took to build (abnfc's reads the grammar
+runs found the bug, the medians of examples and seconds to the first failing input (over
+the runs that found it) and of the examples run (over all runs: up to a cap where none was
+found), and the seconds the strategy took to build (abnfc's reads the grammar
 and counts its words).  Examples do not depend on the machine's load; seconds do.
 
     python bench/bench_hypothesis.py              # all targets, 5 seeds
@@ -298,14 +299,15 @@ def measure(target: Target, name: str, seeds: tuple[int, ...], cap_examples: int
 
 
 def table(rows: list[Row]) -> str:
-    lines = ["| target | contender | found | median examples | median seconds | setup s |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| target | contender | found | median examples to it | median seconds to it | examples run "
+             "(median) | setup s |", "|---|---|---|---|---|---|---|"]
     for row in rows:
         hits = [r for r in row.runs if r.found is not None]
         examples = f"{statistics.median(r.examples for r in hits):,.0f}" if hits else "-"
         seconds = f"{statistics.median(r.seconds for r in hits):.2f}" if hits else "-"
+        run = statistics.median(r.examples for r in row.runs)
         lines.append(f"| {row.target} | {row.contender} | {len(hits)}/{len(row.runs)} | {examples} | {seconds} "
-                     f"| {row.setup:.2f} |")
+                     f"| {run:,.0f} | {row.setup:.2f} |")
     return "\n".join(lines)
 
 
