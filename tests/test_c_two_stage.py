@@ -67,7 +67,21 @@ def _boundary_inputs() -> list[bytes]:
         cases.append(b"[" + b" " * (4094 - shift) + b'"abc\\\\", 12345678, "\x01"]')
         cases.append(b"[" + b"[" * (100 + shift) + b"]" * (100 + shift) + b"]")
     cases += [b"[" * 5000 + b"]" * 5000, b"[" * 5000 + b"]" * 4999, b'{"a":' * 3000 + b"0" + b"}" * 3000]
-    return cases + _utf8_inputs()
+    return cases + _tail_inputs() + _utf8_inputs()
+
+
+def _tail_inputs() -> list[bytes]:
+    """Inputs whose last bytes follow the last position stage 2 visits (a top-level number,
+    literal or unclosed string, trailing whitespace), ending on, before and after the ends of
+    64-byte blocks and of 4 KiB chunks: stage 2 reads those bytes after its loop."""
+    cases = []
+    for end in (*range(60, 70), *range(126, 130), *range(4090, 4100), *range(8190, 8194)):
+        for tail in (b"12345", b"-1.5e+3", b"1.", b"0x", b"true", b"tru", b"nul", b"null ", b'"abc', b'"ab\\',
+                     b'"ab\\"  ', b"[1] \n", b"[1] x"):
+            cases.append(b" " * max(end - len(tail), 0) + tail)
+        cases.append(b"1" * end)
+        cases.append(b'"' + b"a" * (end - 1))
+    return cases
 
 
 UTF8_PIECES = [b"\xc3\xa9", b"\xe6\x9d\xb1", b"\xf0\x9f\x98\x80", b"\xf4\x8f\xbf\xbf", b"\xef\xbf\xbf",  # valid
