@@ -6,7 +6,9 @@ automaton states cannot exhaust Python's recursion limit.
 
 - :func:`breadth_first` -- nodes reachable from some roots, in breadth-first order.
 - :func:`postorder` -- depth-first post-order: each node after the nodes it leads to (as far as
-  cycles allow), the order that makes fixed-point computations settle in one pass.
+  cycles allow), the order that makes fixed-point computations settle in one pass;
+  :func:`postorder_from` the same from one node, successors asked of a function as they are
+  needed (automata whose edges are not a mapping, or not worth building one).
 - :func:`strongly_connected` -- Tarjan's algorithm (Tarjan 1972, "Depth-first search and linear
   graph algorithms", SIAM J. Computing 1(2)); components come out in reverse topological order.
 - :func:`cyclic_nodes` -- nodes on some cycle (a component of several nodes, or a self-loop).
@@ -68,6 +70,23 @@ def postorder(graph: Mapping[Node, Sequence[Node]], roots: Iterable[Node]) -> li
             else:
                 stack.pop()
                 order.append(node)
+    return order
+
+
+def postorder_from(root: Node, successors: Callable[[Node], Iterable[Node]], done: Iterable[Node] = ()) -> list[Node]:
+    """Depth-first post-order of the nodes reachable from ``root`` without passing through those
+    ``done``, each node's successors explored in the order ``successors`` gives them."""
+    order: list[Node] = []
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    seen = set(done)
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+        elif node not in seen:
+            seen.add(node)
+            stack.append((node, True))
+            stack.extend((successor, False) for successor in reversed(list(successors(node))) if successor not in seen)
     return order
 
 

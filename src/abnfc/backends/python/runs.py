@@ -48,6 +48,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
+from ... import graph
 from ...charset import Ranges, from_bytes, members
 from ..tables import Tables
 from .skip import char_class
@@ -481,13 +482,4 @@ def _postorder(edges: list[dict[int, Node]], source: int) -> list[int]:
     the states it leads to, so each alternative of the result starts where the table branches
     (the expression follows the DFA, one alternative per byte set, and ``re`` rarely tries more
     than one); the source goes last."""
-    order, stack, seen = [], [(source, False)], set()
-    while stack:
-        current, expanded = stack.pop()
-        if expanded:
-            order.append(current)
-        elif current not in seen:
-            seen.add(current)
-            stack.append((current, True))
-            stack.extend((t, False) for t in sorted(edges[current], reverse=True) if t not in seen)
-    return order
+    return graph.postorder_from(source, lambda current: sorted(edges[current]))

@@ -137,16 +137,8 @@ class _Builder:
         return self.memo[state]
 
     def _postorder(self, state: int) -> list[int]:
-        order, stack, seen = [], [(state, False)], set(self.memo)
-        while stack:
-            current, expanded = stack.pop()
-            if expanded:
-                order.append(current)
-            elif current not in seen:
-                seen.add(current)
-                stack.append((current, True))
-                stack.extend((t, False) for t, _ in self._targets(current) if t != self.hub)
-        return order
+        return graph.postorder_from(
+            state, lambda current: [t for t, _ in reversed(self._targets(current)) if t != self.hub], self.memo)
 
     def _comment(self, first: Ranges) -> str:
         """The rules and alternatives of the hub's grammar positions that read ``first``."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..c.window_driver import plan_window_driver
-from ..c.window_test import plan_window_test
+from ..c.window_test import NibbleLookupC, NibbleTableC, plan_window_test
 from ..tables import Tables
 
 SIMD_CHOICES = ("std", "core", "off")
@@ -39,26 +39,13 @@ CELLS_PER_LINE = 16
 
 
 @dataclass(frozen=True)
-class Lookup:
-    distance: int
-    high: bool  # the high nibble (else the low one)
-    table: int  # its index in NIBBLES
-
-
-@dataclass(frozen=True)
-class TableLine:
-    cells: str  # 16 cells
-    note: str
-
-
-@dataclass(frozen=True)
 class RustWindow:
     k: int
     simd: str  # "std" or "core"
     boxes: int
     lookups: int
-    tables: tuple[TableLine, ...]  # the nibble tables: the low-nibble mask first
-    groups: tuple[tuple[Lookup, ...], ...]
+    tables: tuple[NibbleTableC, ...]  # the nibble tables: the low-nibble mask first
+    groups: tuple[tuple[NibbleLookupC, ...], ...]
     thresholds: tuple[tuple[int, int, int], ...]  # the equivalence bit's (distance, byte, table of byte - 80)
     bit7: int  # the table of 80s
     distances: tuple[int, ...]  # past 0, the distances whose bytes are read
@@ -95,9 +82,8 @@ def plan_window(tables: Tables, wanted: str, simd: str) -> RustWindow | None:
         simd=simd,
         boxes=nibble.boxes,
         lookups=nibble.lookups,
-        tables=tuple(TableLine(t.cells, t.note) for t in nibble.tables),
-        groups=tuple(tuple(Lookup(lookup.distance, lookup.high, lookup.table) for lookup in group)
-                     for group in nibble.groups),
+        tables=nibble.tables,
+        groups=nibble.groups,
         thresholds=nibble.thresholds,
         bit7=nibble.bit7,
         distances=nibble.distances,
