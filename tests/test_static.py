@@ -1,8 +1,8 @@
-"""Static checks: ruff (lint) and mypy (types) on src/ and tests/ alike, and import-linter (the
-package's layers, as declared in pyproject.toml).  Each tool is installed by the test extras, so
-CI runs them all.  They form the ``static`` tier (``pytest -m static``), which the full run
-includes and the quick tier leaves out; so does the check that tests/tiers.py names tests that
-exist."""
+"""Static checks: ruff (lint) on src/, tests/ and bench/, mypy (types) on src/ and tests/, and
+import-linter (the package's layers, as declared in pyproject.toml).  Each tool is installed by
+the test extras, so CI runs them all.  They form the ``static`` tier (``pytest -m static``), which
+the full run includes and the quick tier leaves out; so does the check that tests/tiers.py names
+tests that exist."""
 from __future__ import annotations
 
 import ast
@@ -28,7 +28,7 @@ def _tool(name: str) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("command", [["ruff", "check", "src", "tests"], ["mypy"], ["lint-imports"]],
+@pytest.mark.parametrize("command", [["ruff", "check", "src", "tests", "bench"], ["mypy"], ["lint-imports"]],
                          ids=["ruff", "mypy", "import-linter"])
 def test_static_check_is_clean(command):
     result = subprocess.run([_tool(command[0]), *command[1:]], cwd=ROOT, capture_output=True, text=True)
