@@ -7,18 +7,17 @@ UTF-8 in less than one instruction per byte", 2021); so is the walk
 (:mod:`abnfc.backends.c.window_driver`): the input is checked as if padded with bytes that ask
 nothing more, so ``is_valid`` and ``first_error`` need no DFA run at either end.  Short inputs
 (from the C driver's ``short_min``, up to :data:`DENSE_MAX` bytes) are walked 32 bytes a block,
-every block checked and tested at once.  From 32 + k bytes on, the first block has the bytes
-before its positions shifted in (the pads, then its own); every later one reads them by
-unaligned loads 1 to k bytes before it rather than by shuffles (UTF-8, Zen 4: 256-byte strings
-5% faster), and the last block is the 32 bytes that end the input, overlapping the one before
-(no part block).  Where the end table's verdict on every input whose windows are allowed is
-"each of the last k bytes is below a threshold of its own" (UTF-8: C0, E0 and F0, simdutf8's
-"incomplete" test), the end is one saturating subtraction of that last block (``LIMITS``, found
-by ``_end_limits``: UTF-8, 64-byte strings 10% faster than by the table); else the end table
-decides, or a block of the bytes after the input.  Shorter inputs are walked as the C driver's
-AVX2 instance walks them: the last part block read by a masked load of its whole 4-byte words
-(``vpmaskmovd``, which reads no byte of a word it leaves out) and its last 1-3 bytes one by one,
-and the end decided by the end table where the bytes after the input are 00-7F.  Longer inputs
+every block checked and tested at once, as the C driver's AVX2 instance walks them.  Where the
+end table's verdict on every input whose windows are allowed is "each of the last k bytes is
+below a threshold of its own" (UTF-8: C0, E0 and F0, simdutf8's "incomplete" test), the end of
+an input of whole blocks, or of 64 bytes or more, is one saturating subtraction from the 32 bytes
+that end it
+(``LIMITS``, found and checked against the end table by ``_end_limits``; UTF-8, 64-byte strings
+about 10% faster than by the table): the last block, or where the input is no multiple of 32
+bytes but has 64, a block of its own that overlaps the one before.  Otherwise, as in C, the last
+part block is read by a masked load of its whole 4-byte words (``vpmaskmovd``, which reads no
+byte of a word it leaves out) and its last 1-3 bytes one by one, and the end is decided by the
+end table where the bytes after the input are 00-7F, else by a block of those bytes.  Longer inputs
 are walked 64 bytes a step, with steps of bytes 00-7F skipped where the language allows.  Only
 that padded kind is taken here: a language without pads, or without a nibble test, keeps the
 strategy's loop alone.
