@@ -6,13 +6,21 @@ them from :mod:`abnfc.automata.window_test.nibble`: Keiser and Lemire's kind of 
 UTF-8 in less than one instruction per byte", 2021); so is the walk
 (:mod:`abnfc.backends.c.window_driver`): the input is checked as if padded with bytes that ask
 nothing more, so ``is_valid`` and ``first_error`` need no DFA run at either end.  Short inputs
-(from the C driver's ``short_min``, up to :data:`DENSE_MAX` bytes) are walked as its AVX2 instance
-walks them: 32 bytes a block, every block checked and tested at once, the last part block read by
-a masked load of its whole 4-byte words (``vpmaskmovd``, which reads no byte of a word it leaves
-out) and its last 1-3 bytes one by one, and the end decided by the end table where the bytes after
-the input are 00-7F.  Longer ones 64 bytes a step, with steps of bytes 00-7F skipped where the
-language allows.  Only that padded kind is taken here: a language without pads, or without a
-nibble test, keeps the strategy's loop alone.
+(from the C driver's ``short_min``, up to :data:`DENSE_MAX` bytes) are walked 32 bytes a block,
+every block checked and tested at once, as the C driver's AVX2 instance walks them.  Where the
+end table's verdict on every input whose windows are allowed is "each of the last k bytes is
+below a threshold of its own" (UTF-8: C0, E0 and F0, simdutf8's "incomplete" test), the end of
+an input of whole blocks, or of 64 bytes or more, is one saturating subtraction from the 32 bytes
+that end it
+(``LIMITS``, found and checked against the end table by ``_end_limits``; UTF-8, 64-byte strings
+about 10% faster than by the table): the last block, or where the input is no multiple of 32
+bytes but has 64, a block of its own that overlaps the one before.  Otherwise, as in C, the last
+part block is read by a masked load of its whole 4-byte words (``vpmaskmovd``, which reads no
+byte of a word it leaves out) and its last 1-3 bytes one by one, and the end is decided by the
+end table where the bytes after the input are 00-7F, else by a block of those bytes.  Longer inputs
+are walked 64 bytes a step, with steps of bytes 00-7F skipped where the language allows.  Only
+that padded kind is taken here: a language without pads, or without a nibble test, keeps the
+strategy's loop alone.
 
 How the module finds AVX2 (``--rust-simd``): ``std``, at run time with
 ``std::is_x86_feature_detected!``, asked once and kept in an atomic; ``core``, when compiling
@@ -23,6 +31,7 @@ toolchain the tests run has no AArch64 standard library to build it with.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from ..c.window_driver import plan_window_driver
@@ -36,6 +45,7 @@ SIMD_CHOICES = ("std", "core", "off")
 # with other bytes take 9% less time dense)
 DENSE_MAX = 256
 CELLS_PER_LINE = 16
+BLOCK = 32  # bytes a vector
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,7 @@ class RustWindow:
     quiet_low: bool  # blocks of bytes 00-7F after another such block are skipped
     end_lines: tuple[str, ...]  # the end table's bytes, 16 a line (empty: none)
     end_size: int
+    end_limits: tuple[str, ...]  # LIMITS, 16 a line (empty: the end table decides the end)
     class_lines: tuple[str, ...]  # the class of each byte, for the end table
     num_classes: int
     deferred_lines: tuple[str, ...]  # per byte, 1 when no live state takes it (empty: none)
@@ -97,12 +108,61 @@ def plan_window(tables: Tables, wanted: str, simd: str) -> RustWindow | None:
         quiet_low=window.quiet_low,
         end_lines=_lines(end),
         end_size=len(end),
+        end_limits=_lines(limits) if (limits := _end_limits(tables, window.k, end, driver.deferred)) else (),
         class_lines=_lines(_cells(driver.end_classes)),
         num_classes=tables.num_classes,
         deferred_lines=_lines(_cells(driver.deferred)),
         min_length=driver.short_min,
         dense_max=min(DENSE_MAX, driver.dense_max),
     )
+
+
+def _end_limits(tables: Tables, k: int, end: list[int], deferred: str) -> list[int] | None:
+    """The last block's limits (``LIMITS``): where the end table's verdict on every tuple of k
+    classes the input can end in (when its windows are allowed) is "each of the last k bytes is
+    less than a threshold of its own", the 32 bytes to subtract from the last block with
+    saturation (the threshold less 1 at each of the last k positions, FF before them), so that a
+    byte is left exactly where the input cannot end; None where the verdict has no such form.
+
+    The tuples the input can end in: those whose first k - 1 classes some live state survives,
+    and whose last one it survives too or no live state takes (such a byte is flagged only by the
+    window after it, which the end decides)."""
+    if not end or k > BLOCK:
+        return None
+    targets = [state.targets for state in tables.states]
+    live = [s for s in range(tables.num_states) if s != tables.dead]
+    taken_by_none = {tables.byte_class[b] for b, cell in enumerate(_cells(deferred)) if cell}
+    ok: list[dict[int, bool]] = [{} for _ in range(k)]  # per position, class -> the verdict it forces
+    verdicts = []
+    for index, word in enumerate(itertools.product(range(tables.num_classes), repeat=k)):
+        if not any(_ends_in(targets, tables.dead, state, word, taken_by_none) for state in live):
+            continue  # the windows before the end flag it
+        allowed = bool(end[index // 8] >> (index % 8) & 1)
+        verdicts.append((word, allowed))
+        for position, cls in enumerate(word):
+            ok[position][cls] = ok[position].get(cls, False) or allowed
+    if any(allowed != all(ok[p][c] for p, c in enumerate(word)) for word, allowed in verdicts):
+        return None  # not one condition a position
+    limits = [0xFF] * BLOCK
+    for position in range(k):
+        bad = [b for b in range(256) if ok[position].get(tables.byte_class[b]) is False]
+        good = [b for b in range(256) if ok[position].get(tables.byte_class[b]) is True]
+        if not bad:
+            continue
+        if min(bad) == 0 or (good and max(good) >= min(bad)):
+            return None  # not a threshold
+        limits[BLOCK - k + position] = min(bad) - 1
+    return limits
+
+
+def _ends_in(targets: list[tuple[int, ...]], dead: int, state: int, word: tuple[int, ...],
+             taken_by_none: set[int]) -> bool:
+    """Whether an input can end in classes ``word`` from ``state`` with its windows allowed."""
+    for cls in word[:-1]:
+        state = targets[state][cls]
+        if state == dead:
+            return False
+    return word[-1] in taken_by_none or targets[state][word[-1]] != dead
 
 
 def _cells(text: str) -> list[int]:
