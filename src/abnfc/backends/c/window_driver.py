@@ -26,6 +26,11 @@ k + 1 bytes 00-7F, which the previous block's last k byte classes decide (``end_
 per tuple of classes, when there are at most :data:`MAX_END_TABLE` tuples; otherwise that block
 is checked in full).
 
+With AVX-512 VBMI an input of 1 to 64 bytes is one block: the bits of the bytes before it are
+merged in by a masked one-source permute, and the windows past the block are decided by the end
+table where there is one; longer padded inputs shift each block's classes once per distance and
+look every group of boxes up in them.
+
 The nibble test (:mod:`abnfc.automata.window_test.nibble`; AVX2, SSE4.1, NEON) catches a byte no
 live state takes at the window after it rather than where it stands: its walks take the first
 flagged position f, and f - 1 when the byte there is such a byte (``deferred``); the end table
@@ -119,7 +124,7 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
         if before_low and tables.num_classes ** window.k <= MAX_END_TABLE and window.k < 32 else None
     return WindowDriverC(
         pads=pads,
-        before=(low_before or before or [0])[0],
+        before=before_byte,
         after=after_byte,
         before_low=before_low,
         after_low=bool(end) and any(b < 0x80 for b in after),
@@ -129,7 +134,7 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
         deferred=_deferred(targets, live, tables.dead, byte_class) if pads and window.nibble else "",
         short_min=SHORT_MIN,
         other_min=OTHER_MIN if window.avx2 and not window.avx2_nibble else NIBBLE_MIN,
-        before_bits=_before_bits(window, byte_class[(low_before or before or [0])[0]]) if pads else (),
+        before_bits=_before_bits(window, byte_class[before_byte]) if pads else (),
         after_bits=tuple(tuple(m[byte_class[after_byte]] for m in group) for group in window.mask_bytes)
         if pads else (),
         dense_max=DENSE_MAX,
