@@ -65,7 +65,7 @@
  *   UTF8_NO_SIMD           leave out the x86 SIMD code and the CPU feature check (portable code only)
  *   UTF8_NO_WINDOW_TEST    leave out the window test of is_valid and first_error (AVX-512 VBMI, AVX2 or SSE4.1, chosen at run time; NEON on AArch64)
  *   UTF8_WINDOW_TEST_MIN   the shortest input is_valid and first_error check by their window test (default 8
- *                           with AVX-512 VBMI and AVX2, 64 with SSE4.1 and NEON, whose short inputs the strategy's loop
+ *                           with AVX-512 VBMI and AVX2, 16 with SSE4.1 and NEON, whose short inputs the strategy's loop
  *                           checks faster; a value set applies to every instance)
  *   UTF8_WINDOW_TEST_AVX2  take the AVX2 instance even where the CPU has AVX-512 VBMI (to test or compare it)
  *   UTF8_WINDOW_TEST_SSE41 take the SSE4.1 instance even where the CPU has AVX2 or AVX-512 VBMI (to test or compare it)
@@ -104,7 +104,7 @@
 #ifdef UTF8_WINDOW_TEST_
 #ifndef UTF8_WINDOW_TEST_MIN
 #define UTF8_WINDOW_TEST_MIN 8u
-#define UTF8_WINDOW_TEST_OTHER_MIN_ 64u /* SSE4.1, NEON: shorter inputs, the strategy's loop is faster */
+#define UTF8_WINDOW_TEST_OTHER_MIN_ 16u /* SSE4.1, NEON: shorter inputs, the strategy's loop is faster */
 #else
 #define UTF8_WINDOW_TEST_OTHER_MIN_ UTF8_WINDOW_TEST_MIN
 #endif
@@ -1136,20 +1136,35 @@ UTF8_INLINE_ size_t utf8_win_first_(const uint8_t *p, size_t len, size_t at)
 }
 
 #ifdef UTF8_WINDOW_TEST_X86_
+/* The positions of the block (classes c) that are wrong, as box bits, with the classes moved d
+ * positions on (d = 1, 2, 3, the first d from *prev, the previous block's classes, which
+ * becomes c), each group's bits looked up in them: one shift a distance for every group. */
+UTF8_WINDOW_TEST_TARGET_ static inline __m512i utf8_win_block_classes_(__m512i c, __m512i *prev)
+{
+    __m512i all = _mm512_setzero_si512(), wrong;
+    const __m512i c1 = _mm512_permutex2var_epi8(*prev, _mm512_loadu_si512((const void *)utf8_win_shift1_), c);
+    const __m512i c2 = _mm512_permutex2var_epi8(*prev, _mm512_loadu_si512((const void *)utf8_win_shift2_), c);
+    const __m512i c3 = _mm512_permutex2var_epi8(*prev, _mm512_loadu_si512((const void *)utf8_win_shift3_), c);
+    wrong = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_0_));
+    wrong = _mm512_and_si512(wrong, _mm512_permutexvar_epi8(c1, _mm512_loadu_si512((const void *)utf8_win_mask0_1_)));
+    wrong = _mm512_and_si512(wrong, _mm512_permutexvar_epi8(c2, _mm512_loadu_si512((const void *)utf8_win_mask0_2_)));
+    wrong = _mm512_and_si512(wrong, _mm512_permutexvar_epi8(c3, _mm512_loadu_si512((const void *)utf8_win_mask0_3_)));
+    all = _mm512_or_si512(all, wrong);
+    *prev = c;
+    return all;
+}
+
 /*
  * The first error of p[0..len) (SIZE_MAX: none), 64 positions at a time with
- * AVX-512 VBMI.  Not careful: the wrong positions are only gathered (a test a block costs a tenth
+ * AVX-512 VBMI (the block's classes shifted: utf8_win_block_classes_).  Not careful: the wrong positions are only gathered (a test a block costs a tenth
  * of the time), every KiB and at the end tested, and any gives 0.
  */
 UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_walk_(const uint8_t *p, size_t len, int careful)
 {
-    __m512i prev[3], wrong, all = _mm512_setzero_si512();
+    __m512i prev[1], wrong, all = _mm512_setzero_si512();
     size_t i, end = len + 4u;
     int quiet = 1; /* prev is as after a block of bytes 00-7F */
-    /* the box bits the bytes before the input leave */
-    prev[0] = _mm512_set1_epi8((char)0x63);
-    prev[1] = _mm512_set1_epi8((char)0x7F);
-    prev[2] = _mm512_set1_epi8((char)0x7F);
+    prev[0] = _mm512_set1_epi8((char)0); /* the class of the bytes before the input */
     for (i = 0; i < end; i += 64) {
         __m512i x;
         __mmask64 high, bad;
@@ -1170,14 +1185,12 @@ UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_walk_(const uint8_t *p, si
             }
             if (i + 64 <= len && utf8_win_end_ok_(p + i)) {
                 /* as after a block of bytes 00-7F, which the bytes before the input are */
-                prev[0] = _mm512_set1_epi8((char)0x63);
-                prev[1] = _mm512_set1_epi8((char)0x7F);
-                prev[2] = _mm512_set1_epi8((char)0x7F);
+                prev[0] = _mm512_set1_epi8((char)0);
                 quiet = 1;
                 continue;
             }
         }
-        wrong = utf8_win_block_(utf8_win_classes_(x, high), prev);
+        wrong = utf8_win_block_classes_(utf8_win_classes_(x, high), prev);
         quiet = high == 0;
         if (!careful) {
             all = _mm512_or_si512(all, wrong);
@@ -1195,9 +1208,77 @@ UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_walk_(const uint8_t *p, si
 }
 
 
+/* Whether the windows that end in the bytes after the input, past the last block, pass: the end
+ * table decides from the last 3 bytes' classes (UTF-8, Zen 4, 64-byte strings: 0.5 ns a call
+ * less than three more permutes), or on shorter inputs those bytes' bits as constants, prev the last block's bits. */
+UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ bool utf8_win_after_ok_(const uint8_t *p, size_t len, const __m512i *prev)
+{
+    __m512i wrong;
+    if (len >= 3u)
+        return utf8_win_end_ok_(p + len);
+    (void)p;
+    (void)len;
+    wrong = _mm512_set1_epi8((char)0x1C);
+    wrong = _mm512_and_si512(wrong, _mm512_permutex2var_epi8(prev[0],
+        _mm512_loadu_si512((const void *)utf8_win_shift1_), _mm512_set1_epi8((char)0x63)));
+    wrong = _mm512_and_si512(wrong, _mm512_permutex2var_epi8(prev[1],
+        _mm512_loadu_si512((const void *)utf8_win_shift2_), _mm512_set1_epi8((char)0x7F)));
+    wrong = _mm512_and_si512(wrong, _mm512_permutex2var_epi8(prev[2],
+        _mm512_loadu_si512((const void *)utf8_win_shift3_), _mm512_set1_epi8((char)0x7F)));
+    return _mm512_test_epi8_mask(wrong, wrong) == 0;
+}
+
 /*
- * The first error of p[0..len) (SIZE_MAX: none) as utf8_win_walk_ finds it, for inputs of at most
- * 256 bytes: every block checked, none skipped, and each tested at once (on inputs this short a
+ * The wrong positions of an input of 1 to 64 bytes, one block: the block check with the bits of
+ * the bytes before the input merged in by a masked one-source permute (vpermb) rather than the
+ * two-source one (vpermi2b) of the walk (UTF-8, Zen 4, 64-byte strings: 7.7 ns a call by the
+ * dense walk, 5.3-5.8 by this block and the end table); prev receives the block's bits.
+ */
+UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ __m512i utf8_win_one_wrong_(const uint8_t *p, size_t len, __m512i *prev)
+{
+    __m512i x = _mm512_mask_loadu_epi8(_mm512_set1_epi8((char)0x00),
+                                       ~(__mmask64)0 >> (64u - (unsigned)len), p);
+    __m512i c = utf8_win_classes_(x, _mm512_movepi8_mask(x)), all = _mm512_setzero_si512(), wrong, bits;
+    wrong = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_0_));
+    bits = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_1_));
+    wrong = _mm512_and_si512(wrong, _mm512_mask_permutexvar_epi8(_mm512_set1_epi8((char)0x63),
+        (__mmask64)0xFFFFFFFFFFFFFFFEu, _mm512_loadu_si512((const void *)utf8_win_shift1_), bits));
+    prev[0] = bits;
+    bits = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_2_));
+    wrong = _mm512_and_si512(wrong, _mm512_mask_permutexvar_epi8(_mm512_set1_epi8((char)0x7F),
+        (__mmask64)0xFFFFFFFFFFFFFFFCu, _mm512_loadu_si512((const void *)utf8_win_shift2_), bits));
+    prev[1] = bits;
+    bits = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_3_));
+    wrong = _mm512_and_si512(wrong, _mm512_mask_permutexvar_epi8(_mm512_set1_epi8((char)0x7F),
+        (__mmask64)0xFFFFFFFFFFFFFFF8u, _mm512_loadu_si512((const void *)utf8_win_shift3_), bits));
+    prev[2] = bits;
+    all = _mm512_or_si512(all, wrong);
+    return all;
+}
+
+/* The first error of p[0..len) (SIZE_MAX: none), len 1 to 64. */
+UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_one_(const uint8_t *p, size_t len)
+{
+    __m512i prev[3], wrong = utf8_win_one_wrong_(p, len, prev);
+    __mmask64 bad = _mm512_test_epi8_mask(wrong, wrong);
+    if (bad != 0) {
+        size_t at = (size_t)__builtin_ctzll(bad);
+        return at < len ? at : len;
+    }
+    return len + 4u <= 64u || utf8_win_after_ok_(p, len, prev) ? SIZE_MAX : len;
+}
+
+/* Whether p[0..len) is valid, len 1 to 64: utf8_win_one_ without the position, a function of its own
+ * so that is_valid jumps to it (a call and a compare after it cost 1-1.5 ns a call). */
+UTF8_WINDOW_TEST_TARGET_ static bool utf8_win_one_ok_(const uint8_t *p, size_t len)
+{
+    __m512i prev[3], wrong = utf8_win_one_wrong_(p, len, prev);
+    return _mm512_test_epi8_mask(wrong, wrong) == 0 && (len + 4u <= 64u || utf8_win_after_ok_(p, len, prev));
+}
+
+/*
+ * The first error of p[0..len) (SIZE_MAX: none) as utf8_win_walk_ finds it, for inputs of 65 to
+ * 256 bytes (and the empty one): every block checked, none skipped, and each tested at once (on inputs this short a
  * branch a block on whether it holds only bytes 00-7F is mispredicted more often than it saves).
  */
 UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_dense_(const uint8_t *p, size_t len)
@@ -1223,20 +1304,14 @@ UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_dense_(const uint8_t *p, s
     }
     if (i >= len + 4u)
         return SIZE_MAX; /* the last block held the bytes after the input that decide its end */
-    /* the windows that end in the bytes after the input, past the last block: those bytes' bits as constants */
-    wrong = _mm512_set1_epi8((char)0x1C);
-    wrong = _mm512_and_si512(wrong, _mm512_permutex2var_epi8(prev[0],
-        _mm512_loadu_si512((const void *)utf8_win_shift1_), _mm512_set1_epi8((char)0x63)));
-    wrong = _mm512_and_si512(wrong, _mm512_permutex2var_epi8(prev[1],
-        _mm512_loadu_si512((const void *)utf8_win_shift2_), _mm512_set1_epi8((char)0x7F)));
-    wrong = _mm512_and_si512(wrong, _mm512_permutex2var_epi8(prev[2],
-        _mm512_loadu_si512((const void *)utf8_win_shift3_), _mm512_set1_epi8((char)0x7F)));
-    return _mm512_test_epi8_mask(wrong, wrong) == 0 ? SIZE_MAX : len;
+    return utf8_win_after_ok_(p, len, prev) ? SIZE_MAX : len;
 }
 
 /* utf8_win_walk_, then where it found a wrong window, again, carefully; short inputs by utf8_win_dense_. */
 UTF8_WINDOW_TEST_TARGET_ static size_t utf8_win_error_(const uint8_t *p, size_t len)
 {
+    if (len - 1u < 64u)
+        return utf8_win_one_(p, len);
     if (len <= 256u)
         return utf8_win_dense_(p, len);
     return utf8_win_walk_(p, len, 0) == SIZE_MAX ? SIZE_MAX : utf8_win_walk_(p, len, 1);
@@ -1372,9 +1447,29 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ static size_t utf8_win_error2_(const uint8_t *p, s
     return utf8_win_walk2_(p, len, 0) == SIZE_MAX ? SIZE_MAX : utf8_win_walk2_(p, len, 1);
 }
 
+/* Indexes that move 16 bytes r down (from r: 0-15 then out of range, which shuffles in 0), and the
+ * bytes 00 that fill the r bytes at the top. */
+static const uint8_t utf8_win_slide_[32] = { 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
+static const uint8_t utf8_win_fill_[32] = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 };
+
+/* The 16 bytes from p + at, those at or past len as bytes 00, read without a byte past
+ * the input (len at least 16): a block the input ends inside is its last 16 bytes moved down. */
+UTF8_WINDOW_TEST_SSE41_TARGET_ UTF8_INLINE_ __m128i utf8_win_part16_(const uint8_t *p, size_t len, size_t at)
+{
+    size_t r;
+    if (at + 16u <= len)
+        return _mm_loadu_si128((const __m128i *)(const void *)(p + at));
+    if (at >= len)
+        return _mm_set1_epi8((char)0x00);
+    r = at + 16u - len;
+    return _mm_or_si128(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + len - 16u)), _mm_loadu_si128((const __m128i *)(const void *)(utf8_win_slide_ + r))),
+                        _mm_loadu_si128((const __m128i *)(const void *)(utf8_win_fill_ + r)));
+}
+
 /*
  * The first error of p[0..len) (SIZE_MAX: none), by the nibble test with
- * SSE4.1: 64 bytes a step, as 4 blocks of 16; a last part step is copied into a buffer of bytes 00.
+ * SSE4.1: 64 bytes a step, as 4 blocks of 16; a last part step is read by
+ * utf8_win_part16_ (copied into a buffer of bytes 00 only when the input is shorter than 16 bytes).
  * Not careful: as utf8_win_walk_.
  */
 UTF8_WINDOW_TEST_SSE41_TARGET_ UTF8_INLINE_ size_t utf8_win_walk16_(const uint8_t *p, size_t len, int careful)
@@ -1387,17 +1482,26 @@ UTF8_WINDOW_TEST_SSE41_TARGET_ UTF8_INLINE_ size_t utf8_win_walk16_(const uint8_
     prev[0] = _mm_set1_epi8((char)0x00); /* the bytes before the input */
     utf8_win_tables16_(tab);
     for (i = 0; i < end; i += 64) {
-        q = p + i;
-        if (i + 64 > len) {
+        if (i + 64 <= len) {
+            x0 = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+            x1 = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16));
+            x2 = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 32));
+            x3 = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 48));
+        } else if (len >= 16u) {
+            x0 = utf8_win_part16_(p, len, i);
+            x1 = utf8_win_part16_(p, len, i + 16u);
+            x2 = utf8_win_part16_(p, len, i + 32u);
+            x3 = utf8_win_part16_(p, len, i + 48u);
+        } else {
             memset(tail, 0x00, sizeof tail);
             if (i < len)
                 memcpy(tail, p + i, len - i);
             q = tail;
+            x0 = _mm_loadu_si128((const __m128i *)(const void *)(q));
+            x1 = _mm_loadu_si128((const __m128i *)(const void *)(q + 16));
+            x2 = _mm_loadu_si128((const __m128i *)(const void *)(q + 32));
+            x3 = _mm_loadu_si128((const __m128i *)(const void *)(q + 48));
         }
-        x0 = _mm_loadu_si128((const __m128i *)(const void *)(q));
-        x1 = _mm_loadu_si128((const __m128i *)(const void *)(q + 16));
-        x2 = _mm_loadu_si128((const __m128i *)(const void *)(q + 32));
-        x3 = _mm_loadu_si128((const __m128i *)(const void *)(q + 48));
         any = _mm_or_si128(_mm_or_si128(_mm_or_si128(x0, x1), x2), x3);
         low = _mm_movemask_epi8(any) == 0;
         if (low) {
@@ -1448,9 +1552,28 @@ UTF8_WINDOW_TEST_SSE41_TARGET_ static size_t utf8_win_error16_(const uint8_t *p,
 #endif
 #ifdef UTF8_WINDOW_TEST_NEON_
 
+/* Indexes that move 16 bytes r down (from r: 0-15 then out of range, which shuffles in 0), and the
+ * bytes 00 that fill the r bytes at the top. */
+static const uint8_t utf8_win_slide_[32] = { 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
+static const uint8_t utf8_win_fill_[32] = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 };
+
+/* The 16 bytes from p + at, those at or past len as bytes 00, read without a byte past
+ * the input (len at least 16): a block the input ends inside is its last 16 bytes moved down. */
+UTF8_INLINE_ uint8x16_t utf8_win_part_neon_(const uint8_t *p, size_t len, size_t at)
+{
+    size_t r;
+    if (at + 16u <= len)
+        return vld1q_u8(p + at);
+    if (at >= len)
+        return vdupq_n_u8(0x00);
+    r = at + 16u - len;
+    return vorrq_u8(vqtbl1q_u8(vld1q_u8(p + len - 16u), vld1q_u8(utf8_win_slide_ + r)), vld1q_u8(utf8_win_fill_ + r));
+}
+
 /*
  * The first error of p[0..len) (SIZE_MAX: none), by the nibble test with
- * NEON: 64 bytes a step, as 4 blocks of 16; a last part step is copied into a buffer of bytes 00.
+ * NEON: 64 bytes a step, as 4 blocks of 16; a last part step is read by
+ * utf8_win_part_neon_ (copied into a buffer of bytes 00 only when the input is shorter than 16 bytes).
  * Not careful: as utf8_win_walk_.
  */
 UTF8_INLINE_ size_t utf8_win_walk_neon_(const uint8_t *p, size_t len, int careful)
@@ -1465,17 +1588,26 @@ UTF8_INLINE_ size_t utf8_win_walk_neon_(const uint8_t *p, size_t len, int carefu
     for (d = 0; d < 7u; d++)
         tab[d] = vld1q_u8(utf8_nib_[d]);
     for (i = 0; i < end; i += 64) {
-        q = p + i;
-        if (i + 64 > len) {
+        if (i + 64 <= len) {
+            x0 = vld1q_u8(p + i);
+            x1 = vld1q_u8(p + i + 16);
+            x2 = vld1q_u8(p + i + 32);
+            x3 = vld1q_u8(p + i + 48);
+        } else if (len >= 16u) {
+            x0 = utf8_win_part_neon_(p, len, i);
+            x1 = utf8_win_part_neon_(p, len, i + 16u);
+            x2 = utf8_win_part_neon_(p, len, i + 32u);
+            x3 = utf8_win_part_neon_(p, len, i + 48u);
+        } else {
             memset(tail, 0x00, sizeof tail);
             if (i < len)
                 memcpy(tail, p + i, len - i);
             q = tail;
+            x0 = vld1q_u8(q);
+            x1 = vld1q_u8(q + 16);
+            x2 = vld1q_u8(q + 32);
+            x3 = vld1q_u8(q + 48);
         }
-        x0 = vld1q_u8(q);
-        x1 = vld1q_u8(q + 16);
-        x2 = vld1q_u8(q + 32);
-        x3 = vld1q_u8(q + 48);
         any = vorrq_u8(vorrq_u8(vorrq_u8(x0, x1), x2), x3);
         low = vmaxvq_u8(any) < 0x80;
         if (low) {
@@ -1569,6 +1701,10 @@ bool utf8_is_valid(const void *data, size_t len)
 #ifdef UTF8_WINDOW_TEST_
     if (len >= UTF8_WINDOW_TEST_MIN) {
         int simd = utf8_window_simd_();
+#ifdef UTF8_WINDOW_TEST_X86_
+        if (__builtin_expect(simd == 2 && len - 1u < 64u, 1)) /* first and likely: taken branches before it cost up to 1 ns */
+            return utf8_win_one_ok_((const uint8_t *)data, len);
+#endif
         if (simd == 2 || simd == 1 || (simd && len >= UTF8_WINDOW_TEST_OTHER_MIN_))
             return utf8_window_error_((const uint8_t *)data, len, simd) == SIZE_MAX;
     }

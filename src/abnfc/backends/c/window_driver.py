@@ -26,6 +26,11 @@ k + 1 bytes 00-7F, which the previous block's last k byte classes decide (``end_
 per tuple of classes, when there are at most :data:`MAX_END_TABLE` tuples; otherwise that block
 is checked in full).
 
+With AVX-512 VBMI an input of 1 to 64 bytes is one block: the bits of the bytes before it are
+merged in by a masked one-source permute, and the windows past the block are decided by the end
+table where there is one; longer padded inputs shift each block's classes once per distance and
+look every group of boxes up in them.
+
 The nibble test (:mod:`abnfc.automata.window_test.nibble`; AVX2, SSE4.1, NEON) catches a byte no
 live state takes at the window after it rather than where it stands: its walks take the first
 flagged position f, and f - 1 when the byte there is such a byte (``deferred``); the end table
@@ -48,6 +53,11 @@ SHORT_MIN = 8  # shorter inputs: the strategy's loop is as fast (UTF-8, Zen 4: a
 # last part block is copied (AVX2 on UTF-8 when it copied: 16 bytes 18 ns against the pairs
 # loop's 12, 64 bytes 13.7 against 17.8)
 OTHER_MIN = 64
+# ... but 16 with SSE4.1 and NEON where AVX2 is not the class test: their last part block is read
+# as the input's last 16 bytes, moved down, not copied (SSE4.1 on UTF-8, Zen 4: 16 bytes 8-13 ns
+# against the pairs loop's 12-15, 40 bytes 10-11 against 24-26; NEON not timed); shorter inputs
+# are still copied
+NIBBLE_MIN = 16
 # Inputs up to this long are walked with every block checked: a branch a block on whether it
 # holds only bytes 00-7F is mispredicted about every other block on mostly-ASCII strings (UTF-8,
 # Zen 4, German strings of 256 bytes: 22.7 ns with the branch, 13.7 without), but on strings of
@@ -83,6 +93,13 @@ class WindowDriverC:
     # 2 lookups, not 6 and 6: 1.55 times as fast); unpadded, all, as the zero bits before the
     # input are what lets the windows that reach before it pass
     distances: tuple[tuple[int, ...], ...]
+    # AVX-512 VBMI walk (pads): shift the block's classes, once per distance any group looks at,
+    # and look each group's bits up in the shifted classes, rather than shift each group's bits
+    # (Zen 4, 1 MiB mixed text: RFC 2279's UTF-8, 5 shifts a block, not 7: 68.4 against 74.7 us;
+    # UTF-8, 3 shifts either way: 41.0 against 41.6).  Unpadded, the zero bits that stand for the
+    # bytes before the input are no class's
+    shift_classes: bool
+    before_class: int  # the class of ``before``
 
 
 def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriverC | None:
@@ -96,15 +113,18 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
         return _survives(targets, tables.dead, state, cls, window.k + 1)
 
     before, after = _pads(targets, tables.start, tables.dead, set(tables.accepting), byte_class, window.k)
+    before_byte = ([b for b in before if b < 0x80] or before or [0])[0]
     after_byte = next((b for b in after if b < 0x80), after[0] if after else 0)
     low_before = [b for b in before if b < 0x80]
     pads = bool(before and after)
     before_low = pads and window.quiet_low and bool(low_before)
+    distances = tuple(_looked_at(group, tables.num_classes, window.boxes - 8 * g) if pads
+                      else tuple(range(1, window.k + 1)) for g, group in enumerate(window.mask_bytes))
     end = _end_table(targets, live, tables.dead, byte_class[0], tables.num_classes, window.k, survives) \
         if before_low and tables.num_classes ** window.k <= MAX_END_TABLE and window.k < 32 else None
     return WindowDriverC(
         pads=pads,
-        before=(low_before or before or [0])[0],
+        before=before_byte,
         after=after_byte,
         before_low=before_low,
         after_low=bool(end) and any(b < 0x80 for b in after),
@@ -113,13 +133,14 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
         num_classes=tables.num_classes,
         deferred=_deferred(targets, live, tables.dead, byte_class) if pads and window.nibble else "",
         short_min=SHORT_MIN,
-        other_min=OTHER_MIN,
-        before_bits=_before_bits(window, byte_class[(low_before or before or [0])[0]]) if pads else (),
+        other_min=OTHER_MIN if window.avx2 and not window.avx2_nibble else NIBBLE_MIN,
+        before_bits=_before_bits(window, byte_class[before_byte]) if pads else (),
         after_bits=tuple(tuple(m[byte_class[after_byte]] for m in group) for group in window.mask_bytes)
         if pads else (),
         dense_max=DENSE_MAX,
-        distances=tuple(_looked_at(group, tables.num_classes, window.boxes - 8 * g) if pads
-                        else tuple(range(1, window.k + 1)) for g, group in enumerate(window.mask_bytes)),
+        distances=distances,
+        shift_classes=pads,
+        before_class=byte_class[before_byte],
     )
 
 

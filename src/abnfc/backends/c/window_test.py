@@ -5,7 +5,9 @@ Each 64-byte block is read as byte classes (one ``vpermi2b`` over a 128-entry ta
 80-FF; the bytes 00-7F by a second one, or by a constant when they are all one class), each
 class becomes its box bits at each distance (one ``vpermb`` per distance over a 64-entry table),
 the bits of distance d are moved d positions on, taking the end of the previous block's
-(``vpermi2b`` with a fixed index), and the AND of all distances is ORed into the error.  A block
+(``vpermi2b`` with a fixed index; where the input is padded, the classes are moved instead, once
+for every group of boxes, see :mod:`.window_driver`), and the AND of all distances is ORed into
+the error.  A block
 of bytes 00-7F after another one is skipped when those bytes are one class and no window of them
 is forbidden.  Only ``is_valid`` takes this path, on inputs of at least :data:`MIN_LENGTH` bytes
 and where the CPU has AVX-512 VBMI; everything else is the strategy's own loop.
