@@ -46,7 +46,7 @@ class Output:
 
     def __init__(self, capacity: int):
         self.count = 0
-        self.data = bytearray()
+        self.data = bytearray(1)  # never empty: ctypes takes no address of an empty buffer
         self.offsets = array("Q", bytes(8 * (capacity + 1)))
         self.flags = bytearray(capacity)
         self.numbers = array("Q", bytes(8 * capacity))

@@ -190,7 +190,7 @@ def _csv_rows(reader: Any, place: _CsvPlace, values: list[bytes | None], reasons
               lines: array) -> Iterator[Block]:
     """The blocks of the rows ``reader`` reads, after ``values`` (with their ``reasons`` and
     ``lines``): the start of a block already read by readers.c, or nothing."""
-    start = place.base + 1  # the line the next record starts on
+    start = place.base + reader.line_num + 1  # the line the next record starts on
     try:
         for row in reader:
             start, line = place.base + reader.line_num + 1, start
@@ -219,9 +219,8 @@ def _csv_scanned(stream: BinaryIO, form: RecordFormat, name: str, readers: Reade
     while len(source.data) < len(BOM) and source.more():
         pass
     source.position = len(BOM) if source.data.startswith(BOM) else 0
-    while (found := readers.csv_row_end(source.rest(), source.eof, delimiter, limit))[0] == -1 and source.more():
-        pass
-    end, _lines = found
+    while (end := readers.csv_row_end(source.rest(), source.eof, delimiter, limit)[0]) == -1 and not source.eof:
+        source.more()
     if end == -2:  # after the byte order mark, which more() has let go of
         return (yield from _csv_python(source.chained(source.position), form, name, "utf-8"))
     if end < 0:  # no row at all: nothing but a byte order mark, if that
