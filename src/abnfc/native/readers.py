@@ -53,6 +53,10 @@ class Output:
         self.starts = array("Q", bytes(8 * capacity))
         self.capacity = capacity
 
+    def reset(self) -> None:
+        """Empty, for the next block (its buffers kept: a block takes copies)."""
+        self.count = 0
+
     def room(self, size: int) -> None:
         """Room for ``size`` more bytes of values."""
         need = self.offsets[self.count] + size

@@ -239,7 +239,7 @@ def _csv_scanned(stream: BinaryIO, form: RecordFormat, name: str, readers: Reade
         source.position, line = source.position + scan.consumed, line + scan.lines
         if output.count == BLOCK_RECORDS:
             yield _csv_block(output, place)
-            output = Output(BLOCK_RECORDS)
+            output.reset()
             continue
         if scan.python or (source.eof and source.position < len(source.data)):
             values, reasons, lines = _csv_lists(output, place)
@@ -401,7 +401,8 @@ def _jsonl_scanned(stream: BinaryIO, key: bytes, fields: _Fields, readers: Reade
             if output.count == BLOCK_RECORDS:
                 yield _jsonl_block(output, reasons)
                 before += output.count
-                output, reasons = Output(BLOCK_RECORDS), {}
+                output.reset()
+                reasons = {}
     if output.count:
         yield _jsonl_block(output, reasons)
 

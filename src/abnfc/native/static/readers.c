@@ -46,7 +46,7 @@ typedef struct {
 
 static int json_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
-static void skip_space(Json *j) {
+static inline void skip_space(Json *j) {
     while (j->p < j->end && json_space(*j->p)) j->p++;
 }
 
@@ -111,10 +111,14 @@ static uint8_t *put_utf8(uint8_t *out, unsigned long c) {
 /* A string after its opening quote, up to and past its closing one; decoded into j->out when it
  * is set (and then a lone surrogate escaped is refused: Python keeps it as a surrogate).  The
  * decoded value is never longer than its source. */
-static int json_string(Json *j) {
+static inline int json_string(Json *j) {
     const uint8_t *p = j->p, *end = j->end;
     uint8_t *out = j->out;
     while (p < end) {
+        const uint8_t *run = p;  /* printable ASCII but the quote and the backslash, at once */
+        while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') p++;
+        if (out) { memcpy(out, run, (size_t)(p - run)); out += p - run; }
+        if (p == end) break;
         uint8_t c = *p;
         if (c == '"') {
             j->p = p + 1;
@@ -335,7 +339,6 @@ size_t abnfc_jsonl_scan(const uint8_t *data, size_t size, const uint8_t *key, si
 /* ---------------------------------------------------------------------------------------- */
 /* CSV */
 
-enum { START_FIELD, IN_FIELD, IN_QUOTED_FIELD, QUOTE_IN_QUOTED_FIELD };
 enum { ROW_DONE = 0, ROW_MORE = 1, ROW_PYTHON = 2 };  /* a row read, more bytes needed, for Python */
 
 typedef struct {
@@ -353,90 +356,87 @@ static size_t line_break_end(const uint8_t *p, const uint8_t *end, int final) {
 
 /*
  * One row of data[at, size), column `column` (0-based; -1: none) copied to *out unquoted (its
- * length in *value_len).  ROW_MORE when the bytes end inside it and more may come (`final` 0).
+ * length in *value_len).  ROW_MORE when the bytes end inside it and more may come (`final` 0), or
+ * when there are none.  The states are Modules/_csv.c's (START_FIELD, IN_FIELD, IN_QUOTED_FIELD,
+ * QUOTE_IN_QUOTED_FIELD), taken a field at a time: a run of plain bytes is skipped at once.
+ * `stops` marks the delimiter, '\r' and '\n'.
  */
 static int csv_row(const uint8_t *data, size_t at, size_t size, int final, uint8_t delimiter,
-                   long long column, size_t field_limit, uint8_t *out, size_t *value_len, Row *row) {
+                   const uint8_t *stops, long long column, size_t field_limit, uint8_t *out,
+                   size_t *value_len, Row *row) {
     const uint8_t *p = data + at, *end = data + size;
-    int state = START_FIELD;
-    size_t field = 0, length = 0, lines = 0, written = 0;
+    size_t field = 0, lines = 0, written = 0;
     row->fields = 0;
-    if (p < end && (*p == '\r' || *p == '\n')) {  /* a blank line */
+    *value_len = 0;
+    if (p == end) return ROW_MORE;
+    if (*p == '\r' || *p == '\n') {  /* a blank line */
         size_t n = line_break_end(p, end, final);
         if (!n) return ROW_MORE;
         row->end = at + n;
         row->lines = 1;
-        *value_len = 0;
         return ROW_DONE;
     }
-    while (p < end) {
-        uint8_t c = *p;
+    for (;; field++, p++) {  /* p: the start of a field */
         int ours = (long long)field == column;
-        switch (state) {
-        case START_FIELD:
-        case IN_FIELD:
-        case QUOTE_IN_QUOTED_FIELD:
-            if (c == '\r' || c == '\n') {
-                size_t n = line_break_end(p, end, final);
+        size_t length = 0;
+        if (p < end && *p == '"') {
+            for (p++;;) {  /* IN_QUOTED_FIELD */
+                const uint8_t *q = p;
+                while (q < end && *q != '"' && *q != '\r' && *q != '\n') q++;
+                if (ours) { memcpy(out + written, p, (size_t)(q - p)); written += (size_t)(q - p); }
+                length += (size_t)(q - p);
+                p = q;
+                if (length >= field_limit) return ROW_PYTHON;
+                if (p == end) return final ? ROW_PYTHON : ROW_MORE;  /* a quote never closed */
+                if (*p == '"') {  /* QUOTE_IN_QUOTED_FIELD: "" is a quote, anything else ends the field */
+                    if (p + 1 == end && !final) return ROW_MORE;
+                    if (p + 1 < end && p[1] == '"') {
+                        if (ours) out[written++] = '"';
+                        length++;
+                        p += 2;
+                        continue;
+                    }
+                    p++;
+                    break;
+                }
+                size_t n = line_break_end(p, end, final);  /* a line break inside quotes */
                 if (!n) return ROW_MORE;
-                row->end = (size_t)(p - data) + n;
-                row->lines = lines + 1;
-                row->fields = field + 1;
-                *value_len = written;
-                return ROW_DONE;
-            }
-            if (c == delimiter) {
-                field++;
-                length = 0;
-                state = START_FIELD;
-            } else if (c == '"' && state == START_FIELD) {
-                state = IN_QUOTED_FIELD;
-            } else if (c == '"' && state == QUOTE_IN_QUOTED_FIELD) {  /* "" inside quotes */
-                if (ours) out[written++] = c;
-                length++;
-                state = IN_QUOTED_FIELD;
-            } else if (state == QUOTE_IN_QUOTED_FIELD) {
-                return ROW_PYTHON;  /* strict: only a delimiter or a line break after a closing quote */
-            } else {
-                if (ours) out[written++] = c;
-                length++;
-                state = IN_FIELD;
-            }
-            p++;
-            break;
-        default:  /* IN_QUOTED_FIELD */
-            if (c == '"') {
-                state = QUOTE_IN_QUOTED_FIELD;
-                p++;
-                break;
-            }
-            if (c == '\r' || c == '\n') {
-                size_t n = line_break_end(p, end, final);
-                if (!n) return ROW_MORE;
+                if (ours) { memcpy(out + written, p, n); written += n; }
+                length += n;
                 lines++;
-                if (ours) { memcpy(out + written, p, n); written += n; }
-                length += n;
                 p += n;
-            } else {
-                const uint8_t *stop = p + 1;  /* a run of plain bytes at once */
-                while (stop < end && *stop != '"' && *stop != '\r' && *stop != '\n') stop++;
-                size_t n = (size_t)(stop - p);
-                if (ours) { memcpy(out + written, p, n); written += n; }
-                length += n;
-                p = stop;
             }
+            /* strict: only a delimiter, a line break or the end after a closing quote */
+            if (p < end && !stops[*p]) return ROW_PYTHON;
+        } else {  /* START_FIELD, then IN_FIELD: a quote here is a character like any other */
+            const uint8_t *q = p;
+            while (q < end && !stops[*q]) q++;
+            if (ours) { memcpy(out + written, p, (size_t)(q - p)); written += (size_t)(q - p); }
+            length = (size_t)(q - p);
+            p = q;
+            if (length >= field_limit) return ROW_PYTHON;
+        }
+        if (p == end) {  /* the last line, without a line break */
+            if (!final) return ROW_MORE;
+            row->end = size;
             break;
         }
-        if (length >= field_limit) return ROW_PYTHON;
+        if (*p != delimiter) {  /* a line break ends the row */
+            size_t n = line_break_end(p, end, final);
+            if (!n) return ROW_MORE;
+            row->end = (size_t)(p - data) + n;
+            break;
+        }
     }
-    if (!final) return ROW_MORE;
-    if (state == IN_QUOTED_FIELD) return ROW_PYTHON;  /* a quote never closed */
-    if (p == data + at) return ROW_MORE;  /* nothing left: no row */
-    row->end = size;
     row->lines = lines + 1;
     row->fields = field + 1;
     *value_len = written;
     return ROW_DONE;
+}
+
+static void stop_bytes(uint8_t stops[256], uint8_t delimiter) {
+    memset(stops, 0, 256);
+    stops['\r'] = stops['\n'] = stops[delimiter] = 1;
 }
 
 /* Where the first row of data[0, size) ends (its line break included), or -1 when more bytes
@@ -445,7 +445,9 @@ long long abnfc_csv_row_end(const uint8_t *data, size_t size, int final, uint8_t
                             size_t field_limit, size_t *lines) {
     Row row;
     size_t ignored;
-    int found = csv_row(data, 0, size, final, delimiter, -1, field_limit, NULL, &ignored, &row);
+    uint8_t stops[256];
+    stop_bytes(stops, delimiter);
+    int found = csv_row(data, 0, size, final, delimiter, stops, -1, field_limit, NULL, &ignored, &row);
     if (found != ROW_DONE) return found == ROW_MORE ? -1 : -2;
     *lines = row.lines;
     return (long long)row.end;
@@ -464,11 +466,13 @@ size_t abnfc_csv_scan(const uint8_t *data, size_t size, int final, uint8_t delim
                       uint64_t *offsets, uint8_t *missing, uint64_t *line_of, size_t *consumed,
                       size_t *lines, int *python) {
     size_t at = 0, count = 0, line = 0;
+    uint8_t stops[256];
+    stop_bytes(stops, delimiter);
     *python = 0;
     while (at < size && count < max_records) {
         Row row;
         size_t value_len = 0;
-        int found = csv_row(data, at, size, final, delimiter, column, field_limit, out + offsets[count],
+        int found = csv_row(data, at, size, final, delimiter, stops, column, field_limit, out + offsets[count],
                             &value_len, &row);
         if (found != ROW_DONE) {
             *python = found == ROW_PYTHON;
