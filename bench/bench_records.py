@@ -32,8 +32,8 @@ import csv
 import io
 import json
 import os
-import resource
 import random
+import resource
 import statistics
 import subprocess
 import sys

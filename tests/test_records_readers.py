@@ -85,7 +85,8 @@ JSONL = {
     "true field": b'{"ts": true}\n',
     "object field": b'{"ts": {"a": "b"}}\n',
     "nested": b'{"a": [1, {"b": [true, false, null, "s"]}], "ts": "x", "c": {}}\n',
-    "deep": b'{"a": ' + b"[" * 63 + b"]" * 63 + b', "ts": "x"}\n' + b'{"a": ' + b"[" * 64 + b"]" * 64 + b', "ts": "y"}\n',
+    "deep": (b'{"a": ' + b"[" * 63 + b"]" * 63 + b', "ts": "x"}\n'
+             b'{"a": ' + b"[" * 64 + b"]" * 64 + b', "ts": "y"}\n'),
     "too deep": b'{"ts": "a"}\n{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b', "ts": "x"}\n{"ts": "b"}\n',
     "escaped key": b'{"\\u0074s": "a"}\n{"t\\u0073": "b", "ts": "c"}\n',
     "key in nested object": b'{"a": {"ts": "x"}}\n',

@@ -68,7 +68,8 @@ class Output:
         return _address(buffer) + width * self.count
 
     def values(self) -> bytes:
-        return bytes(self.data[: self.offsets[self.count]])
+        with memoryview(self.data) as view:  # one copy, not two
+            return bytes(view[: self.offsets[self.count]])
 
 
 class Readers:

@@ -1,8 +1,9 @@
 """``abnfc check --records``: validate each record of a file on its own, at data scale.
 
 Files are read as blocks of records (:mod:`.formats`: lines, a CSV column, a JSON Lines field,
-a Parquet column), each block checked with one call of the C batch kernel where the grammar has a
-DFA (:mod:`.verify`; the Python validator or the interpreter otherwise), and the invalid records
+a Parquet column; CSV and JSON Lines split by C readers where there is a compiler), each block
+checked with one call of the C batch kernel where the grammar has a DFA (:mod:`.verify`; the
+Python validator or the interpreter otherwise), and the invalid records
 reported with the bytes expected at their first error (:mod:`.report`).  :mod:`.job` runs it
 from a typed request, once the inputs are found readable.
 

@@ -10,6 +10,13 @@ it to the reader) join a block's values into one buffer with offsets, Arrow's la
 hands pyarrow's arrays over as they are, to be read in place, a string column as binary: a value
 is checked as the bytes in the file, UTF-8 or not, as everywhere else.
 
+Where a C compiler is found, CSV and JSON Lines are split by the C readers of
+:mod:`abnfc.native.readers` instead, a block in one call: they take only what Python's modules
+read the same (see ``native/static/readers.c``) and leave the rest to them, a JSON line at a time,
+and for CSV the rest of the file from the first row they do not take (a row that is not strict
+CSV, a quote never closed); so the blocks, record numbers and messages are the same either way
+(tests/test_records_readers.py compares them).
+
 A CSV record is reported by the line it starts on (and its number among the records where a
 quoted line break or a blank line makes that differ), a JSON Lines record by its line.
 
