@@ -44,7 +44,18 @@ typedef struct {
     uint8_t *out;         /* where the field's value is decoded, or NULL while skipping */
 } Json;
 
-static int json_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+/* The bytes a string holds as they are: printable ASCII but the quote and the backslash. */
+static const uint8_t PLAIN[256] = {
+    ['\x20'] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,  /* 0x22: the quote */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,  /* 0x5C: the backslash */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/* JSON's whitespace within a line: a "\n" ends the line, so the parser stops at it. */
+static int json_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 static inline void skip_space(Json *j) {
     while (j->p < j->end && json_space(*j->p)) j->p++;
@@ -116,7 +127,7 @@ static inline int json_string(Json *j) {
     uint8_t *out = j->out;
     while (p < end) {
         const uint8_t *run = p;  /* printable ASCII but the quote and the backslash, at once */
-        while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') p++;
+        while (p < end && PLAIN[*p]) p++;
         if (out) { memcpy(out, run, (size_t)(p - run)); out += p - run; }
         if (p == end) break;
         uint8_t c = *p;
@@ -245,10 +256,11 @@ static int json_value(Json *j, int depth) {
     }
 }
 
-/* The line [p, end) as one object whose top-level `key` holds a string (decoded at out, its end
- * in *value_end) or null: RECORD_VALUE, RECORD_NULL; anything else RECORD_PYTHON. */
+/* The line from p (before `end`, the end of the bytes) as one object whose top-level `key` holds
+ * a string (decoded at out, its end in *value_end) or null: RECORD_VALUE, RECORD_NULL, and the
+ * line's end (past its "\n") in *line_end; anything else RECORD_PYTHON. */
 static int jsonl_record(const uint8_t *p, const uint8_t *end, const uint8_t *key, size_t key_len,
-                        uint8_t *out, uint8_t **value_end) {
+                        uint8_t *out, uint8_t **value_end, const uint8_t **line_end) {
     Json j = {p, end, NULL};
     int status = RECORD_PYTHON;
     skip_space(&j);
@@ -292,12 +304,9 @@ static int jsonl_record(const uint8_t *p, const uint8_t *end, const uint8_t *key
     }
     j.p++;
     skip_space(&j);
-    return j.p == j.end ? status : RECORD_PYTHON;
-}
-
-static int blank_line(const uint8_t *p, const uint8_t *end) {
-    while (p < end && json_space(*p)) p++;
-    return p == end;
+    if (j.p < j.end && *j.p != '\n') return RECORD_PYTHON;
+    *line_end = j.p < j.end ? j.p + 1 : j.end;
+    return status;
 }
 
 /*
@@ -315,15 +324,22 @@ size_t abnfc_jsonl_scan(const uint8_t *data, size_t size, const uint8_t *key, si
                         size_t *lines) {
     size_t at = 0, count = 0, line = 0;
     while (at < size && count < max_records) {
-        const uint8_t *start = data + at;
-        const uint8_t *newline = memchr(start, '\n', size - at);
-        const uint8_t *end = newline ? newline + 1 : data + size;
-        at = (size_t)(end - data);
+        const uint8_t *start = data + at, *end = data + size, *first = start;
         line++;
-        if (blank_line(start, end)) continue;
+        while (first < end && json_space(*first)) first++;
+        if (first == end || *first == '\n') {  /* a blank line */
+            at = first == end ? size : (size_t)(first + 1 - data);
+            continue;
+        }
         uint8_t *value = out + offsets[count], *value_end = value;
-        int kind = jsonl_record(start, end, key, key_len, value, &value_end);
+        const uint8_t *line_end = end;
+        int kind = jsonl_record(first, end, key, key_len, value, &value_end, &line_end);
         if (kind != RECORD_VALUE) value_end = value;
+        if (kind == RECORD_PYTHON) {
+            const uint8_t *newline = memchr(first, '\n', (size_t)(end - first));
+            line_end = newline ? newline + 1 : end;
+        }
+        at = (size_t)(line_end - data);
         status[count] = (uint8_t)kind;
         numbers[count] = first_line + line - 1;
         starts[count] = (uint64_t)(start - data);
