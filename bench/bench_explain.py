@@ -19,11 +19,11 @@ import time
 from pathlib import Path
 
 import abnfc
+from abnfc.i18n import ENGLISH, translator
+from abnfc.pipeline import DEFAULT_LIMITS, Compilation, Limits, resolve_grammar
+from abnfc.interpret import recognize
 from abnfc.explain import trellis
 from abnfc.explain.explainer import explain
-from abnfc.i18n import ENGLISH, translator
-from abnfc.interpret import recognize
-from abnfc.pipeline import DEFAULT_LIMITS, Compilation, Limits, resolve_grammar
 
 ROOT = Path(__file__).resolve().parents[1]
 EMAIL = (ROOT / "grammars" / "email.abnf").read_text()

@@ -21,8 +21,8 @@ from collections import Counter
 from pathlib import Path
 
 import abnfc
-from abnfc.interpret import recognize
 from abnfc.pipeline import resolve_grammar
+from abnfc.interpret import recognize
 
 ROOT = Path(__file__).resolve().parents[1]
 GRAMMARS = ROOT / "grammars"

@@ -29,8 +29,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from mutants import wrong_mutants  # noqa: E402
-
 import abnfc  # noqa: E402
 from abnfc.crosscheck.inputs import InputStream, Part, all_strings, random_strings, sampled  # noqa: E402
 from abnfc.crosscheck.language import load_language as load_compiled  # noqa: E402
@@ -38,6 +36,7 @@ from abnfc.crosscheck.programs import HexLines  # noqa: E402
 from abnfc.crosscheck.provenance import NoProvenance  # noqa: E402
 from abnfc.crosscheck.suite import build_suite  # noqa: E402
 from abnfc.pipeline import Compilation  # noqa: E402
+from mutants import wrong_mutants  # noqa: E402
 
 
 def load_language(path: str):
