@@ -123,6 +123,14 @@ def test_jsonl_the_fast_path_reads_what_it_can(readers) -> None:
     assert same(data, RecordFormat("jsonl", "ts"), readers)[0][0][1][1] == "\U0001f600 \U0001f600".encode()
 
 
+@pytest.mark.parametrize("key", ["\u00e9", "", "a b", 't"s', "t\\s", "\u6f22\U0001f600"])
+def test_jsonl_keys(readers, key: str) -> None:
+    """Keys beyond ASCII letters, as raw UTF-8 in the file and escaped by json.dumps."""
+    lines = [json.dumps({key: "a", "x": 1}, ensure_ascii=ascii).encode() for ascii in (False, True)]
+    same(b"\n".join([*lines, b'{"ts": "b"}', json.dumps({key: None}).encode()]) + b"\n",
+         RecordFormat("jsonl", key), readers)
+
+
 def test_jsonl_misspelt_field_with_python_and_c_records(readers, sizes) -> None:
     form = RecordFormat("jsonl", "ts")
     lacking = b'{"id": 1}\n' * 999

@@ -1,8 +1,8 @@
 """The record readers of ``static/readers.c`` (a JSON Lines field, a CSV column), compiled once
 and cached as the batch kernels are (:mod:`.cache`), and called through ctypes.
 
-The library depends on no grammar: its key is the compiler, abnfc's version and the lowering's
-source (``static/`` included).  Each call fills buffers that Python allocates and owns (a value
+The library depends on no grammar: its key is the compiler and its options, abnfc's version and
+the lowering's source (``static/`` included).  Each call fills buffers that Python allocates and owns (a value
 buffer at least as large as the bytes read, since a decoded value is never longer than its
 source; the offsets, statuses and line numbers of up to a block of records), and ctypes lets go
 of Python's lock meanwhile, so that reading the next block overlaps checking the last.
@@ -137,7 +137,7 @@ def readers(note: Note | None = None) -> Readers | None:
     cc = find_compiler()
     if cc is None:
         return None
-    key = kernel_key(cc, "readers")
+    key = kernel_key(cc, "readers", " ".join(CFLAGS))
     if key not in _LOADED:
         try:
             _LOADED[key] = cache.obtain(f"{key}.so", key, lambda: compile_readers(cc, key),
