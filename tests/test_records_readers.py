@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import random
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -232,11 +236,6 @@ def test_random_files(readers, sizes, seed: int) -> None:
 def test_readers_c_is_clean_under_sanitizers(tmp_path: Path) -> None:
     """readers.c compiled with AddressSanitizer and UBSan reads the tricky files of both formats
     without a report (run in a process of its own, where the sanitizer's runtime is loaded first)."""
-    pytest.importorskip("ctypes")
-    import shutil
-    import subprocess
-    import sys
-
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         pytest.skip("no C compiler")
@@ -264,5 +263,5 @@ for text in json.load(open({str(inputs)!r})):
 print("clean")
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env={**__import__("os").environ, "LD_PRELOAD": runtime, "ASAN_OPTIONS": "detect_leaks=0"})
+                          env={**os.environ, "LD_PRELOAD": runtime, "ASAN_OPTIONS": "detect_leaks=0"})
     assert done.returncode == 0 and done.stdout.strip() == "clean", done.stderr[-3000:]
