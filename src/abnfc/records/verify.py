@@ -83,9 +83,8 @@ class CVerifier:
     def count(self, block: Block) -> tuple[int, int]:
         if block.count is None:  # lines: the kernel counts, and no invalid line becomes an object
             return self.kernel.line_error_count(block.data)
-        found = self._first_errors(block)  # counted in C: no record becomes an object
-        refused = len(found) - found.count(native.SIZE_MAX)
-        return block.count or 0, refused - sum(found[i] != native.SIZE_MAX for i, _reason in block.missing)
+        missing = {index for index, _reason in block.missing}  # no record becomes an object
+        return block.count or 0, sum(i not in missing for i, _at in _invalid(self._first_errors(block)))
 
     def expected(self, record: bytes) -> Ranges:
         return self.kernel.expected(record)  # sorted and merged already (P_expected)
@@ -100,14 +99,17 @@ INVALID_STEP = 64  # records a slice of the first errors that is skipped at once
 
 
 def _invalid(errors: array) -> list[tuple[int, int]]:
-    """The (index, first error) of each invalid record: the slices of all valid records are
-    counted in C and skipped, since most records are valid and a Python loop over each would
-    cost more than checking them."""
+    """The (index, first error) of each invalid record: a slice of all valid records (every
+    byte 0xFF: SIZE_MAX) is told by comparing its bytes and skipped, since most records are
+    valid and a Python loop over each would cost more than checking them."""
     found: list[tuple[int, int]] = []
+    raw, width = errors.tobytes(), errors.itemsize
+    valid = b"\xff" * (width * INVALID_STEP)
     for start in range(0, len(errors), INVALID_STEP):
-        piece = errors[start: start + INVALID_STEP]
-        if piece.count(native.SIZE_MAX) != len(piece):
-            found.extend((start + i, at) for i, at in enumerate(piece) if at != native.SIZE_MAX)
+        piece = raw[start * width: (start + INVALID_STEP) * width]
+        if piece != valid[: len(piece)]:
+            found.extend((start + i, at) for i, at in enumerate(errors[start: start + INVALID_STEP])
+                         if at != native.SIZE_MAX)
     return found
 
 
