@@ -67,7 +67,7 @@ class CVerifier:
             return count, [Bad(index, at, block.data[start:end], None, expected(state))
                            for index, at, start, end, state in lines]
         missing = {index for index, _reason in block.missing}
-        found = self._first_errors(block)
+        found, _invalid_count = self._first_errors(block)
         if block.values is not None:
             return block.count, [Bad(i, at, _arrow_bytes(block.values[i].as_py()))
                                  for i, at in _invalid(found) if i not in missing]
@@ -75,16 +75,18 @@ class CVerifier:
         return block.count, [Bad(i, at, block.data[offsets[i]: offsets[i + 1]])
                              for i, at in _invalid(found) if i not in missing]
 
-    def _first_errors(self, block: Block) -> array:
+    def _first_errors(self, block: Block) -> tuple[array, int]:
+        """Each record's first error, and how many records are invalid."""
         if block.values is not None:
-            return self.kernel.arrow_first_errors(block.values)
-        return self.kernel.first_errors(block.data, block.offsets or array("Q", [0]))
+            found = self.kernel.arrow_first_errors(block.values)
+            return found, len(found) - found.count(native.SIZE_MAX)
+        return self.kernel.counted_first_errors(block.data, block.offsets or array("Q", [0]))
 
     def count(self, block: Block) -> tuple[int, int]:
         if block.count is None:  # lines: the kernel counts, and no invalid line becomes an object
             return self.kernel.line_error_count(block.data)
-        missing = {index for index, _reason in block.missing}  # no record becomes an object
-        return block.count or 0, sum(i not in missing for i, _at in _invalid(self._first_errors(block)))
+        found, invalid = self._first_errors(block)  # counted in C: no record becomes an object
+        return block.count or 0, invalid - sum(found[i] != native.SIZE_MAX for i, _reason in block.missing)
 
     def expected(self, record: bytes) -> Ranges:
         return self.kernel.expected(record)  # sorted and merged already (P_expected)
