@@ -15,14 +15,25 @@ prints what ``grep -c`` prints (the numbers), and with ``--format json``, which 
 object per invalid record with its offset and expected bytes (with one URI in twenty invalid,
 that reporting is a third of abnfc's time).  grep runs with LC_ALL=C.  Medians of REPEATS runs.
 
-    python bench/bench_records.py [--timestamps N] [--uris N] [--repeats N]
+A second table puts the record formats side by side on the same values: ``--records lines``,
+``csv:value`` (a file of two columns, an id and the value, written by Python's csv module, so
+URIs with quotes or commas are quoted) and ``jsonl:value`` (``{"id": N, "value": "..."}`` a line,
+written by json.dumps), each as a whole process with ``--count``: wall time and CPU time (user
+and system of the process and its threads), medians, and each format's speed relative to
+``lines`` on CPU time; and once more with the C readers switched off (Python's csv and json
+modules alone, as before they existed).  All must count the same invalid records.
+
+    python bench/bench_records.py [--timestamps N] [--uris N] [--repeats N] [--formats-only]
 """
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -204,23 +215,95 @@ def bench_json_lines(count: int, repeats: int, folder: Path) -> list[str]:
     return rows
 
 
+PYTHON_READERS = """import sys
+from abnfc.native import readers
+readers.readers = lambda note=None: None
+from abnfc.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def format_files(name: str, values: list[bytes], folder: Path) -> dict[str, Path]:
+    """The values as lines, as the second column of a CSV file and as a JSON Lines field."""
+    lines, table, objects = folder / f"{name}.txt", folder / f"{name}.csv", folder / f"{name}.jsonl"
+    lines.write_bytes(b"\n".join(values) + b"\n")
+    text = io.StringIO(newline="")
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(["id", "value"])
+    writer.writerows((index, value.decode("ascii")) for index, value in enumerate(values))
+    table.write_text(text.getvalue(), encoding="utf-8", newline="")
+    objects.write_text("".join(json.dumps({"id": index, "value": value.decode("ascii")}) + "\n"
+                               for index, value in enumerate(values)), encoding="utf-8")
+    return {"lines": lines, "csv:value": table, "jsonl:value": objects}
+
+
+def timed_check(grammar: Path, records: str, path: Path, python_readers: bool = False) -> tuple[float, float, int]:
+    """abnfc check --records RECORDS --count as a process: wall seconds, CPU seconds, invalid."""
+    program = ["-c", PYTHON_READERS] if python_readers else ["-m", "abnfc"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, *program, "check", str(grammar), "--records", records, "--count",
+                           "--format", "json", str(path)], capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert done.returncode in (0, 1), done.stderr
+    invalid = int(done.stdout.strip().splitlines()[-1].split('"invalid": ')[1].split(",")[0])
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, invalid
+
+
+def bench_formats(name: str, grammar: Path, values: list[bytes], repeats: int, folder: Path) -> list[str]:
+    """lines, CSV and JSON Lines of the same values, with the C readers and without."""
+    files = format_files(name, values, folder)
+    timed_check(grammar, "lines", files["lines"])  # the kernel and the readers into the cache
+    runs = [(records, path, False) for records, path in files.items()]
+    runs += [(records, path, True) for records, path in files.items() if records != "lines"]
+    measured: dict[tuple[str, bool], list[tuple[float, float, int]]] = {run[::2]: [] for run in runs}
+    for _ in range(repeats):  # interleaved, so that the machine's load falls on every run alike
+        for records, path, python in runs:
+            measured[records, python].append(timed_check(grammar, records, path, python))
+    invalid = {result[2] for results in measured.values() for result in results}
+    assert len(invalid) == 1, (name, "the formats disagree", measured)
+    medians = {run: (statistics.median(r[0] for r in results), statistics.median(r[1] for r in results))
+               for run, results in measured.items()}
+    base = medians["lines", False][1]
+    rows = []
+    for (records, python), (wall, cpu) in medians.items():
+        size = files[records].stat().st_size / 1e6
+        how = "Python's csv/json modules" if python else ("C readers" if records != "lines" else "")
+        rows.append(f"| {name} | `--records {records}` {how} | {size:.0f} MB | {wall:.3f} s | {cpu:.3f} s "
+                    f"| {base / cpu:.2f}x | {next(iter(invalid)):,} |")
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--timestamps", type=int, default=2_000_000)
     parser.add_argument("--uris", type=int, default=1_000_000)
     parser.add_argument("--documents", type=int, default=200_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--formats-only", action="store_true", help="only the table of record formats")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="abnfc-bench-") as work:
         os.environ["ABNFC_CACHE"] = os.environ.get("ABNFC_CACHE") or os.path.join(work, "cache")
         stamps, broken = timestamps(args.timestamps, args.timestamps // 1000)
+        uris = corpora.uri_lines(args.uris)
+        print(f"Record formats on the same values: {args.timestamps:,} timestamps, {args.uris:,} URI references; "
+              f"medians of {args.repeats}, each process whole (CPU: user and system, all threads)")
+        print("| values | run | file | wall | CPU | speed vs lines (CPU) | invalid |")
+        print("|---|---|---|---|---|---|---|")
+        for line in bench_formats("RFC 3339", ROOT / "grammars/datetime.abnf", stamps, args.repeats, Path(work)):
+            print(line, flush=True)
+        for line in bench_formats("URI", ROOT / "grammars/uri.abnf", uris, args.repeats, Path(work)):
+            print(line, flush=True)
+        if args.formats_only:
+            return
+        print()
         print(f"{args.timestamps:,} timestamps ({broken:,} broken), {args.uris:,} URI references, "
               f"{args.documents:,} JSON documents; medians of {args.repeats}")
         print("| run | abnfc | other | other / abnfc | invalid (abnfc = other) |")
         print("|---|---|---|---|---|")
         for line in bench("RFC 3339", ROOT / "grammars/datetime.abnf", stamps, DATETIME, args.repeats, Path(work)):
             print(line, flush=True)
-        uris = corpora.uri_lines(args.uris)
         for line in bench("URI", ROOT / "grammars/uri.abnf", uris, uri_reference(), args.repeats, Path(work)):
             print(line, flush=True)
         for line in bench_json_lines(args.documents, args.repeats, Path(work)):

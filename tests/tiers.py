@@ -94,6 +94,8 @@ QUICK: dict[str, tuple[str, ...]] = {
         "test_text_report", "test_excerpt_escapes_and_cuts", "test_missing_file_and_bad_options",
         "test_csv_by_name_and_number", "test_jsonl", "test_parquet", "test_no_compiler_falls_back_to_python",
         "test_lines_crlf_last_line_and_nul"),
+    "test_records_readers.py": ("test_jsonl_the_fast_path_reads_what_it_can",
+                                "test_csv_the_fast_path_reads_what_it_can"),
     "test_arrow.py": ("test_wrong_type", "test_python_validator_fallback"),
     "test_dataframes.py": ("test_a_polars_expression_eager_and_lazy", "test_a_missing_package_is_named"),
     # Translations.

@@ -123,11 +123,14 @@ class BatchKernel:
 
     def first_errors(self, data: bytes, offsets: array) -> array:
         """Each record's first error (SIZE_MAX: valid); ``offsets`` has one more entry than records."""
+        return self.counted_first_errors(data, offsets)[0]
+
+    def counted_first_errors(self, data: bytes, offsets: array) -> tuple[array, int]:
+        """:meth:`first_errors` and how many records are invalid, counted by the kernel."""
         count = max(len(offsets) - 1, 0)
         out = array(SIZE_CODE, bytes(ctypes.sizeof(ctypes.c_size_t) * count))
-        if count:
-            self._fn["first_errors"](data, _address(offsets), count, _address(out))
-        return out
+        invalid = self._fn["first_errors"](data, _address(offsets), count, _address(out)) if count else 0
+        return out, invalid
 
     def line_errors(self, data: bytes) -> tuple[int, list[tuple[int, int, int, int, int]]]:
         """The number of lines in ``data`` and the invalid ones, each as (index, first error,

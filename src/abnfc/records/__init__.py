@@ -1,8 +1,9 @@
 """``abnfc check --records``: validate each record of a file on its own, at data scale.
 
 Files are read as blocks of records (:mod:`.formats`: lines, a CSV column, a JSON Lines field,
-a Parquet column), each block checked with one call of the C batch kernel where the grammar has a
-DFA (:mod:`.verify`; the Python validator or the interpreter otherwise), and the invalid records
+a Parquet column; CSV and JSON Lines split by C readers where there is a compiler), each block
+checked with one call of the C batch kernel where the grammar has a DFA (:mod:`.verify`; the
+Python validator or the interpreter otherwise), and the invalid records
 reported with the bytes expected at their first error (:mod:`.report`).  :mod:`.job` runs it
 from a typed request, once the inputs are found readable.
 
@@ -32,6 +33,8 @@ from typing import Any, BinaryIO, Protocol
 
 from ..errors import printable
 from ..i18n import _
+from ..native.readers import Readers
+from ..native.readers import readers as native_readers
 from .compressed import READ_ERRORS, decompressed
 from .formats import Block, RecordError, RecordFormat, parse_format, read_blocks
 from .report import Progress, Totals, file_line, json_line, summary, text_line
@@ -92,14 +95,16 @@ def run(args: Options, compilation: Callable[[], object]) -> int:
         return 2
     choice = Choice(args.grammar, tuple(args.imports or ()), args.encoding, args.start, args.engine,
                     (args.max_nfa_states, args.max_dfa_states, args.max_work))
-    verifier = choose(choice, compilation, say_once())  # type: ignore[arg-type]
+    warn = say_once()
+    verifier = choose(choice, compilation, warn)  # type: ignore[arg-type]
+    readers = native_readers(warn) if form.kind in ("csv", "jsonl") else None
     output = Output(args.format == "json", args.quiet, args.count)
     names = args.inputs or ["-"]
     progress = Progress(_total_size(names))
     status, tally, read = 0, Tally(), 0
     for name in names:
         try:
-            _check_file(verifier, name, form, output, progress, tally)
+            _check_file(verifier, (name, form, readers), output, progress, tally)
             read += 1
         except RecordError as error:
             print(error.diagnostics[0].message, file=sys.stderr)
@@ -149,15 +154,17 @@ class Tally:
         self.invalid = 0
 
 
-def _check_file(verifier: Verifier, name: str, form: RecordFormat, output: Output, progress: Progress,
-                tally: Tally) -> None:
-    """Check one file, adding its records and invalid ones to ``tally``."""
+def _check_file(verifier: Verifier, source: tuple[str, RecordFormat, Readers | None], output: Output,
+                progress: Progress, tally: Tally) -> None:
+    """Check one file (``source``: its name, format and the C readers, if any), adding its records
+    and invalid ones to ``tally``."""
+    name, form, readers = source
     shown = "<stdin>" if name == "-" else name
     text_name = printable(shown)  # JSON output escapes the name itself
     records, invalid = 0, 0
     check: Callable[[Block], tuple[int, Any]] = verifier.count if output.count else verifier.errors
     with _opened(name, form) as (raw, stream):
-        for block, (count, result) in _checked(verifier, check, read_blocks(stream, form, text_name)):
+        for block, (count, result) in _checked(verifier, check, read_blocks(stream, form, text_name, readers)):
             if output.count:
                 bad = result + len(block.missing)
             else:

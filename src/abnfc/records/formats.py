@@ -10,6 +10,13 @@ it to the reader) join a block's values into one buffer with offsets, Arrow's la
 hands pyarrow's arrays over as they are, to be read in place, a string column as binary: a value
 is checked as the bytes in the file, UTF-8 or not, as everywhere else.
 
+Where a C compiler is found, CSV and JSON Lines are split by the C readers of
+:mod:`abnfc.native.readers` instead, a block in one call: they take only what Python's modules
+read the same (see ``native/static/readers.c``) and leave the rest to them, a JSON line at a time,
+and for CSV the rest of the file from the first row they do not take (a row that is not strict
+CSV, a quote never closed); so the blocks, record numbers and messages are the same either way
+(tests/test_records_readers.py compares them).
+
 A CSV record is reported by the line it starts on (and its number among the records where a
 quoted line break or a blank line makes that differ), a JSON Lines record by its line.
 
@@ -30,10 +37,11 @@ from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from itertools import accumulate
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from ..errors import AbnfError
 from ..i18n import _
+from ..native.readers import NULL, PYTHON, Output, Readers
 
 FORMATS = ("lines", "csv", "jsonl", "parquet")
 LINES_PIECE = 8 << 20  # bytes read at a time for lines
@@ -106,14 +114,15 @@ class Block:
         return [self.data[offsets[i]: offsets[i + 1]] for i in range(len(offsets) - 1)]
 
 
-def read_blocks(stream: BinaryIO, form: RecordFormat, name: str) -> Iterator[Block]:
-    """The blocks of records of one open file (``name`` for messages)."""
+def read_blocks(stream: BinaryIO, form: RecordFormat, name: str, readers: Readers | None = None) -> Iterator[Block]:
+    """The blocks of records of one open file (``name`` for messages); CSV and JSON Lines split
+    by ``readers`` where given (the same blocks, faster)."""
     if form.kind == "lines":
         return _lines(stream)
     if form.kind == "csv":
-        return _csv(stream, form, name)
+        return _csv(stream, form, name, readers)
     if form.kind == "jsonl":
-        return _jsonl(stream, form.key or "", name)
+        return _jsonl(stream, form.key or "", name, readers)
     return _parquet(stream, form.key or "", name)
 
 
@@ -137,41 +146,196 @@ def _joined(values: list[bytes | None], reasons: list[str]) -> Block:
     return Block(len(values), b"".join(present), offsets, missing=missing)
 
 
-def _csv(stream: BinaryIO, form: RecordFormat, name: str) -> Iterator[Block]:
-    # utf-8-sig: a byte order mark is no part of the first column's name; surrogateescape: bytes
-    # that are not UTF-8 come back unchanged when the value is encoded
-    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="surrogateescape", newline="")
+def _csv(stream: BinaryIO, form: RecordFormat, name: str, readers: Readers | None) -> Iterator[Block]:
     # a field is as long as it is (the module's default limit, 128 KiB, would call a long value not CSV)
     csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
+    if readers is None or not _scannable(form.delimiter):
+        return _csv_python(stream, form, name, "utf-8-sig")
+    return _csv_scanned(stream, form, name, readers)
+
+
+def _scannable(delimiter: str) -> bool:
+    """Whether readers.c splits at ``delimiter`` as the csv module does: an ASCII character, not
+    a quote, a line break or NUL (which the command line refuses, but a request may hold)."""
+    return delimiter.isascii() and delimiter not in "\"\r\n\0"
+
+
+def _csv_python(stream: BinaryIO, form: RecordFormat, name: str, encoding: str) -> Iterator[Block]:
+    """CSV read by Python's csv module alone (``encoding``: utf-8 where a byte order mark has
+    been taken off already)."""
+    # utf-8-sig: a byte order mark is no part of the first column's name; surrogateescape: bytes
+    # that are not UTF-8 come back unchanged when the value is encoded
+    text = io.TextIOWrapper(stream, encoding=encoding, errors="surrogateescape", newline="")
     # strict: a quote that is never closed is an error, not the rest of the file in one field
     reader = csv.reader(text, delimiter=form.delimiter, strict=True)
-    column, start = form.key or "", 1
     try:
-        header = next(reader, None)
+        try:
+            header = next(reader, None)
+        except csv.Error as error:
+            raise _csv_error(error, name, reader.line_num, 1) from None
         if header is None:
             return
-        index, lead = _column(header, column, name), reader.line_num
-        start = lead + 1  # the line the next record starts on
-        values, reasons, lines = list[bytes | None](), list[str](), array("Q")
+        index, lead = _column(header, form.key or "", name), reader.line_num
+        yield from _csv_rows(reader, _CsvPlace(index, form.key or "", lead, 0, name), [], [], array("Q"))
+    finally:
+        text.detach()  # the caller closes the file
+
+
+@dataclass(frozen=True)
+class _CsvPlace:
+    """Where Python's csv reader reads: the column (its index and as asked for), the header's
+    lines, the lines of the file before the reader's first and the file's name."""
+
+    index: int
+    column: str
+    lead: int
+    base: int
+    name: str
+
+
+def _csv_rows(reader: Any, place: _CsvPlace, values: list[bytes | None], reasons: list[str],
+              lines: array) -> Iterator[Block]:
+    """The blocks of the rows ``reader`` reads, after ``values`` (with their ``reasons`` and
+    ``lines``): the start of a block already read by readers.c, or nothing."""
+    start = place.base + reader.line_num + 1  # the line the next record starts on
+    try:
         for row in reader:
-            start, line = reader.line_num + 1, start
+            start, line = place.base + reader.line_num + 1, start
             if not row:  # a blank line
                 continue
             lines.append(line)
-            if index < len(row):
-                values.append(row[index].encode("utf-8", "surrogateescape"))
+            if place.index < len(row):
+                values.append(row[place.index].encode("utf-8", "surrogateescape"))
             else:
                 values.append(None)
-                reasons.append(_("the row has no column {column}").format(column=column))
+                reasons.append(_("the row has no column {column}").format(column=place.column))
             if len(values) == BLOCK_RECORDS:
-                yield replace(_joined(values, reasons), lines=lines, lead=lead)
+                yield replace(_joined(values, reasons), lines=lines, lead=place.lead)
                 values, reasons, lines = [], [], array("Q")
         if values:
-            yield replace(_joined(values, reasons), lines=lines, lead=lead)
+            yield replace(_joined(values, reasons), lines=lines, lead=place.lead)
     except csv.Error as error:
-        raise _csv_error(error, name, reader.line_num, start) from None
-    finally:
-        text.detach()  # the caller closes the file
+        raise _csv_error(error, place.name, place.base + reader.line_num, start) from None
+
+
+def _csv_scanned(stream: BinaryIO, form: RecordFormat, name: str, readers: Readers) -> Iterator[Block]:
+    """CSV split by readers.c; the header, and from a row it leaves to Python on, the rest of the
+    file, read by the csv module, so that every verdict and message is the module's."""
+    source = _Bytes(stream)
+    delimiter, limit = ord(form.delimiter), csv.field_size_limit()
+    while len(source.data) < len(BOM) and source.more():
+        pass
+    source.position = len(BOM) if source.data.startswith(BOM) else 0
+    while (end := readers.csv_row_end(source.rest(), source.eof, delimiter, limit)[0]) == -1 and not source.eof:
+        source.more()
+    if end == -2:  # after the byte order mark, which more() has let go of
+        return (yield from _csv_python(source.chained(source.position), form, name, "utf-8"))
+    if end < 0:  # no row at all: nothing but a byte order mark, if that
+        return
+    text = source.data[source.position: source.position + end].decode("utf-8", "surrogateescape")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=form.delimiter, strict=True)
+    try:
+        header = next(reader)
+    except csv.Error as error:
+        raise _csv_error(error, name, reader.line_num, 1) from None
+    place = _CsvPlace(_column(header, form.key or "", name), form.key or "", reader.line_num, reader.line_num, name)
+    source.position += end
+    line, output = place.lead, Output(BLOCK_RECORDS)
+    while True:
+        scan = readers.csv(source.data, source.position, source.eof, delimiter, place.index, limit, line, output)
+        source.position, line = source.position + scan.consumed, line + scan.lines
+        if output.count == BLOCK_RECORDS:
+            yield _csv_block(output, place)
+            output.reset()
+            continue
+        if scan.python or (source.eof and source.position < len(source.data)):
+            values, reasons, lines = _csv_lists(output, place)
+            rest = io.TextIOWrapper(source.chained(source.position), encoding="utf-8", errors="surrogateescape",
+                                    newline="")
+            try:
+                reader = csv.reader(rest, delimiter=form.delimiter, strict=True)
+                return (yield from _csv_rows(reader, replace(place, base=line), values, reasons, lines))
+            finally:
+                rest.detach()
+        if source.eof:
+            break
+        source.more()
+    if output.count:
+        yield _csv_block(output, place)
+
+
+def _csv_block(output: Output, place: _CsvPlace) -> Block:
+    count = output.count
+    reason = _("the row has no column {column}").format(column=place.column)
+    return Block(count, output.values(), output.offsets[: count + 1],
+                 missing=tuple((index, reason) for index in _indices(output.flags, 1, count)),
+                 lines=output.numbers[:count], lead=place.lead)
+
+
+def _csv_lists(output: Output, place: _CsvPlace) -> tuple[list[bytes | None], list[str], array]:
+    """The records of a block readers.c began, as the lists Python's reading goes on with."""
+    offsets, flags, data = output.offsets, output.flags, output.data
+    values: list[bytes | None] = [None if flags[i] else bytes(data[offsets[i]: offsets[i + 1]])
+                                  for i in range(output.count)]
+    reason = _("the row has no column {column}").format(column=place.column)
+    return values, [reason for value in values if value is None], output.numbers[: output.count]
+
+
+def _indices(flags: bytearray, flag: int, count: int) -> Iterator[int]:
+    """Where ``flags[:count]`` holds ``flag``, in order."""
+    at = flags.find(flag, 0, count)
+    while at >= 0:
+        yield at
+        at = flags.find(flag, at + 1, count)
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+class _Bytes:
+    """A file's bytes read in pieces: ``data`` holds what has not been consumed yet (from
+    ``position``), ``more`` appends the next piece (at least as large as what is held, so that a
+    long record is not read again and again) and ``chained`` reads from a position to the end of
+    the file, for Python's readers."""
+
+    def __init__(self, stream: BinaryIO):
+        self.stream, self.data, self.position, self.eof = stream, b"", 0, False
+
+    def more(self) -> bool:
+        """Read another piece; False at the end of the file."""
+        if self.eof:
+            return False
+        piece = self.stream.read(max(LINES_PIECE, len(self.data) - self.position))
+        self.data = self.data[self.position:] + piece
+        self.position = 0
+        self.eof = not piece
+        return not self.eof
+
+    def rest(self) -> bytes:
+        return self.data[self.position:]
+
+    def chained(self, position: int) -> BinaryIO:
+        return cast(BinaryIO, io.BufferedReader(_Chained(self.data[position:], self.stream)))
+
+
+class _Chained(io.RawIOBase):
+    """Bytes already read, then the rest of a stream."""
+
+    def __init__(self, head: bytes, stream: BinaryIO):
+        self.head, self.stream = memoryview(head), stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.head:
+            count = min(len(buffer), len(self.head))
+            buffer[:count] = self.head[:count]
+            self.head = self.head[count:]
+            return count
+        piece = self.stream.read(len(buffer))
+        buffer[: len(piece)] = piece
+        return len(piece)
 
 
 def _csv_error(error: csv.Error, name: str, line: int, start: int) -> RecordError:
@@ -193,8 +357,19 @@ def _column(header: list[str], column: str, name: str) -> int:
         name=name, column=column, columns=", ".join(header) or "nothing"))
 
 
-def _jsonl(stream: BinaryIO, key: str, name: str) -> Iterator[Block]:
+def _jsonl(stream: BinaryIO, key: str, name: str, readers: Readers | None) -> Iterator[Block]:
     """One JSON object a line; a record's number is its line's (blank lines are no records)."""
+    try:
+        encoded = key.encode("utf-8")
+    except UnicodeEncodeError:  # a name that came as bytes that are not UTF-8: Python's json alone
+        readers = None
+    if readers is None:
+        return _jsonl_python(stream, key, name)
+    return _jsonl_scanned(stream, encoded, _Fields(key, name), readers)
+
+
+def _jsonl_python(stream: BinaryIO, key: str, name: str) -> Iterator[Block]:
+    """JSON Lines read by Python's json module alone."""
     values, reasons, numbers = list[bytes | None](), list[str](), array("Q")
     fields = _Fields(key, name)
     for number, line in enumerate(stream, 1):
@@ -210,6 +385,61 @@ def _jsonl(stream: BinaryIO, key: str, name: str) -> Iterator[Block]:
             values, reasons, numbers = [], [], array("Q")
     if values:
         yield _numbered(_joined(values, reasons), numbers)
+
+
+def _jsonl_scanned(stream: BinaryIO, key: bytes, fields: _Fields, readers: Readers) -> Iterator[Block]:
+    """JSON Lines read by readers.c, a line it leaves to Python read by the json module (which
+    decides and words every error) before the next line."""
+    output, reasons, line = Output(BLOCK_RECORDS), dict[int, str](), 1
+    before, by_python = 0, 0  # the file's records before the block, those Python read
+    for piece in _whole_lines(stream):
+        start = 0
+        while start < len(piece):
+            scan = readers.jsonl(piece, start, key, line, output)
+            if scan.records and output.flags[output.count - 1] == PYTHON:
+                index = output.count - 1
+                if before + index > by_python:  # a record readers.c took has the field
+                    fields.found = True
+                reason = _python_record(piece, start + output.starts[index], output, fields)
+                if reason is not None:
+                    reasons[index] = reason
+                by_python += 1
+            start, line = start + scan.consumed, line + scan.lines
+            if output.count == BLOCK_RECORDS:
+                yield _jsonl_block(output, reasons)
+                before += output.count
+                output.reset()
+                reasons = {}
+    if output.count:
+        yield _jsonl_block(output, reasons)
+
+
+def _whole_lines(stream: BinaryIO) -> Iterator[bytes]:
+    """Pieces of about LINES_PIECE bytes, each completed to the end of its last line."""
+    return (block.data for block in _lines(stream))
+
+
+def _python_record(piece: bytes, start: int, output: Output, fields: _Fields) -> str | None:
+    """Read the last record of ``output`` (its line starting at ``piece[start]``) with Python's
+    json module: its value appended, or the reason it is missing."""
+    end = piece.find(b"\n", start) + 1 or len(piece)
+    index = output.count - 1
+    number = output.numbers[index]
+    value = _field(_document(piece[start:end], fields.name, number), fields.key, fields.name, number, fields)
+    if isinstance(value, str):
+        return value
+    output.room(len(value))  # a value may be longer than its line (UTF-16 in, UTF-8 out)
+    at = output.offsets[index]
+    output.data[at: at + len(value)] = value
+    output.offsets[index + 1] = at + len(value)
+    return None
+
+
+def _jsonl_block(output: Output, reasons: dict[int, str]) -> Block:
+    count, null = output.count, _("null value")
+    missing = sorted([*((index, null) for index in _indices(output.flags, NULL, count)), *reasons.items()])
+    return Block(count, output.values(), output.offsets[: count + 1], missing=tuple(missing),
+                 numbers=output.numbers[:count])
 
 
 def _numbered(block: Block, numbers: array) -> Block:

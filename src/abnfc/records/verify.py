@@ -67,18 +67,26 @@ class CVerifier:
             return count, [Bad(index, at, block.data[start:end], None, expected(state))
                            for index, at, start, end, state in lines]
         missing = {index for index, _reason in block.missing}
+        found, _invalid_count = self._first_errors(block)
         if block.values is not None:
-            found = self.kernel.arrow_first_errors(block.values)
             return block.count, [Bad(i, at, _arrow_bytes(block.values[i].as_py()))
                                  for i, at in _invalid(found) if i not in missing]
         offsets = block.offsets or array("Q", [0])
         return block.count, [Bad(i, at, block.data[offsets[i]: offsets[i + 1]])
-                             for i, at in _invalid(self.kernel.first_errors(block.data, offsets)) if i not in missing]
+                             for i, at in _invalid(found) if i not in missing]
+
+    def _first_errors(self, block: Block) -> tuple[array, int]:
+        """Each record's first error, and how many records are invalid."""
+        if block.values is not None:
+            found = self.kernel.arrow_first_errors(block.values)
+            return found, len(found) - found.count(native.SIZE_MAX)
+        return self.kernel.counted_first_errors(block.data, block.offsets or array("Q", [0]))
 
     def count(self, block: Block) -> tuple[int, int]:
         if block.count is None:  # lines: the kernel counts, and no invalid line becomes an object
             return self.kernel.line_error_count(block.data)
-        return _count(self, block)
+        found, invalid = self._first_errors(block)  # counted in C: no record becomes an object
+        return block.count or 0, invalid - sum(found[i] != native.SIZE_MAX for i, _reason in block.missing)
 
     def expected(self, record: bytes) -> Ranges:
         return self.kernel.expected(record)  # sorted and merged already (P_expected)
@@ -89,8 +97,22 @@ def _count(verifier: Verifier, block: Block) -> tuple[int, int]:
     return count, len(bad)
 
 
-def _invalid(errors) -> list[tuple[int, int]]:
-    return [(i, at) for i, at in enumerate(errors) if at != native.SIZE_MAX]
+INVALID_STEP = 64  # records a slice of the first errors that is skipped at once when all are valid
+
+
+def _invalid(errors: array) -> list[tuple[int, int]]:
+    """The (index, first error) of each invalid record: a slice of all valid records (every
+    byte 0xFF: SIZE_MAX) is told by comparing its bytes and skipped, since most records are
+    valid and a Python loop over each would cost more than checking them."""
+    found: list[tuple[int, int]] = []
+    raw, width = errors.tobytes(), errors.itemsize
+    valid = b"\xff" * (width * INVALID_STEP)
+    for start in range(0, len(errors), INVALID_STEP):
+        piece = raw[start * width: (start + INVALID_STEP) * width]
+        if piece != valid[: len(piece)]:
+            found.extend((start + i, at) for i, at in enumerate(errors[start: start + INVALID_STEP])
+                         if at != native.SIZE_MAX)
+    return found
 
 
 def _arrow_bytes(value: str | bytes | None) -> bytes:
