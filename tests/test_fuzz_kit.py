@@ -23,7 +23,7 @@ from abnfc.pipeline import Compilation
 ROOT = Path(__file__).resolve().parents[1]
 HARNESSES = ROOT / "tests" / "c"
 UTF8 = str(ROOT / "grammars" / "utf8.abnf")
-SAME, SWEEP, REPEAT, DROP, COMPLETE, CLASS = range(6)  # the edits of mutator.c
+SAME, SWEEP, REPEAT, DROP, COMPLETE, NEST, GRAFT, CLASS = range(8)  # the edits of mutator.c
 CLANG = shutil.which("clang")
 
 
@@ -87,7 +87,7 @@ def test_every_edit_takes_any_bytes(edits_program):
     rng = random.Random(7)
     inputs = [b"", b"\xff", b"\xf4\x90", *(rng.randbytes(rng.randrange(1, 40)) for _ in range(200)),
               rng.randbytes(2048)]
-    lines = [f"{edit} {seed} {_hex(data)}" for seed, data in enumerate(inputs) for edit in range(6)]
+    lines = [f"{edit} {seed} {_hex(data)}" for seed, data in enumerate(inputs) for edit in range(8)]
     lines += [f"splice {seed} {_hex(a)} {_hex(b)}" for seed, (a, b) in enumerate(zip(inputs, inputs[1:] + inputs[:1],
                                                                                         strict=True))]
     outputs = _run_edits(edits_program, lines)
@@ -295,11 +295,12 @@ def test_the_rust_kit_checks_its_corpus_without_libfuzzer(utf8, tmp_path, capsys
     assert result.returncode == 0, result.stderr
 
 
-def test_a_recursive_grammar_is_refused_with_a_reason(tmp_path, capsys):
-    status, _out, err = run_cli(capsys, "fuzz-kit", str(ROOT / "grammars" / "json.abnf"), "--lang", "c",
-                                "--out", str(tmp_path / "kit"))
+def test_a_recursive_grammar_without_a_pushdown_validator_is_refused_with_a_reason(tmp_path, capsys):
+    grammar = tmp_path / "ambiguous.abnf"
+    grammar.write_text('s = "a" s "a" / "a"\n')
+    status, _out, err = run_cli(capsys, "fuzz-kit", str(grammar), "--lang", "c", "--out", str(tmp_path / "kit"))
     assert status == 2
-    assert "only regular grammars" in err and "recursive" in err
+    assert "gets no pushdown validator" in err
     assert not (tmp_path / "kit").exists() or not list((tmp_path / "kit").iterdir())
 
 
