@@ -262,6 +262,26 @@ def test_the_kit_is_the_same_for_a_seed(utf8_kit, tmp_path, capsys):
     assert other != same and len(other & same) > len(same) // 2  # only the drawn inputs differ
 
 
+def test_a_run_with_another_seed_removes_the_first_runs_unchanged_files_only(tmp_path, capsys):
+    """The folder then holds the second run's kit, a file the user put there and a file of the
+    first run's corpus the user changed; the removed ones are named."""
+    grammar = str(ROOT / "grammars" / "datetime.abnf")
+    assert run_cli(capsys, "fuzz-kit", grammar, "--lang", "c", "--out", str(tmp_path))[0] == 0
+    first = {path.name for path in (tmp_path / "corpus").iterdir()}
+    second = {seeds.file_name(data) for data in seeds.corpus(Compilation(load(grammar)), 1, 1000)}
+    dropped = sorted(first - second)
+    assert len(dropped) > 2
+    (tmp_path / "corpus" / dropped[0]).write_bytes(b"changed by the user")
+    (tmp_path / "corpus" / "mine").write_bytes(b"1985-04-12T23:20:50Z")
+    status, out, _err = run_cli(capsys, "fuzz-kit", grammar, "--lang", "c", "--seed", "1", "--out", str(tmp_path))
+    assert status == 0
+    assert {path.name for path in (tmp_path / "corpus").iterdir()} == second | {dropped[0], "mine"}
+    removed = {line.rsplit("/", 1)[1] for line in out.splitlines() if line.startswith("removed ")}
+    assert removed == set(dropped[1:])
+    status, out, _err = run_cli(capsys, "fuzz-kit", grammar, "--lang", "c", "--seed", "1", "--out", str(tmp_path))
+    assert status == 0 and "up to date, nothing written" in out and "removed" not in out
+
+
 def _libfuzzer_missing() -> str | None:
     if CLANG is None:
         return "clang is not installed"
