@@ -84,7 +84,7 @@ def _valid_json(count: int) -> list[bytes]:
 
     sampler, rng = Sampler(automaton(Compilation(load(JSON))), 40), random.Random(3)
     drawn = [sampler.valid(rng) for _ in range(count)]
-    return drawn + [b'{"a": ["\\u00e9", 1]}', b'[[1, {"b": [true, null]}], "x\\n"]', b' [ [ [ ] ] ] ']
+    return [*drawn, b'{"a": ["\\u00e9", 1]}', b'[[1, {"b": [true, null]}], "x\\n"]', b' [ [ [ ] ] ] ']
 
 
 def _run_edits(program: Path, lines: list[str]) -> list[bytes]:

@@ -13,8 +13,9 @@ eight each, else any (the boundary-value analysis of Myers, "The Art of Software
 ch. 4, as the C fuzz kit's mutator does: implementations of a range go wrong at its edges).  So
 every valid word of up to ``max_size`` bytes can be drawn, every draw is valid, rare ranges come
 as often as common ones, and Hypothesis shrinks a failing input towards stopping early, the first
-range and its lowest byte: a shorter and smaller valid input.  (The words are not uniform: Hypothesis chooses the draws itself;
-:meth:`abnfc.hypothesis.sampling.Sampler.valid` draws uniformly for each length, by path counting.)
+range and its lowest byte: a shorter and smaller valid input.  (The words are not uniform:
+Hypothesis chooses the draws itself; :meth:`abnfc.hypothesis.sampling.Sampler.valid` draws
+uniformly for each length, by path counting.)
 The grammar's test vectors (every transition with the edge bytes of its class, and the inputs
 next to them; for automata of up to :data:`MAX_VECTOR_STATES` states) are drawn too, the valid
 ones among the valid inputs.  Invalid inputs are also the

@@ -1,15 +1,16 @@
-"""``abnfc fuzz-kit``: write a fuzzing kit for a regular grammar (:mod:`abnfc.fuzzkit`).
+"""``abnfc fuzz-kit``: write a fuzzing kit for a grammar (:mod:`abnfc.fuzzkit`).
 
 ``--lang c``: a libFuzzer and AFL++ custom mutator that edits inputs along the grammar's minimal
-DFA, a dictionary, a seed corpus, the generated C validator as the oracle and a fuzz target that
-aborts where the implementation under test disagrees with it.  ``--lang go``: the seed corpus in
+DFA (a recursive grammar's: its pushdown validator), a dictionary, a seed corpus, the generated
+C validator as the oracle and a fuzz target that aborts where the implementation under test
+disagrees with it.  ``--lang go``: the seed corpus in
 Go's format and a ``FuzzValid`` test; ``--lang rust``: a ``cargo fuzz`` target and its corpus.
 The output folder is checked before anything is compiled; files are written atomically and only
 when changed.  The kit lists what it wrote, with each file's SHA-1, in :data:`MANIFEST`; a later
 run into the same folder removes the files of that list it no longer writes (a corpus drawn with
 another seed) when they are as the kit wrote them, so the folder holds just this run's kit and
-whatever else was put there: the inputs a fuzzer added, the files a user changed.  (A package rather than a module only to keep the commands' folder at twelve
-modules.)
+whatever else was put there: the inputs a fuzzer added, the files a user changed.  (A package
+rather than a module only to keep the commands' folder at twelve modules.)
 """
 from __future__ import annotations
 
