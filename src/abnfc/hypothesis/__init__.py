@@ -8,19 +8,17 @@
 
 Valid inputs are walks over the automaton: in an accepting state, whether to go on; then one of
 the byte ranges that lead to a state with a word short enough for what is left of ``max_size``;
-then a byte of it, each a Hypothesis draw: the range's lowest byte or its highest three times in
-eight each, else any (the boundary-value analysis of Myers, "The Art of Software Testing", 1979,
-ch. 4, as the C fuzz kit's mutator does: implementations of a range go wrong at its edges).  So
-every valid word of up to ``max_size`` bytes can be drawn, every draw is valid, rare ranges come
-as often as common ones, and Hypothesis shrinks a failing input towards stopping early, the first
-range and its lowest byte: a shorter and smaller valid input.  (The words are not uniform:
-Hypothesis chooses the draws itself; :meth:`abnfc.hypothesis.sampling.Sampler.valid` draws
-uniformly for each length, by path counting.)
+then a byte of it, each a Hypothesis draw.  So every valid word of up to ``max_size`` bytes can
+be drawn, every draw is valid, rare ranges come as often as common ones, and Hypothesis shrinks a
+failing input towards stopping early, the first range and its lowest byte: a shorter and smaller
+valid input.  (The words are not uniform: Hypothesis chooses the draws itself;
+:meth:`abnfc.hypothesis.sampling.Sampler.valid` draws uniformly for each length, by path counting.)
 The grammar's test vectors (every transition with the edge bytes of its class, and the inputs
 next to them; for automata of up to :data:`MAX_VECTOR_STATES` states) are drawn too, the valid
 ones among the valid inputs.  Invalid inputs are also the
-invalid vectors, a valid word with a byte the grammar refuses at one position, or the word cut
-where it is incomplete (:meth:`abnfc.hypothesis.sampling.Sampler.near_miss`), and the shortest inputs that
+invalid vectors, a valid word with a byte the grammar refuses at one position (the rest of the
+word kept, or made the valid rest nearest in byte order), or the word cut where it is incomplete
+(:meth:`abnfc.hypothesis.sampling.Sampler.near_miss`), and the shortest inputs that
 tell the grammar from each of its dialects (:func:`abnfc.crosscheck.neighbours.parting_inputs`)
 that the grammar refuses; they shrink as the valid word they come from does and stay invalid.
 
@@ -40,7 +38,7 @@ from ..errors import AbnfError
 from ..frontend.source import Grammar, load
 from ..i18n import _
 from ..pipeline import DEFAULT_LIMITS, Compilation, Limits
-from .sampling import DEFAULT_DEPTH, Edge, Sampler, automaton
+from .sampling import DEFAULT_DEPTH, Sampler, automaton
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -78,25 +76,16 @@ def _valid(sampler: Sampler, vectors: list[bytes]) -> SearchStrategy[bytes]:
     from hypothesis import strategies as st
 
     @st.composite
-    def step(draw, state: int, edges: tuple[Edge, ...]) -> tuple[int, int] | None:
-        """One byte of the walk and the state it leads to, or None to stop (one draw for the
-        shrinker to delete)."""
-        if state in sampler.dfa.accepting and (not edges or not draw(st.booleans())):
-            return None
-        edge = edges[draw(st.integers(0, len(edges) - 1))]
-        how = draw(st.integers(0, 7))
-        return (edge.lo if how < 3 else edge.hi if how < 6 else draw(st.integers(edge.lo, edge.hi))), edge.target
-
-    @st.composite
     def valid_words(draw) -> bytes:
         state, out = sampler.dfa.start, bytearray()
         while True:
             budget = sampler.longest - len(out) - 1
-            taken = draw(step(state, tuple(e for e in sampler.edges[state] if sampler.shortest[e.target] <= budget)))
-            if taken is None:
+            edges = [edge for edge in sampler.edges[state] if sampler.shortest[edge.target] <= budget]
+            if state in sampler.dfa.accepting and (not edges or not draw(st.booleans())):
                 return bytes(out)
-            out.append(taken[0])
-            state = taken[1]
+            edge = edges[draw(st.integers(0, len(edges) - 1))]
+            out.append(draw(st.integers(edge.lo, edge.hi)))
+            state = edge.target
     return st.one_of(valid_words(), st.sampled_from(vectors)) if vectors else valid_words()
 
 
