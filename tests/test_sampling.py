@@ -149,3 +149,14 @@ def test_a_grammar_without_short_inputs_is_an_error():
     grammar = from_text('r = 10%x61\n')
     with pytest.raises(AbnfError, match="no input of at most 4 bytes"):
         strategy(grammar, max_size=4)
+
+
+def test_a_near_miss_keeps_the_rest_or_makes_it_the_nearest_in_byte_order():
+    """After F0 the state takes 90-BF: 8F and C0 are refused; the second way, 8F is followed by
+    the greatest valid rest (the overlong F0 8F BF BF, just below F0 90 80 80) and C0 by the
+    least; past those, the word is cut (F0 is incomplete)."""
+    sampler = Sampler(Compilation(load("grammars/utf8.abnf")).minimal, 8)
+    word = b"a\xf0\x9f\x98\x80"
+    misses = [sampler.near_miss(word, 2, choice) for choice in range(5)]
+    assert misses == [b"a\xf0\x8f\x98\x80", b"a\xf0\xc0\x98\x80", b"a\xf0\x8f\xbf\xbf", b"a\xf0\xc0\x80\x80", b"a\xf0"]
+    assert not any(sampler.dfa.matches(miss) for miss in misses)

@@ -1,4 +1,6 @@
-"""A fuzzing kit's data: the seed corpus and the dictionary, from a grammar's minimal DFA.
+"""A fuzzing kit's data: the seed corpus, the dictionary and the dialects' witnesses, from a
+grammar's minimal DFA (a recursive grammar's: its pushdown validator unfolded to a small depth,
+:func:`abnfc.hypothesis.sampling.automaton`).
 
 The corpus gathers inputs at the edge of the language, each group sorted shortest first:
 
@@ -12,7 +14,8 @@ The corpus gathers inputs at the edge of the language, each group sorted shortes
 Past ``max_seeds`` the groups take turns, so that each keeps its share.  The dictionary holds
 the grammar's literals (runs of single-byte terminals of one element: a quoted string or
 ``%x0D.0A``) and the boundary bytes of each byte class, in libFuzzer's ``-dict=`` format
-(which AFL++'s ``-x`` reads too).
+(which AFL++'s ``-x`` reads too).  The witnesses are the dialects' inputs again, shortest first,
+the dialects taking turns, for the C mutator to splice into inputs (:mod:`.mutator`).
 """
 from __future__ import annotations
 
@@ -26,24 +29,40 @@ from ..crosscheck.suite import Unexplained, boundary_bytes, transition_vectors
 from ..errors import AbnfError
 from ..frontend import ir
 from ..frontend.source import load
-from ..hypothesis.sampling import Sampler
+from ..hypothesis.sampling import Sampler, automaton
 from ..pipeline import Compilation
 
 SAMPLES = 32  # uniform valid inputs in the corpus
 SAMPLE_SIZE = 64  # their longest
 MAX_SEED_SIZE = 4096  # libFuzzer's default -max_len
+MAX_WITNESSES = 512  # witnesses the mutator holds (and mutator.MAX_WITNESS_BYTES of them)
+MAX_WITNESS_SIZE = 64
 
 
-def corpus(compilation: Compilation, seed: int, max_seeds: int) -> list[bytes]:
-    """The seed corpus of the grammar's start rule: distinct inputs, at most ``max_seeds``."""
-    dfa = compilation.minimal
+def corpus(compilation: Compilation, seed: int, max_seeds: int,
+           dialects: list[set[bytes]] | None = None) -> list[bytes]:
+    """The seed corpus of the grammar's start rule: distinct inputs, at most ``max_seeds``
+    (``dialects``: :func:`dialect_inputs`, when already at hand)."""
+    dfa = automaton(compilation)
     vectors = transition_vectors(dfa, Unexplained(), dfa.matches)
+    found = dialect_inputs(compilation) if dialects is None else dialects
     groups = [_ordered(v.data for v in vectors if v.valid), _ordered(v.data for v in vectors if not v.valid),
-              *(_ordered(found) for found in _dialect_inputs(compilation)), _samples(dfa, seed)]
+              *(_ordered(inputs) for inputs in found), _samples(dfa, seed)]
+    return _turns(groups, max_seeds, MAX_SEED_SIZE)
+
+
+def witnesses(dialects: list[set[bytes]]) -> list[bytes]:
+    """The dialects' inputs (:func:`dialect_inputs`) of at most :data:`MAX_WITNESS_SIZE` bytes,
+    each dialect's shortest first, the dialects taking turns."""
+    return _turns([_ordered(inputs) for inputs in dialects], MAX_WITNESSES, MAX_WITNESS_SIZE)
+
+
+def _turns(groups: list[list[bytes]], most: int, longest: int) -> list[bytes]:
+    """At most ``most`` distinct inputs of at most ``longest`` bytes, the groups taking turns."""
     chosen: dict[bytes, None] = {}
     for turn in zip_longest(*groups):
         for data in turn:
-            if data is not None and len(data) <= MAX_SEED_SIZE and len(chosen) < max_seeds:
+            if data is not None and len(data) <= longest and len(chosen) < most:
                 chosen.setdefault(data)
     return list(chosen)
 
@@ -57,14 +76,15 @@ def _ordered(inputs) -> list[bytes]:
     return sorted(set(inputs), key=lambda data: (len(data), data))
 
 
-def _dialect_inputs(compilation: Compilation) -> list[set[bytes]]:
-    """For each dialect, the inputs that tell it from the grammar."""
+def dialect_inputs(compilation: Compilation) -> list[set[bytes]]:
+    """For each dialect, the inputs that tell it from the grammar (a recursive grammar's and
+    dialect's nesting at most a small depth)."""
     found: list[set[bytes]] = []
+    mine = automaton(compilation)
     for path in discover(compilation.grammar.path):
         try:
             other = Compilation(load(path), compilation.start, compilation.limits)
-            if other.resolved.is_regular:
-                found.append(parting_inputs(compilation.minimal, other.minimal, MAX_PAIRS))
+            found.append(parting_inputs(mine, automaton(other), MAX_PAIRS))
         except AbnfError:  # a dialect that does not compile only leaves its inputs out
             continue
     return found
@@ -108,7 +128,7 @@ def _runs(items: tuple[ir.Node, ...]) -> set[bytes]:
 
 def dictionary(compilation: Compilation) -> str:
     """The dictionary file: the literals, then each class's boundary bytes."""
-    dfa = compilation.minimal
+    dfa = automaton(compilation)
     lines = ["# The literals of the grammar, then the boundary bytes of each byte class of its minimal DFA."]
     lines += [f'literal_{index}="{_escaped(data)}"' for index, data in enumerate(literals(compilation), 1)]
     edges = sorted({byte for ranges in dfa.classes for byte in boundary_bytes(ranges)})

@@ -16,8 +16,9 @@ valid input.  (The words are not uniform: Hypothesis chooses the draws itself;
 The grammar's test vectors (every transition with the edge bytes of its class, and the inputs
 next to them; for automata of up to :data:`MAX_VECTOR_STATES` states) are drawn too, the valid
 ones among the valid inputs.  Invalid inputs are also the
-invalid vectors, a valid word with a byte the grammar refuses at one position, or the word cut
-where it is incomplete (:meth:`abnfc.hypothesis.sampling.Sampler.near_miss`), and the shortest inputs that
+invalid vectors, a valid word with a byte the grammar refuses at one position (the rest of the
+word kept, or made the valid rest nearest in byte order), or the word cut where it is incomplete
+(:meth:`abnfc.hypothesis.sampling.Sampler.near_miss`), and the shortest inputs that
 tell the grammar from each of its dialects (:func:`abnfc.crosscheck.neighbours.parting_inputs`)
 that the grammar refuses; they shrink as the valid word they come from does and stay invalid.
 

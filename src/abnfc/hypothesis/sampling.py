@@ -13,7 +13,9 @@ shrinker that makes the rank and the length smaller makes the word shorter and s
 Invalid inputs are made from a valid word so that the DFA refuses them by construction, the
 inputs where implementations part from a grammar: at a position, a byte the state there refuses
 (the nearest such byte on either side of each range the state takes: one step outside a range),
-or the word cut where the state is not accepting.
+followed by the rest of the word or by the valid rest nearest in byte order (the greatest after a
+byte below a range, the least after one above: the invalid input next to the valid ones, where an
+off-by-one bound accepts it), or the word cut where the state is not accepting.
 
 The counts cost states x lengths big integers; :data:`MAX_CELLS` bounds them.
 """
@@ -123,18 +125,43 @@ class Sampler:
         return sorted(refused)
 
     def near_miss(self, word: bytes, position: int, choice: int) -> bytes | None:
-        """``word`` with a refused byte at ``position`` (``choice`` picks among them; the rest of
-        the word kept), or cut at ``position`` when that state is not accepting (``choice``
-        past the refused bytes); None when neither applies there."""
+        """``word`` with a refused byte at ``position`` (``choice`` picks among them), the rest of
+        the word kept or, the second way, made the nearest in byte order: after a byte just below
+        a range the greatest words of the rest's length, after one just above the least (from
+        the state the nearest byte taken leads to), so that the input is next to the valid words
+        in byte order, as F0 8F BF BF is to F0 90 80 80; or the word cut at ``position`` when
+        that state is not accepting (``choice`` past those).  None when none applies there."""
         state = self.dfa.trace(word[:position])[-1]
         refused = self.refused_bytes(state)
-        options = len(refused) + (state not in self.dfa.accepting)
+        options = 2 * len(refused) + (state not in self.dfa.accepting)
         if options == 0:
             return None
         choice %= options
-        if choice < len(refused):
-            return word[:position] + bytes([refused[choice]]) + word[position + 1:]
-        return word[:position]
+        if choice >= 2 * len(refused):
+            return word[:position]
+        byte, rest = refused[choice % len(refused)], word[position + 1:]
+        if choice >= len(refused):
+            rest = self._adjacent(state, byte, len(rest)) or rest
+        return word[:position] + bytes([byte]) + rest
+
+    def _adjacent(self, state: int, byte: int, length: int) -> bytes | None:
+        """The greatest (``byte`` below the nearest byte ``state`` takes) or least word of
+        ``length`` bytes accepted from where that nearest byte leads; None when there is none."""
+        edges = self.edges[state]
+        if not edges:
+            return None
+        nearest = min((edge.lo if byte < edge.lo else edge.hi for edge in edges), key=lambda b: (abs(b - byte), b))
+        target = self.dfa.transitions[state][self.dfa.byte_class[nearest]]
+        if length > self.longest or not self.counts[length][target]:
+            return None
+        highest, out = byte < nearest, bytearray()
+        for remaining in range(length - 1, -1, -1):
+            for edge in (reversed(self.edges[target]) if highest else self.edges[target]):
+                if self.counts[remaining][edge.target]:
+                    out.append(edge.hi if highest else edge.lo)
+                    target = edge.target
+                    break
+        return bytes(out)
 
 
 def automaton(compilation: Compilation, depth: int = DEFAULT_DEPTH) -> Dfa:
