@@ -87,10 +87,10 @@ def _remove_left_over(before: dict[str, str], files: dict[str, str | bytes], fol
     """Remove the files an earlier run wrote that this one does not, where they are unchanged."""
     from ...errors import AbnfError
 
-    root = Path(folder).resolve()
+    root = Path(os.path.realpath(folder))
     for name, digest in sorted(before.items()):
         path = Path(os.path.join(folder, name))
-        inside = path.resolve().is_relative_to(root) and ".." not in Path(name).parts
+        inside = Path(os.path.realpath(path)).is_relative_to(root) and ".." not in Path(name).parts
         if name in files or not inside or not path.is_file() or path.is_symlink():
             continue
         try:
