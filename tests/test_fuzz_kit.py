@@ -33,10 +33,14 @@ CLANG = shutil.which("clang")
 
 @pytest.fixture(scope="module")
 def utf8_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _c_kit(UTF8, "utf8", tmp_path_factory)
+
+
+def _c_kit(grammar: str, name: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from abnfc.cli import main
 
-    folder = tmp_path_factory.mktemp("kit") / "utf8"
-    assert main(["fuzz-kit", UTF8, "--lang", "c", "--out", str(folder)]) == 0
+    folder = tmp_path_factory.mktemp("kit") / name
+    assert main(["fuzz-kit", grammar, "--lang", "c", "--out", str(folder)]) == 0
     return folder
 
 
@@ -59,11 +63,7 @@ def _edits_program(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def json_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from abnfc.cli import main
-
-    folder = tmp_path_factory.mktemp("kit") / "json"
-    assert main(["fuzz-kit", JSON, "--lang", "c", "--out", str(folder)]) == 0
-    return folder
+    return _c_kit(JSON, "json", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
