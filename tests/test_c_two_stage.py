@@ -68,7 +68,19 @@ def _boundary_inputs() -> list[bytes]:
         cases.append(b"[" + b" " * (4094 - shift) + b'"abc\\\\", 12345678, "\x01"]')
         cases.append(b"[" + b"[" * (100 + shift) + b"]" * (100 + shift) + b"]")
     cases += [b"[" * 5000 + b"]" * 5000, b"[" * 5000 + b"]" * 4999, b'{"a":' * 3000 + b"0" + b"}" * 3000]
-    return cases + _tail_inputs() + _utf8_inputs()
+    return cases + _tail_inputs() + _utf8_inputs() + _literal_inputs()
+
+
+def _literal_inputs() -> list[bytes]:
+    """Literals and near misses (stage 2 compares a literal's letters at once where 8 bytes are
+    left in the chunk, and steps them where fewer are) across block and chunk ends."""
+    cases = []
+    for word in (b"true", b"false", b"null", b"trux", b"tRue", b"fals", b"falsee", b"nulll", b"null0", b"nu", b"t"):
+        for pad in (*range(54, 66), *range(4082, 4096)):
+            cases.append(b"[" + b" " * pad + word + b"]")
+            cases.append(b"[" + b" " * pad + word + b", " + word + b"]")
+            cases.append(b" " * pad + word)
+    return cases
 
 
 def _tail_inputs() -> list[bytes]:
@@ -146,7 +158,7 @@ def test_the_generated_json_validator_has_the_two_stage_path_and_sexpr_too(tmp_p
     assert "sexpr_ts_two_stage_" in (tmp_path / "sexpr_ts.c").read_text()
 
 
-@pytest.mark.parametrize("variant", ["avx2", "portable"])
+@pytest.mark.parametrize("variant", ["avx512", "avx2", "portable"])
 def test_is_valid_in_two_stages_agrees_with_the_byte_loop_on_s_expressions(tmp_path, variant):
     compilation = _compilation(SEXPR)
     automaton = compilation.pushdown

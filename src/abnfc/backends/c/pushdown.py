@@ -131,6 +131,17 @@ class Stage1C:
     escape: str
     whitespace: str
     structural: str
+    chains: Chains | None = None  # the states that must read a fixed word next, where there are any
+
+
+@dataclass(frozen=True)
+class Chains:
+    """Per state, the fixed word it must read next (a literal's letters) as C cells: its length
+    (0: none), its bytes padded to 8, and the state after it."""
+
+    lengths: tuple[str, ...]
+    texts: tuple[str, ...]
+    ends: tuple[str, ...]
 
 
 def lower_any(tables: Tables, options: Mapping[str, str]) -> CPlan | CPushdownPlan:
@@ -216,7 +227,53 @@ def _stage1(tables: Tables) -> Stage1C | None:
         escape="none" if escape is None else f"{escape:02X}",
         whitespace=comment_safe(format_hex(layer.whitespace)) or "none",
         structural=comment_safe(format_hex(layer.structural)),
+        chains=_chains(tables),
     )
+
+
+MAX_CHAIN = 7  # bytes of a fixed word stage 2 compares at once (one 8-byte load)
+
+
+def _chains(tables: Tables) -> Chains | None:
+    """Per state, the longest word (2 to MAX_CHAIN bytes) it must read next: each state on the
+    way takes exactly one byte (every other byte is dead) and goes on by a plain step (no call,
+    no return).  Stage 2 compares such a word at once where it would step its bytes one by one
+    (true, false and null in JSON); the verdict is the same, since no other byte is taken there."""
+    found = tables.pushdown
+    assert found is not None
+    returning = [set(members(ranges)) for ranges in found.returns]
+
+    def only_byte(state: int) -> tuple[int, int] | None:
+        live = set()
+        for byte in range(256):
+            if byte in returning[state]:
+                return None
+            if tables.states[state].targets[tables.byte_class[byte]] != tables.dead:
+                live.add(byte)
+                if len(live) > 1:
+                    return None
+        if len(live) != 1:
+            return None
+        byte = live.pop()
+        target = tables.states[state].targets[tables.byte_class[byte]]
+        return None if target >= found.first_call else (byte, target)
+
+    words: list[tuple[list[int], int]] = []
+    for state in range(tables.num_states):
+        word: list[int] = []
+        at = state
+        while state != tables.dead and state < found.first_call and len(word) < MAX_CHAIN:
+            step = only_byte(at)
+            if step is None:
+                break
+            word.append(step[0])
+            at = step[1]
+        words.append((word, at) if len(word) >= 2 else ([], state))
+    if not any(word for word, _ in words):
+        return None
+    return Chains(lengths=chunks([str(len(word)) for word, _ in words], 32),
+                  texts=tuple("{ " + _hex_cells(word + [0] * (8 - len(word))) + " }" for word, _ in words),
+                  ends=chunks([str(end) for _, end in words], 32))
 
 
 Rectangles = tuple[tuple[frozenset[int], frozenset[int]], ...]
