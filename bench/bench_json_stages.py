@@ -8,17 +8,21 @@ it keeps the byte loop.  The peer is simdjson's ``dom::parser::parse`` (the Debi
 libsimdjson-dev, 3.0.1 there; skipped when its header is missing), which validates and also
 builds the document tree.
 
-The documents are generated (simdjson's jsonexamples are not in the Debian package and are not
-fetched): bench_json's records (16 MiB, pretty-printed and compact, non-ASCII and escapes), and
-shapes like simdjson's three usual files - tweets (compact, many strings, much non-ASCII text,
-escaped slashes), a ticket catalogue (indented, many integers), and GeoJSON polygons (arrays of
-decimal pairs).  Each time is the median CPU time (CLOCK_PROCESS_CPUTIME_ID) of 15 runs in one
-process; the ratios compare runs in the same process run order on one shared machine.
+The documents: simdjson's three usual files where ``--examples DIR`` names a folder holding them
+(twitter.json, citm_catalog.json and canada.json from simdjson's jsonexamples; they are not in
+the Debian package, and canada.json left simdjson's repository in June 2021, commit 714f0ba, so
+it is taken from the commit before), then generated ones: bench_json's records (1, 16 and 50
+MiB, pretty-printed and compact, non-ASCII and escapes), and shapes like the three files -
+tweets (compact, many strings, much non-ASCII text, escaped slashes), a ticket catalogue
+(indented, many integers), and GeoJSON polygons (arrays of decimal pairs).  Each time is the
+median CPU time (CLOCK_PROCESS_CPUTIME_ID) of 15 runs in one process; the ratios compare runs in
+the same process run order on one shared machine.  The header names the kernel simdjson chose.
 
-    python bench/bench_json_stages.py
+    python bench/bench_json_stages.py [--examples DIR]
 """
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import shutil
@@ -72,6 +76,7 @@ int main(int argc, char **argv) {
         ok &= result.error() == simdjson::SUCCESS; times[i] = now() - t;
     }
     std::sort(times, times + RUNS);
+    std::fprintf(stderr, "%s\n", simdjson::get_active_implementation()->name().c_str());
     std::printf("%d %.9f\n", ok, times[RUNS / 2]);
     return 0;
 }
@@ -141,8 +146,11 @@ def polygons(size: int, seed: int = 4) -> bytes:
     return ('{"type":"FeatureCollection","features":[' + ",\n".join(features) + "]}").encode()
 
 
+EXAMPLES = ("twitter.json", "citm_catalog.json", "canada.json")
 DOCUMENTS = {
-    "bench_json records": lambda: document(16 << 20),
+    "bench_json records, 1 MiB": lambda: document(1 << 20),
+    "bench_json records, 16 MiB": lambda: document(16 << 20),
+    "bench_json records, 50 MiB": lambda: document(50 << 20),
     "tweets (twitter.json-like)": lambda: tweets(2 << 20),
     "catalogue (citm_catalog-like)": lambda: catalogue(2 << 20),
     "polygons (canada-like)": lambda: polygons(2 << 20),
@@ -176,14 +184,31 @@ def _seconds(binary: Path, path: Path) -> float:
     return float(seconds)
 
 
+def _documents(examples: Path | None) -> dict:
+    found = {}
+    if examples is not None:
+        for name in EXAMPLES:
+            found[name] = (examples / name).read_bytes
+    return {**found, **DOCUMENTS}
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--examples", type=Path, help="a folder with twitter.json, citm_catalog.json, canada.json")
+    examples = parser.parse_args().examples
     folder = Path(tempfile.mkdtemp(prefix="abnfc-bench-stages-"))
     binaries = _build(folder)
-    print(f"median CPU time of {RUNS} runs, MB/s; ratios are two stages / peer\n")
+    kernel = ""
+    if "simdjson DOM parse" in binaries:
+        (folder / "doc.json").write_bytes(b"[]")
+        kernel = subprocess.run([str(binaries["simdjson DOM parse"]), str(folder / "doc.json")], check=True,
+                                capture_output=True, text=True).stderr.strip()
+        kernel = f"; simdjson's kernel: {kernel}"
+    print(f"median CPU time of {RUNS} runs, MB/s; ratios are two stages / peer{kernel}\n")
     peers = [name for name in binaries if name != "two stages"]
     print("| document | bytes | " + " | ".join(binaries) + " | " + " | ".join(f"vs {p}" for p in peers) + " |")
     print("|---|---:|" + "---:|" * (len(binaries) + len(peers)))
-    for label, make in DOCUMENTS.items():
+    for label, make in _documents(examples).items():
         data = make()
         json.loads(data)
         path = folder / "doc.json"
