@@ -67,6 +67,10 @@ def _boundary_inputs() -> list[bytes]:
         cases += [text, text.replace(b"nul" + b"l", b"nul")]
         cases.append(b"[" + b" " * (4094 - shift) + b'"abc\\\\", 12345678, "\x01"]')
         cases.append(b"[" + b"[" * (100 + shift) + b"]" * (100 + shift) + b"]")
+    for run in range(1, 5):  # a backslash run ending a chunk, the next chunk free of backslashes
+        for end in range(4093, 4098):
+            head = b'["' + b"y" * (end - 2 - run) + b"\\" * run
+            cases += [head + b'", 1]', head + b'"", 1]', head + b'n" , "' + b"z" * 5000 + b'"]']
     cases += [b"[" * 5000 + b"]" * 5000, b"[" * 5000 + b"]" * 4999, b'{"a":' * 3000 + b"0" + b"}" * 3000]
     return cases + _tail_inputs() + _utf8_inputs() + _literal_inputs()
 
