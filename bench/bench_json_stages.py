@@ -15,8 +15,9 @@ it is taken from the commit before), then generated ones: bench_json's records (
 MiB, pretty-printed and compact, non-ASCII and escapes), and shapes like the three files -
 tweets (compact, many strings, much non-ASCII text, escaped slashes), a ticket catalogue
 (indented, many integers), and GeoJSON polygons (arrays of decimal pairs).  Each time is the
-median CPU time (CLOCK_PROCESS_CPUTIME_ID) of 15 runs in one process, the fastest of 3
-processes; the ratios compare runs of the same script on one shared machine.  The header names
+median CPU time (CLOCK_PROCESS_CPUTIME_ID) of 15 runs in one process, the fastest of 5
+processes run in turn with the other contenders'; the ratios compare runs of the same script on
+one shared machine.  The header names
 the kernel simdjson chose.
 
     python bench/bench_json_stages.py [--examples DIR]
@@ -37,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_json import document  # noqa: E402
 
 RUNS = 15
-ROUNDS = 3  # processes per contender and document; the fastest median counts
+ROUNDS = 5  # processes per contender and document, in turn; the fastest median counts
 
 C_HARNESS = r"""
 #include <stdio.h>
@@ -216,7 +217,10 @@ def main() -> None:
         json.loads(data)
         path = folder / "doc.json"
         path.write_bytes(data)
-        times = {name: min(_seconds(binary, path) for _ in range(ROUNDS)) for name, binary in binaries.items()}
+        times = dict.fromkeys(binaries, float("inf"))
+        for _ in range(ROUNDS):  # the contenders in turn, so that a busy spell slows each alike
+            for name, binary in binaries.items():
+                times[name] = min(times[name], _seconds(binary, path))
         speeds = " | ".join(f"{len(data) / t / 1e6:,.0f}" for t in times.values())
         ratios = " | ".join(f"{times[p] / times['two stages']:.2f}x" for p in peers)
         print(f"| {label} | {len(data):,} | {speeds} | {ratios} |")
