@@ -16,6 +16,10 @@ the grammar's literals (runs of single-byte terminals of one element: a quoted s
 ``%x0D.0A``) and the boundary bytes of each byte class, in libFuzzer's ``-dict=`` format
 (which AFL++'s ``-x`` reads too).  The witnesses are the dialects' inputs again, shortest first,
 the dialects taking turns, for the C mutator to splice into inputs (:mod:`.mutator`).
+
+Making them is bounded by ``--max-work`` (:func:`meter`): a step per byte of each vector
+considered, per transition of the product of the grammar's automaton and a dialect's, and per
+count of the uniform sampler; past it, a LimitError names the limit.
 """
 from __future__ import annotations
 
@@ -26,10 +30,11 @@ from itertools import zip_longest
 from ..automata.dfa import Dfa
 from ..crosscheck.neighbours import MAX_PAIRS, discover, parting_inputs
 from ..crosscheck.suite import Unexplained, boundary_bytes, transition_vectors
-from ..errors import AbnfError
+from ..errors import AbnfError, Meter, limit_error
 from ..frontend import ir
 from ..frontend.source import load
 from ..hypothesis.sampling import Sampler, automaton
+from ..i18n import N_
 from ..pipeline import Compilation
 
 SAMPLES = 32  # uniform valid inputs in the corpus
@@ -37,17 +42,27 @@ SAMPLE_SIZE = 64  # their longest
 MAX_SEED_SIZE = 4096  # libFuzzer's default -max_len
 MAX_WITNESSES = 512  # witnesses the mutator holds (and mutator.MAX_WITNESS_BYTES of them)
 MAX_WITNESS_SIZE = 64
+EXCEEDED = limit_error(N_("making the fuzzing kit's seed corpus took more than {limit:,} steps (--max-work: "
+                          "bytes of the inputs made, transitions paired with the dialects' and counts of "
+                          "inputs); raise the limit if this is intended"))
+
+
+def meter(compilation: Compilation) -> Meter:
+    """The work meter of one kit's corpus, dialect inputs and witnesses: ``--max-work`` steps."""
+    return Meter(compilation.limits.max_work, EXCEEDED)
 
 
 def corpus(compilation: Compilation, seed: int, max_seeds: int,
-           dialects: list[set[bytes]] | None = None) -> list[bytes]:
+           dialects: list[set[bytes]] | None = None, work: Meter | None = None) -> list[bytes]:
     """The seed corpus of the grammar's start rule: distinct inputs, at most ``max_seeds``
-    (``dialects``: :func:`dialect_inputs`, when already at hand)."""
+    (``dialects``: :func:`dialect_inputs`, when already at hand; ``work``: the meter charged,
+    by default a new :func:`meter`)."""
+    work = meter(compilation) if work is None else work
     dfa = automaton(compilation)
-    vectors = transition_vectors(dfa, Unexplained(), dfa.matches)
-    found = dialect_inputs(compilation) if dialects is None else dialects
+    vectors = transition_vectors(dfa, Unexplained(), dfa.matches, work.spend)
+    found = dialect_inputs(compilation, work) if dialects is None else dialects
     groups = [_ordered(v.data for v in vectors if v.valid), _ordered(v.data for v in vectors if not v.valid),
-              *(_ordered(inputs) for inputs in found), _samples(dfa, seed)]
+              *(_ordered(inputs) for inputs in found), _samples(dfa, seed, work)]
     return _turns(groups, max_seeds, MAX_SEED_SIZE)
 
 
@@ -76,21 +91,23 @@ def _ordered(inputs) -> list[bytes]:
     return sorted(set(inputs), key=lambda data: (len(data), data))
 
 
-def dialect_inputs(compilation: Compilation) -> list[set[bytes]]:
+def dialect_inputs(compilation: Compilation, work: Meter | None = None) -> list[set[bytes]]:
     """For each dialect, the inputs that tell it from the grammar (a recursive grammar's and
-    dialect's nesting at most a small depth)."""
+    dialect's nesting at most a small depth); ``work`` is charged for the pairs of states."""
+    work = meter(compilation) if work is None else work
     found: list[set[bytes]] = []
     mine = automaton(compilation)
     for path in discover(compilation.grammar.path):
         try:
             other = Compilation(load(path), compilation.start, compilation.limits)
-            found.append(parting_inputs(mine, automaton(other), MAX_PAIRS))
+            found.append(parting_inputs(mine, automaton(other), MAX_PAIRS, work.spend))
         except AbnfError:  # a dialect that does not compile only leaves its inputs out
             continue
     return found
 
 
-def _samples(dfa: Dfa, seed: int) -> list[bytes]:
+def _samples(dfa: Dfa, seed: int, work: Meter) -> list[bytes]:
+    work.spend(dfa.num_states * (SAMPLE_SIZE + 1))  # the sampler's counts
     sampler = Sampler(dfa, SAMPLE_SIZE)
     if not sampler.lengths:
         return []
