@@ -438,6 +438,27 @@ def test_a_recursive_grammar_without_a_pushdown_validator_is_refused_with_a_reas
     assert not (tmp_path / "kit").exists() or not list((tmp_path / "kit").iterdir())
 
 
+def test_the_corpus_stops_at_the_work_limit_and_names_it(tmp_path, capsys):
+    """A chain of 40 states builds in a few hundred steps, but its vectors are 40-byte inputs for
+    each state: their bytes pass --max-work 1000, and the command stops there with the limit's
+    message and writes nothing; with the default limit the same kit is written."""
+    import time
+
+    grammar = tmp_path / "chain.abnf"
+    grammar.write_text('r = 40"a" *"b"\n')
+    started = time.process_time()
+    status, _out, err = run_cli(capsys, "fuzz-kit", str(grammar), "--lang", "c", "--out", str(tmp_path / "kit"),
+                                "--max-work", "1000")
+    assert status == 2 and "seed corpus took more than 1,000 steps (--max-work" in err, err
+    assert time.process_time() - started < 30  # stopped, not hung (a loose bound on CPU time)
+    assert not (tmp_path / "kit").exists() or not list((tmp_path / "kit").iterdir())
+    status, _out, err = run_cli(capsys, "fuzz-kit", str(grammar), "--lang", "c", "--out", str(tmp_path / "kit"))
+    assert status == 0 and list((tmp_path / "kit" / "corpus").iterdir()), err
+    work = seeds.meter(Compilation(load(str(grammar))))
+    seeds.corpus(Compilation(load(str(grammar))), 0, 1000, work=work)
+    assert 1000 < work.spent < 100_000  # what the limit counted: well under the default
+
+
 def test_a_bad_path_or_output_folder_is_a_usage_error(tmp_path, capsys):
     status, _out, err = run_cli(capsys, "fuzz-kit", str(tmp_path / "missing.abnf"), "--lang", "c",
                                 "--out", str(tmp_path / "kit"))

@@ -48,12 +48,16 @@ def boundary_bytes(ranges) -> list[int]:
 
 
 class _Suite:
-    def __init__(self, accepts: Callable[[bytes], bool]):
+    def __init__(self, accepts: Callable[[bytes], bool], spend: Callable[[int], None] | None = None):
         self.accepts = accepts
         self.vectors: dict[bytes, Vector] = {}
+        self.spend = spend
 
     def wants(self, data: bytes) -> bool:
-        """Whether ``data`` is new (notes are only worked out for new inputs)."""
+        """Whether ``data`` is new (notes are only worked out for new inputs); ``spend`` is
+        charged its bytes, what making and checking it costs."""
+        if self.spend is not None:
+            self.spend(len(data) + 1)
         return data not in self.vectors
 
     def put(self, data: bytes, part: str, note: str) -> None:
@@ -87,12 +91,14 @@ class Unexplained:
         return ""
 
 
-def transition_vectors(dfa: Dfa, provenance: Provenance, accepts: Callable[[bytes], bool]) -> list[Vector]:
+def transition_vectors(dfa: Dfa, provenance: Provenance, accepts: Callable[[bytes], bool],
+                       spend: Callable[[int], None] | None = None) -> list[Vector]:
     """The vectors of ``dfa`` (minimal) without the state identification: every transition with
     the boundary bytes of its class, the lookalikes and the truncations.  Its separating words
     cost time quadratic in the states, which a large automaton (a pushdown validator unfolded)
-    cannot pay for inputs wanted at once."""
-    suite = _Suite(accepts)
+    cannot pay for inputs wanted at once.  ``spend`` (a :class:`abnfc.errors.Meter`'s) is
+    charged a step per byte of each input considered."""
+    suite = _Suite(accepts, spend)
     _transitions(dfa, provenance, suite, access_words(dfa), completions(dfa))
     _truncations(provenance, suite)
     return list(suite.vectors.values())

@@ -29,8 +29,9 @@ def kit(compilation: Compilation, language: str, prefix: str, seed: int, max_see
     files: dict[str, str | bytes] = dict(compilation.files([language], prefix, validator_command, folder=folder))
     context = {"banner": _comment(banner, " * "), "hash_banner": _comment(banner, "# "),
                "slash_banner": _comment(banner, "// "), "prefix": prefix, "crate": prefix.replace("_", "-") + "-fuzz"}
-    dialects = seeds.dialect_inputs(compilation)
-    inputs = seeds.corpus(compilation, seed, max_seeds, dialects)
+    work = seeds.meter(compilation)
+    dialects = seeds.dialect_inputs(compilation, work)
+    inputs = seeds.corpus(compilation, seed, max_seeds, dialects, work)
     if language == "c":
         files["mutator.c"] = mutator.render(automaton, context["banner"], prefix, resolved.start_name,
                                             seeds.witnesses(dialects))

@@ -9,6 +9,11 @@ The corpus gathers inputs at the edge of the language, each group sorted shortes
   valid ones and the invalid ones;
 - for each of the grammar's dialects (the ``; Dialect of:`` grammars beside it), the inputs
   that tell the two apart (:func:`abnfc.crosscheck.neighbours.parting_inputs`);
+- the near misses next to the valid inputs in byte order: for each state, reached by its
+  shortest input, each byte it refuses just outside a range it takes, followed by the greatest
+  (byte below the range) or least (above it) shortest rest (:meth:`abnfc.hypothesis.sampling.
+  Sampler.adjacent`), such as the overlong F0 8F BF BF next to F0 90 80 80: where an
+  implementation's bound is off by one, it takes this input;
 - valid inputs drawn uniformly for the seed (:class:`abnfc.hypothesis.sampling.Sampler`).
 
 Past ``max_seeds`` the groups take turns, so that each keeps its share.  The dictionary holds
@@ -16,6 +21,10 @@ the grammar's literals (runs of single-byte terminals of one element: a quoted s
 ``%x0D.0A``) and the boundary bytes of each byte class, in libFuzzer's ``-dict=`` format
 (which AFL++'s ``-x`` reads too).  The witnesses are the dialects' inputs again, shortest first,
 the dialects taking turns, for the C mutator to splice into inputs (:mod:`.mutator`).
+
+Making them is bounded by ``--max-work`` (:func:`meter`): a step per byte of each vector
+considered, per transition of the product of the grammar's automaton and a dialect's, and per
+count of the uniform sampler; past it, a LimitError names the limit.
 """
 from __future__ import annotations
 
@@ -24,12 +33,14 @@ import random
 from itertools import zip_longest
 
 from ..automata.dfa import Dfa
+from ..automata.product import access_words
 from ..crosscheck.neighbours import MAX_PAIRS, discover, parting_inputs
 from ..crosscheck.suite import Unexplained, boundary_bytes, transition_vectors
-from ..errors import AbnfError
+from ..errors import AbnfError, Meter, limit_error
 from ..frontend import ir
 from ..frontend.source import load
 from ..hypothesis.sampling import Sampler, automaton
+from ..i18n import N_
 from ..pipeline import Compilation
 
 SAMPLES = 32  # uniform valid inputs in the corpus
@@ -37,17 +48,28 @@ SAMPLE_SIZE = 64  # their longest
 MAX_SEED_SIZE = 4096  # libFuzzer's default -max_len
 MAX_WITNESSES = 512  # witnesses the mutator holds (and mutator.MAX_WITNESS_BYTES of them)
 MAX_WITNESS_SIZE = 64
+MAX_ADJACENT_STATES = 4096  # near misses for automata of at most this many states (one per refused edge)
+EXCEEDED = limit_error(N_("making the fuzzing kit's seed corpus took more than {limit:,} steps (--max-work: "
+                          "bytes of the inputs made, transitions paired with the dialects' and counts of "
+                          "inputs); raise the limit if this is intended"))
+
+
+def meter(compilation: Compilation) -> Meter:
+    """The work meter of one kit's corpus, dialect inputs and witnesses: ``--max-work`` steps."""
+    return Meter(compilation.limits.max_work, EXCEEDED)
 
 
 def corpus(compilation: Compilation, seed: int, max_seeds: int,
-           dialects: list[set[bytes]] | None = None) -> list[bytes]:
+           dialects: list[set[bytes]] | None = None, work: Meter | None = None) -> list[bytes]:
     """The seed corpus of the grammar's start rule: distinct inputs, at most ``max_seeds``
-    (``dialects``: :func:`dialect_inputs`, when already at hand)."""
+    (``dialects``: :func:`dialect_inputs`, when already at hand; ``work``: the meter charged,
+    by default a new :func:`meter`)."""
+    work = meter(compilation) if work is None else work
     dfa = automaton(compilation)
-    vectors = transition_vectors(dfa, Unexplained(), dfa.matches)
-    found = dialect_inputs(compilation) if dialects is None else dialects
+    vectors = transition_vectors(dfa, Unexplained(), dfa.matches, work.spend)
+    found = dialect_inputs(compilation, work) if dialects is None else dialects
     groups = [_ordered(v.data for v in vectors if v.valid), _ordered(v.data for v in vectors if not v.valid),
-              *(_ordered(inputs) for inputs in found), _samples(dfa, seed)]
+              *(_ordered(inputs) for inputs in found), _adjacent_misses(dfa, work), _samples(dfa, seed, work)]
     return _turns(groups, max_seeds, MAX_SEED_SIZE)
 
 
@@ -76,21 +98,43 @@ def _ordered(inputs) -> list[bytes]:
     return sorted(set(inputs), key=lambda data: (len(data), data))
 
 
-def dialect_inputs(compilation: Compilation) -> list[set[bytes]]:
+def dialect_inputs(compilation: Compilation, work: Meter | None = None) -> list[set[bytes]]:
     """For each dialect, the inputs that tell it from the grammar (a recursive grammar's and
-    dialect's nesting at most a small depth)."""
+    dialect's nesting at most a small depth); ``work`` is charged for the pairs of states."""
+    work = meter(compilation) if work is None else work
     found: list[set[bytes]] = []
     mine = automaton(compilation)
     for path in discover(compilation.grammar.path):
         try:
             other = Compilation(load(path), compilation.start, compilation.limits)
-            found.append(parting_inputs(mine, automaton(other), MAX_PAIRS))
+            found.append(parting_inputs(mine, automaton(other), MAX_PAIRS, work.spend))
         except AbnfError:  # a dialect that does not compile only leaves its inputs out
             continue
     return found
 
 
-def _samples(dfa: Dfa, seed: int) -> list[bytes]:
+def _adjacent_misses(dfa: Dfa, work: Meter) -> list[bytes]:
+    """Each state's shortest input, a byte it refuses next to a range it takes and the nearest
+    valid rest in byte order (none for an automaton of more than MAX_ADJACENT_STATES states)."""
+    if dfa.num_states > MAX_ADJACENT_STATES:
+        return []
+    work.spend(dfa.num_states * (SAMPLE_SIZE + 1))  # the sampler's counts
+    sampler = Sampler(dfa, SAMPLE_SIZE)
+    found: set[bytes] = set()
+    for state, prefix in access_words(dfa).items():
+        if state == dfa.dead or len(prefix) >= SAMPLE_SIZE:
+            continue
+        for byte in sampler.refused_bytes(state):
+            rest = next((r for n in range(SAMPLE_SIZE - len(prefix))
+                         if (r := sampler.adjacent(state, byte, n)) is not None), None)
+            if rest is not None:
+                work.spend(len(prefix) + 1 + len(rest))
+                found.add(prefix + bytes([byte]) + rest)
+    return _ordered(found)
+
+
+def _samples(dfa: Dfa, seed: int, work: Meter) -> list[bytes]:
+    work.spend(dfa.num_states * (SAMPLE_SIZE + 1))  # the sampler's counts
     sampler = Sampler(dfa, SAMPLE_SIZE)
     if not sampler.lengths:
         return []

@@ -6,21 +6,33 @@
     @given(strategy("grammars/datetime.abnf", "date-time"))
     def test_my_parser_takes_every_timestamp(text): ...
 
-Valid inputs are walks over the automaton: in an accepting state, whether to go on; then one of
-the byte ranges that lead to a state with a word short enough for what is left of ``max_size``;
-then a byte of it, each a Hypothesis draw.  So every valid word of up to ``max_size`` bytes can
-be drawn, every draw is valid, rare ranges come as often as common ones, and Hypothesis shrinks a
-failing input towards stopping early, the first range and its lowest byte: a shorter and smaller
-valid input.  (The words are not uniform: Hypothesis chooses the draws itself;
-:meth:`abnfc.hypothesis.sampling.Sampler.valid` draws uniformly for each length, by path counting.)
-The grammar's test vectors (every transition with the edge bytes of its class, and the inputs
-next to them; for automata of up to :data:`MAX_VECTOR_STATES` states) are drawn too, the valid
-ones among the valid inputs.  Invalid inputs are also the
-invalid vectors, a valid word with a byte the grammar refuses at one position (the rest of the
-word kept, or made the valid rest nearest in byte order), or the word cut where it is incomplete
-(:meth:`abnfc.hypothesis.sampling.Sampler.near_miss`), and the shortest inputs that
-tell the grammar from each of its dialects (:func:`abnfc.crosscheck.neighbours.parting_inputs`)
-that the grammar refuses; they shrink as the valid word they come from does and stay invalid.
+Valid inputs are drawn three ways (:data:`VALID_MIX`), each step a Hypothesis draw:
+
+- mostly *branch-biased walks* over the automaton: in an accepting state, whether to go on;
+  then one of the *branches*, the states the state's bytes lead to that still have a word
+  short enough for what is left of ``max_size``, each as likely (a branch of one byte comes as
+  often as one of a hundred); then a range of the branch and a byte of it, the range's lowest
+  or highest more often than the others (:data:`BYTE_MIX`), as Hypothesis favours the bounds of
+  integers.  This is the random-walk half of grammar-based test generation (Maurer, "Generating
+  test data with enhanced context-free grammars", IEEE Software 7(4), 1990), with the boundary
+  values of each input domain (Myers, "The Art of Software Testing", 1979, ch. 4);
+- *path-uniform words*: a length, then a rank among the words of that length, unranked by
+  path counting (:meth:`abnfc.hypothesis.sampling.Sampler.unrank`); uniform for each length
+  as far as Hypothesis draws the rank uniformly (:meth:`Sampler.valid` draws it with
+  :mod:`random`, exactly uniformly);
+- the grammar's valid test vectors (every transition with the edge bytes of its class; for
+  automata of up to :data:`MAX_VECTOR_STATES` states).
+
+Every draw is valid, every valid word of up to ``max_size`` bytes can be drawn, and Hypothesis
+shrinks a failing input towards a walk that stops early, takes the first branch and its lowest
+byte: a shorter and smaller valid input.  Invalid inputs (:data:`INVALID_MIX`) are a valid word
+with a byte the grammar refuses at one position (the rest of the word kept, or made the valid
+rest nearest in byte order), or the word cut where it is incomplete
+(:meth:`abnfc.hypothesis.sampling.Sampler.near_miss`); the invalid vectors; and the shortest
+inputs that tell the grammar from each of its dialects
+(:func:`abnfc.crosscheck.neighbours.parting_inputs`) that the grammar refuses, each dialect as
+likely as the others; the near misses shrink as the valid word they come from does and stay
+invalid.
 
 Hypothesis is needed only for :func:`strategy` (``pip install hypothesis``); the uniform
 sampler, :mod:`abnfc.hypothesis.sampling`, needs nothing.
@@ -38,13 +50,16 @@ from ..errors import AbnfError
 from ..frontend.source import Grammar, load
 from ..i18n import _
 from ..pipeline import DEFAULT_LIMITS, Compilation, Limits
-from .sampling import DEFAULT_DEPTH, Sampler, automaton
+from .sampling import DEFAULT_DEPTH, Edge, Sampler, automaton
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
 MAX_WITNESSES = 10_000
 MAX_VECTOR_STATES = 400
+VALID_MIX = (6, 1, 1)  # shares of the valid draws: walks, path-uniform words, valid vectors
+BYTE_MIX = (3, 1, 4)  # shares of a walk's byte in a range, about: its lowest, its highest, any (uniform)
+INVALID_MIX = (4, 2, 2)  # shares of the invalid draws: near misses, refused vectors, dialect witnesses
 
 
 def strategy(grammar: str | os.PathLike | Grammar, start: str | None = None, *, valid: bool | None = True,
@@ -66,36 +81,107 @@ def strategy(grammar: str | os.PathLike | Grammar, start: str | None = None, *, 
         raise AbnfError.at(None, _("the grammar has no input of at most {size} bytes").format(size=max_size))
     accepted, refused = _vectors(dfa, max_size)
     good = _valid(sampler, accepted)
-    bad = _invalid(sampler, refused + _witnesses(compilation, dfa, neighbours, max_size)) if valid is not True \
+    bad = _invalid(sampler, refused, _witnesses(compilation, dfa, neighbours, max_size)) if valid is not True \
         else st.nothing()
     drawn = {True: good, False: bad, None: st.one_of(good, bad)}[valid]
     return drawn.filter(_is_utf8).map(lambda data: data.decode("utf-8")) if text else drawn
 
 
 def _valid(sampler: Sampler, vectors: list[bytes]) -> SearchStrategy[bytes]:
+    """Valid words, each drawn one of three ways (:data:`VALID_MIX`): a branch-biased walk, a
+    path-uniform word, or one of ``vectors``; the first way is Hypothesis's simplest, so a failure
+    shrinks towards a walk."""
     from hypothesis import strategies as st
+
+    walks, uniform, share = _walk(sampler), _uniform(sampler), sum(VALID_MIX)
 
     @st.composite
     def valid_words(draw) -> bytes:
-        state, out = sampler.dfa.start, bytearray()
-        while True:
-            budget = sampler.longest - len(out) - 1
-            edges = [edge for edge in sampler.edges[state] if sampler.shortest[edge.target] <= budget]
-            if state in sampler.dfa.accepting and (not edges or not draw(st.booleans())):
-                return bytes(out)
-            edge = edges[draw(st.integers(0, len(edges) - 1))]
-            out.append(draw(st.integers(edge.lo, edge.hi)))
-            state = edge.target
-    return st.one_of(valid_words(), st.sampled_from(vectors)) if vectors else valid_words()
+        way = draw(st.integers(0, share - 1))
+        if way < VALID_MIX[0] or (not vectors and way >= VALID_MIX[0] + VALID_MIX[1]):
+            return draw(walks)
+        if way < VALID_MIX[0] + VALID_MIX[1]:
+            return draw(uniform)
+        return draw(st.sampled_from(vectors))
+    return valid_words()
 
 
-def _invalid(sampler: Sampler, examples: list[bytes]) -> SearchStrategy[bytes]:
-    from hypothesis import assume
+def _walk(sampler: Sampler) -> SearchStrategy[bytes]:
+    """A walk over the automaton: in an accepting state, whether to stop; then one of the
+    branches (the states the state's bytes lead to) that can still finish within ``max_size``,
+    each as likely; then a byte of it (:func:`_byte`)."""
     from hypothesis import strategies as st
 
     @st.composite
-    def near_misses(draw) -> bytes:
-        word = draw(_valid(sampler, []))
+    def walk(draw) -> bytes:
+        state, out = sampler.dfa.start, bytearray()
+        while True:
+            budget = sampler.longest - len(out) - 1
+            branches = [group for group in sampler.branches[state] if sampler.shortest[group[0].target] <= budget]
+            if state in sampler.dfa.accepting and (not branches or not draw(st.booleans())):
+                return bytes(out)
+            group = branches[draw(st.integers(0, len(branches) - 1))]
+            out.append(_byte(draw, group))
+            state = group[0].target
+    return walk()
+
+
+def _byte(draw, ranges: list[Edge]) -> int:
+    """A byte of ``ranges`` (in byte order): each range's lowest or highest more often than the
+    others (:data:`BYTE_MIX`), as Hypothesis favours the bounds of integers.  One draw, whose
+    first values are the bytes in order and the next ones the ranges' edges, so that it shrinks
+    to the least byte that keeps a failure."""
+    from hypothesis import strategies as st
+
+    low, high, anywhere = BYTE_MIX
+    sizes = [edge.hi - edge.lo + 1 for edge in ranges]
+    extra = [(size * low // anywhere, size * high // anywhere) if size > 1 else (0, 0) for size in sizes]
+    value = draw(st.integers(0, sum(sizes) + sum(a + b for a, b in extra) - 1))
+    for edge, size in zip(ranges, sizes, strict=True):
+        if value < size:
+            return edge.lo + value
+        value -= size
+    for edge, (extra_low, extra_high) in zip(ranges, extra, strict=True):
+        if value < extra_low:
+            return edge.lo
+        if value < extra_low + extra_high:
+            return edge.hi
+        value -= extra_low + extra_high
+    raise AssertionError  # not reached: value < the sizes and extras summed
+
+
+def _uniform(sampler: Sampler) -> SearchStrategy[bytes]:
+    """A length among those that have words, then a word of that length by its rank: uniform for
+    each length (:meth:`abnfc.hypothesis.sampling.Sampler.unrank`) as far as Hypothesis draws
+    the rank uniformly; it shrinks to the shortest length and the least word."""
+    from hypothesis import strategies as st
+
+    @st.composite
+    def uniform(draw) -> bytes:
+        length = sampler.lengths[draw(st.integers(0, len(sampler.lengths) - 1))]
+        return sampler.unrank(length, draw(st.integers(0, sampler.words_of_length(length) - 1)))
+    return uniform()
+
+
+def _invalid(sampler: Sampler, vectors: list[bytes], witnesses: list[list[bytes]]) -> SearchStrategy[bytes]:
+    """Invalid words: near misses of valid words, or (:data:`INVALID_MIX`) one of the refused
+    ``vectors``, or a witness of one of the dialects, each dialect as likely, so that the few
+    witnesses of a dialect are not lost among thousands of vectors."""
+    from hypothesis import assume
+    from hypothesis import strategies as st
+
+    valid = _valid(sampler, [])
+    dialects = [group for group in witnesses if group]
+    share = sum(INVALID_MIX)
+
+    @st.composite
+    def invalid_words(draw) -> bytes:
+        way = draw(st.integers(0, share - 1))
+        if way >= INVALID_MIX[0] + INVALID_MIX[1] and dialects:
+            return draw(st.sampled_from(draw(st.sampled_from(dialects))))
+        if way >= INVALID_MIX[0] and vectors:
+            return draw(st.sampled_from(vectors))
+        word = draw(valid)
         position = draw(st.integers(0, len(word)))
         choice = draw(st.integers(0, 255))
         for at in (*range(position, len(word) + 1), *range(position)):  # the first place one applies
@@ -104,7 +190,7 @@ def _invalid(sampler: Sampler, examples: list[bytes]) -> SearchStrategy[bytes]:
                 return miss
         assume(False)  # every byte is taken everywhere on this word's path: nothing refused near it
         raise AssertionError  # not reached: assume(False) raises
-    return st.one_of(near_misses(), st.sampled_from(examples)) if examples else near_misses()
+    return invalid_words()
 
 
 def _vectors(dfa: Dfa, max_size: int) -> tuple[list[bytes], list[bytes]]:
@@ -120,24 +206,27 @@ def _vectors(dfa: Dfa, max_size: int) -> tuple[list[bytes], list[bytes]]:
     return [v.data for v in suite if v.valid], [v.data for v in suite if not v.valid]
 
 
-def _witnesses(compilation: Compilation, dfa: Dfa, given: Sequence[str] | None, max_size: int) -> list[bytes]:
-    """The shortest inputs telling ``dfa`` from each regular dialect that it refuses."""
+def _witnesses(compilation: Compilation, dfa: Dfa, given: Sequence[str] | None, max_size: int) -> list[list[bytes]]:
+    """For each regular dialect, the shortest inputs telling ``dfa`` from it that ``dfa``
+    refuses (at most :data:`MAX_WITNESSES` in all)."""
     if not compilation.resolved.is_regular:
         return []
     paths = list(given) if given is not None else discover(compilation.grammar.path)
-    found: set[bytes] = set()
+    groups: list[list[bytes]] = []
     for path in paths:
         try:
             other = Compilation(load(path), compilation.start, compilation.limits)
             if not other.resolved.is_regular:
                 continue
-            found |= parting_inputs(dfa, other.minimal, MAX_PAIRS)
+            found = parting_inputs(dfa, other.minimal, MAX_PAIRS)
         except AbnfError:
             if given is not None:
                 raise
-    refused = sorted((w for w in found if len(w) <= max_size and not dfa.matches(w)), key=lambda w: (len(w), w))
-    return refused[:MAX_WITNESSES]
-
+            continue
+        groups.append(sorted((w for w in found if len(w) <= max_size and not dfa.matches(w)),
+                             key=lambda w: (len(w), w)))
+    each = MAX_WITNESSES // max(len(groups), 1)
+    return [group[:each] for group in groups if group]
 
 
 def _is_utf8(data: bytes) -> bool:

@@ -63,6 +63,18 @@ class Sampler:
         return sorted(found, key=lambda edge: edge.lo)
 
     @cached_property
+    def branches(self) -> list[list[list[Edge]]]:
+        """Each state's edges grouped by the state they lead to (the ranges of one branch), the
+        groups in the byte order of their first range."""
+        grouped: list[list[list[Edge]]] = []
+        for edges in self.edges:
+            by_target: dict[int, list[Edge]] = {}
+            for edge in edges:
+                by_target.setdefault(edge.target, []).append(edge)
+            grouped.append(list(by_target.values()))
+        return grouped
+
+    @cached_property
     def counts(self) -> list[list[int]]:
         """``counts[n][s]``: the accepted words of ``n`` bytes from state ``s``."""
         dfa = self.dfa
@@ -141,10 +153,10 @@ class Sampler:
             return word[:position]
         byte, rest = refused[choice % len(refused)], word[position + 1:]
         if choice >= len(refused):
-            rest = self._adjacent(state, byte, len(rest)) or rest
+            rest = self.adjacent(state, byte, len(rest)) or rest
         return word[:position] + bytes([byte]) + rest
 
-    def _adjacent(self, state: int, byte: int, length: int) -> bytes | None:
+    def adjacent(self, state: int, byte: int, length: int) -> bytes | None:
         """The greatest (``byte`` below the nearest byte ``state`` takes) or least word of
         ``length`` bytes accepted from where that nearest byte leads; None when there is none."""
         edges = self.edges[state]

@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from ...automata.dfa import Dfa
-from ...automata.product import completions, pairs, shortest_words
+from ...automata.product import Spend, completions, pairs, shortest_words
 from ...errors import AbnfError
 from ...i18n import _
 from ..language import Language
@@ -161,8 +161,8 @@ def all_witnesses(grammar: Language, neighbours: Sequence[Neighbour], limit: int
     return found
 
 
-def parting_inputs(a: Dfa, b: Dfa, max_pairs: int) -> set[bytes]:
-    together = pairs(a, b, max_pairs)
+def parting_inputs(a: Dfa, b: Dfa, max_pairs: int, spend: Spend | None = None) -> set[bytes]:
+    together = pairs(a, b, max_pairs, spend)
     access = shortest_words(together.classes, together.rows, together.start)
     ends = (completions(a), completions(b))
     found: set[bytes] = set()
