@@ -50,8 +50,8 @@ MAX_WITNESSES = 512  # witnesses the mutator holds (and mutator.MAX_WITNESS_BYTE
 MAX_WITNESS_SIZE = 64
 MAX_ADJACENT_STATES = 4096  # near misses for automata of at most this many states (one per refused edge)
 EXCEEDED = limit_error(N_("making the fuzzing kit's seed corpus took more than {limit:,} steps (--max-work: "
-                          "bytes of the inputs made, transitions paired with the dialects' and counts of "
-                          "inputs); raise the limit if this is intended"))
+                          "one step per byte of each input considered, per transition paired with a "
+                          "dialect's transition and per input counted); raise the limit if this is intended"))
 
 
 def meter(compilation: Compilation) -> Meter:
