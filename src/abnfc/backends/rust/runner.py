@@ -143,6 +143,15 @@ class RustValidator(Validator):
                 found += [_offset(word) for word in reply.split(" ")]
         return found
 
+    def validities(self, inputs: Sequence[bytes]) -> list[bool]:
+        """``is_valid`` of each input, in batches."""
+        found: list[bool] = []
+        for start in range(0, len(inputs), BATCH):
+            batch = [_hex(data) for data in inputs[start:start + BATCH]]
+            if batch:
+                found += [word == "1" for word in self.process.ask("V", self.module, "d", *batch).split(" ")]
+        return found
+
     def expected_bytes(self, state: int) -> list[tuple[int, int]]:
         return _ranges(self.process.ask("E", self.module, state).split())
 

@@ -17,7 +17,11 @@ about 10% faster than by the table): the last block, or where the input is no mu
 bytes but has 64, a block of its own that overlaps the one before.  Otherwise, as in C, the last
 part block is read by a masked load of its whole 4-byte words (``vpmaskmovd``, which reads no
 byte of a word it leaves out) and its last 1-3 bytes one by one, and the end is decided by the
-end table where the bytes after the input are 00-7F, else by a block of those bytes.  Longer inputs
+end table where the bytes after the input are 00-7F, else by a block of those bytes.  ``is_valid``
+walks inputs of 64 bytes up to that length with that end alone, the first step out of the loop
+and no branch a block: on 64-byte strings the per-call costs (a branch a block, registers saved
+for the loop or the CPU check, the tail's cases) are what separates it from simdutf8, whose
+work a block is the same.  Longer inputs
 are walked 64 bytes a step, with steps of bytes 00-7F skipped where the language allows.  Only
 that padded kind is taken here: a language without pads, or without a nibble test, keeps the
 strategy's loop alone.
@@ -26,8 +30,10 @@ How the module finds AVX2 (``--rust-simd``): ``std``, at run time with
 ``std::is_x86_feature_detected!``, asked once and kept in an atomic; ``core``, when compiling
 (``cfg(target_feature = "avx2")``, as with ``-C target-cpu=native``), so the module needs nothing
 beyond ``core``; ``off``, never, and the module forbids ``unsafe``.  The scalar loop is always
-there, for short inputs, other CPUs and other architectures.  NEON is not generated: the Rust
-toolchain the tests run has no AArch64 standard library to build it with.
+there, for short inputs, other CPUs and other architectures.  On AArch64 the same test runs with
+NEON (``rust_window_neon.rs.j2``), 16 positions a block, every block checked, the last part block
+copied into a block of the bytes after the input; NEON is part of Rust's AArch64 targets, so it
+is chosen when compiling under ``std`` and ``core`` alike.
 """
 from __future__ import annotations
 
