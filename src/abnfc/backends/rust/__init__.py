@@ -22,6 +22,7 @@ BACKEND = Backend(
                               "(default): the first of these that fits")),
              BackendOption("simd", SIMD_CHOICES, "std",
                            N_("the window test of a k-definite language (is_valid and first_error with "
-                              "AVX2 through core::arch): std (default): AVX2 found at run time, which "
-                              "needs std; core: only where compiled for AVX2, nothing beyond core; off: "
-                              "never, and the module forbids unsafe code"))))
+                              "AVX2 or, on AArch64, NEON through core::arch): std (default): AVX2 found "
+                              "at run time, which needs std, and NEON where compiled for it; core: only "
+                              "where compiled for AVX2 or NEON, nothing beyond core; off: never, and the "
+                              "module forbids unsafe code"))))
