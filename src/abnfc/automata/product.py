@@ -71,9 +71,10 @@ def pairs(a: Dfa, b: Dfa, max_pairs: int | None = None, spend: Spend | None = No
     return Pairs(classes, tuple(found), tuple(rows), index[(a.start, b.start)])
 
 
-def product(a: Dfa, b: Dfa, combine: Combine) -> Dfa:
-    """The DFA accepting what ``combine(a accepts, b accepts)`` holds for; state 0 is dead."""
-    together = pairs(a, b)
+def product(a: Dfa, b: Dfa, combine: Combine, max_pairs: int | None = None) -> Dfa:
+    """The DFA accepting what ``combine(a accepts, b accepts)`` holds for; state 0 is dead.
+    Raises LimitError past ``max_pairs`` pairs of states."""
+    together = pairs(a, b, max_pairs)
     accepting = frozenset(i for i, (left, right) in enumerate(together.pairs)
                           if combine(left in a.accepting, right in b.accepting))
     if 0 in accepting:  # the pair of dead states accepts (say, "not a and not b"): no dead state

@@ -6,9 +6,9 @@
     @given(strategy("grammars/datetime.abnf", "date-time"))
     def test_my_parser_takes_every_timestamp(text): ...
 
-Valid inputs are drawn three ways (:data:`VALID_MIX`), each step a Hypothesis draw:
+Valid inputs are drawn four ways (:data:`VALID_MIX`), each step a Hypothesis draw:
 
-- mostly *branch-biased walks* over the automaton: in an accepting state, whether to go on;
+- *branch-biased walks* over the automaton: in an accepting state, whether to go on;
   then one of the *branches*, the states the state's bytes lead to that still have a word
   short enough for what is left of ``max_size``, each as likely (a branch of one byte comes as
   often as one of a hundred); then a range of the branch and a byte of it, the range's lowest
@@ -16,6 +16,12 @@ Valid inputs are drawn three ways (:data:`VALID_MIX`), each step a Hypothesis dr
   integers.  This is the random-walk half of grammar-based test generation (Maurer, "Generating
   test data with enhanced context-free grammars", IEEE Software 7(4), 1990), with the boundary
   values of each input domain (Myers, "The Art of Software Testing", 1979, ch. 4);
+- *dialect walks*: the same walks over the part of the grammar that one of its dialects
+  (the ``; Dialect of:`` grammars beside it) also accepts, or the part it refuses, the parts
+  each as likely.  A part's automaton splits the grammar's branches where the dialect's do, so
+  a walk reaches the edges of the dialect's ranges as often as any other branch: with
+  ``datetime-ranges``, second "60" in one walk of that part in two, where the grammar's own
+  ``2DIGIT`` makes it one of a hundred;
 - *path-uniform words*: a length, then a rank among the words of that length, unranked by
   path counting (:meth:`abnfc.hypothesis.sampling.Sampler.unrank`); uniform for each length
   as far as Hypothesis draws the rank uniformly (:meth:`Sampler.valid` draws it with
@@ -39,14 +45,17 @@ sampler, :mod:`abnfc.hypothesis.sampling`, needs nothing.
 """
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..automata.dfa import Dfa
+from ..automata.minimize import canonical, minimize
+from ..automata.product import equivalent, product
 from ..crosscheck.neighbours import MAX_PAIRS, discover, parting_inputs
 from ..crosscheck.suite import Unexplained, transition_vectors
-from ..errors import AbnfError
+from ..errors import AbnfError, LimitError
 from ..frontend.source import Grammar, load
 from ..i18n import _
 from ..pipeline import DEFAULT_LIMITS, Compilation, Limits
@@ -57,7 +66,7 @@ if TYPE_CHECKING:
 
 MAX_WITNESSES = 10_000
 MAX_VECTOR_STATES = 400
-VALID_MIX = (6, 1, 1)  # shares of the valid draws: walks, path-uniform words, valid vectors
+VALID_MIX = (3, 3, 1, 1)  # shares of the valid draws: walks, dialect walks, path-uniform words, valid vectors
 BYTE_MIX = (3, 1, 4)  # shares of a walk's byte in a range, about: its lowest, its highest, any (uniform)
 INVALID_MIX = (4, 2, 2)  # shares of the invalid draws: near misses, refused vectors, dialect witnesses
 
@@ -80,29 +89,36 @@ def strategy(grammar: str | os.PathLike | Grammar, start: str | None = None, *, 
     if not sampler.lengths:
         raise AbnfError.at(None, _("the grammar has no input of at most {size} bytes").format(size=max_size))
     accepted, refused = _vectors(dfa, max_size)
-    good = _valid(sampler, accepted)
-    bad = _invalid(sampler, refused, _witnesses(compilation, dfa, neighbours, max_size)) if valid is not True \
+    dialects = _dialects(compilation, neighbours)
+    strict = neighbours is not None
+    good = _valid(sampler, accepted, _parts(compilation, dfa, dialects, max_size, strict))
+    bad = _invalid(sampler, refused, _witnesses(dfa, dialects, max_size, strict)) if valid is not True \
         else st.nothing()
     drawn = {True: good, False: bad, None: st.one_of(good, bad)}[valid]
     return drawn.filter(_is_utf8).map(lambda data: data.decode("utf-8")) if text else drawn
 
 
-def _valid(sampler: Sampler, vectors: list[bytes]) -> SearchStrategy[bytes]:
-    """Valid words, each drawn one of three ways (:data:`VALID_MIX`): a branch-biased walk, a
-    path-uniform word, or one of ``vectors``; the first way is Hypothesis's simplest, so a failure
-    shrinks towards a walk."""
+def _valid(sampler: Sampler, vectors: list[bytes], parts: Sequence[Sampler] = ()) -> SearchStrategy[bytes]:
+    """Valid words, each drawn one of four ways (:data:`VALID_MIX`): a branch-biased walk, a walk
+    over one of ``parts`` (sub-languages, each as likely), a path-uniform word, or one of
+    ``vectors``; a way with nothing to draw from gives a walk, Hypothesis's simplest draw, so a
+    failure shrinks towards a walk."""
     from hypothesis import strategies as st
 
-    walks, uniform, share = _walk(sampler), _uniform(sampler), sum(VALID_MIX)
+    walks, uniform = _walk(sampler), _uniform(sampler)
+    part_walks = [_walk(part) for part in parts]
+    bounds = [sum(VALID_MIX[:way + 1]) for way in range(len(VALID_MIX))]
 
     @st.composite
     def valid_words(draw) -> bytes:
-        way = draw(st.integers(0, share - 1))
-        if way < VALID_MIX[0] or (not vectors and way >= VALID_MIX[0] + VALID_MIX[1]):
-            return draw(walks)
-        if way < VALID_MIX[0] + VALID_MIX[1]:
+        way = draw(st.integers(0, bounds[-1] - 1))
+        if way >= bounds[2] and vectors:
+            return draw(st.sampled_from(vectors))
+        if bounds[1] <= way < bounds[2]:
             return draw(uniform)
-        return draw(st.sampled_from(vectors))
+        if bounds[0] <= way < bounds[1] and part_walks:
+            return draw(part_walks[draw(st.integers(0, len(part_walks) - 1))])
+        return draw(walks)
     return valid_words()
 
 
@@ -206,21 +222,51 @@ def _vectors(dfa: Dfa, max_size: int) -> tuple[list[bytes], list[bytes]]:
     return [v.data for v in suite if v.valid], [v.data for v in suite if not v.valid]
 
 
-def _witnesses(compilation: Compilation, dfa: Dfa, given: Sequence[str] | None, max_size: int) -> list[list[bytes]]:
-    """For each regular dialect, the shortest inputs telling ``dfa`` from it that ``dfa``
-    refuses (at most :data:`MAX_WITNESSES` in all)."""
+def _dialects(compilation: Compilation, given: Sequence[str] | None) -> list[Dfa]:
+    """The minimal DFAs of the regular dialects: the grammar files ``given``, or the ``; Dialect
+    of:`` grammars beside the grammar (those that fail to load or compile are left out)."""
     if not compilation.resolved.is_regular:
         return []
-    paths = list(given) if given is not None else discover(compilation.grammar.path)
-    groups: list[list[bytes]] = []
-    for path in paths:
+    found = []
+    for path in (list(given) if given is not None else discover(compilation.grammar.path)):
         try:
             other = Compilation(load(path), compilation.start, compilation.limits)
-            if not other.resolved.is_regular:
-                continue
-            found = parting_inputs(dfa, other.minimal, MAX_PAIRS)
+            if other.resolved.is_regular:
+                found.append(other.minimal)
         except AbnfError:
             if given is not None:
+                raise
+    return found
+
+
+def _parts(compilation: Compilation, dfa: Dfa, dialects: list[Dfa], max_size: int, strict: bool) -> list[Sampler]:
+    """For each dialect, samplers of the words of ``dfa`` it accepts and of those it refuses,
+    where such a part is neither empty (within ``max_size``) nor all of ``dfa``'s words; a
+    dialect too far from the grammar for the limits is left out, unless ``strict``."""
+    found = []
+    for other in dialects:
+        for keep in (operator.and_, lambda ours, theirs: ours and not theirs):
+            try:
+                part = canonical(minimize(product(dfa, other, keep, MAX_PAIRS), compilation.limits.max_work))
+            except LimitError:
+                if strict:
+                    raise
+                break
+            sampler = Sampler(part, max_size)
+            if sampler.lengths and not equivalent(part, dfa):
+                found.append(sampler)
+    return found
+
+
+def _witnesses(dfa: Dfa, dialects: list[Dfa], max_size: int, strict: bool) -> list[list[bytes]]:
+    """For each dialect, the shortest inputs telling ``dfa`` from it that ``dfa`` refuses (at
+    most :data:`MAX_WITNESSES` in all); as :func:`_parts` for a dialect too far away."""
+    groups: list[list[bytes]] = []
+    for other in dialects:
+        try:
+            found = parting_inputs(dfa, other, MAX_PAIRS)
+        except LimitError:
+            if strict:
                 raise
             continue
         groups.append(sorted((w for w in found if len(w) <= max_size and not dfa.matches(w)),
