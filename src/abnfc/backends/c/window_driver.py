@@ -100,6 +100,10 @@ class WindowDriverC:
     # bytes before the input are no class's
     shift_classes: bool
     before_class: int  # the class of ``before``
+    # k bytes whose classes' end-table bit is 1 ("": none): what the one-block is_valid reads the
+    # end table from when the input ends inside the block, so that it reads it with no branch on
+    # the length (UTF-8, Zen 4, 64-byte strings: with the call trimmed, 5.6-5.8 ns against 5.9-6.2)
+    end_quiet: str
 
 
 def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriverC | None:
@@ -141,6 +145,7 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
         distances=distances,
         shift_classes=pads,
         before_class=byte_class[before_byte],
+        end_quiet=_end_quiet(end, byte_class, tables.num_classes, window.k) if end else "",
     )
 
 
@@ -159,6 +164,14 @@ def shortest_checked(dfa: Dfa, k: int) -> int:
     window test is k bytes long: padded, short ones too."""
     before, after = _pads(dfa.transitions, dfa.start, dfa.dead, set(dfa.accepting), dfa.byte_class, k)
     return SHORT_MIN if before and after else MIN_LENGTH
+
+
+def _end_quiet(end: bytes, byte_class: bytes, classes: int, k: int) -> str:
+    """k bytes whose tuple of classes has its end-table bit set ("" when no tuple has)."""
+    for index, word in enumerate(itertools.product(range(classes), repeat=k)):
+        if end[index // 8] >> (index % 8) & 1:
+            return hex_cells([byte_class.index(cls) for cls in word])
+    return ""
 
 
 def _deferred(targets: Sequence[Sequence[int]], live: list[int], dead: int, byte_class: bytes) -> str:
