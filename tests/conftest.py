@@ -94,8 +94,8 @@ def missing_toolchain(language: str) -> str | None:
     """Why ``language``'s validators cannot be built on this machine (a compiler it needs is not
     installed), or None: the tests that run every backend skip that one, saying so."""
     if language == "rust":
-        from abnfc.backends.rust.runner import find_tool
-        return None if find_tool("rustc") else "rustc is not installed (https://rustup.rs): the Rust backend is not run"
+        from helpers.rust_tools import rust_problem
+        return rust_problem()
     if language == "go":
         return None if shutil.which("go") else "the Go toolchain is not installed (apt-get install golang-go)"
     return None

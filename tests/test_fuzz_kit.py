@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from helpers.c_build import GCC, SANITIZE
 from helpers.cli import run_cli
+from helpers.rust_tools import rust_tool
 
 from abnfc.automata.pushdown import Pushdown
 from abnfc.frontend.source import load
@@ -418,9 +419,7 @@ def test_the_rust_kit_checks_its_corpus_without_libfuzzer(utf8, tmp_path, capsys
     corpus = sorted((tmp_path / "corpus" / "fuzz_valid").iterdir())
     assert sorted(path.read_bytes() for path in corpus) == sorted(seeds.corpus(utf8, 0, 1000))
     assert 'libfuzzer-sys = "0.4"' in (tmp_path / "Cargo.toml").read_text()
-    rustc = shutil.which("rustc")
-    if rustc is None:
-        pytest.skip("rustc is not installed")
+    rustc = rust_tool("rustc")
     program = tmp_path / "check"
     target = tmp_path / "fuzz_targets" / "fuzz_valid.rs"
     subprocess.run([rustc, "--edition", "2021", "--cfg", "abnfc_plain", str(target), "-o", str(program)], check=True,

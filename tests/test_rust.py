@@ -100,6 +100,24 @@ def test_a_missing_compiler_is_reported(monkeypatch, tmp_path):
         rustc()
 
 
+def test_an_old_compiler_is_reported_and_a_new_one_preferred(monkeypatch, tmp_path):
+    """A distribution's rustc older than the modules need, first on PATH, is passed over for a
+    recent one in ~/.cargo/bin; where it is the only one, the error names its version."""
+    old, home = tmp_path / "old", tmp_path / "cargo"
+    for folder, version in ((old, "1.63.0"), (home / "bin", "1.95.0")):
+        folder.mkdir(parents=True)
+        (folder / "rustc").write_text(f"#!/bin/sh\necho 'rustc {version} (made up)'\n")
+        (folder / "rustc").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{old}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("RUSTC", raising=False)
+    monkeypatch.setenv("CARGO_HOME", str(home))
+    assert find_tool("rustc") == str(home / "bin" / "rustc")
+    monkeypatch.setenv("CARGO_HOME", str(tmp_path / "none"))
+    assert find_tool("rustc") == str(old / "rustc")
+    with pytest.raises(AbnfError, match=r"rustc is Rust 1\.63, older than Rust 1\.88"):
+        rustc()
+
+
 def test_utf8_vectors_whole_and_in_one_byte_pieces(built):
     reference = python_module(UTF8_TEXT)
     inputs = [data for data, _valid, _note in utf8_vectors()]

@@ -31,6 +31,7 @@ import pytest
 from conftest import files_for, grammar_from_text, python_module
 from helpers.batches import in_pieces
 from helpers.paths import ROOT
+from helpers.rust_tools import rust_tool
 from helpers.walks import class_edges, mutated_walks
 from test_c_window_driver import every_length
 from test_c_window_test import edge_windows
@@ -103,10 +104,7 @@ def _source(text: str, prefix: str, kind: str) -> dict[str, str]:
 
 
 def _tool(name: str) -> str:
-    found = find_tool(name)
-    if found is None:
-        pytest.skip(f"{name} not found (install it with rustup)")
-    return found
+    return rust_tool(name)
 
 
 @pytest.fixture(scope="module", params=["avx2", "neon"])
@@ -130,9 +128,9 @@ def built(request, tmp_path_factory) -> Built:
             program, modules = build(file_sets, folder, CROSS_FLAGS)
         process = WordDriver([*QEMU, str(program)], "Rust", encoding="ascii")
         found = [RustValidator(process, index) for index in range(len(modules))]
-    modules = Built(zip([*wanted, ("uri", "default")], found, strict=True))
-    modules.arch = request.param
-    return modules
+    instances = Built(zip([*wanted, ("uri", "default")], found, strict=True))
+    instances.arch = request.param
+    return instances
 
 
 def _minimal(text: str) -> Dfa:

@@ -37,6 +37,7 @@ from helpers.c_build import CLANG, GCC
 from helpers.cli import run_cli_text
 from helpers.go_build import GOFMT, go, need_go, write_module
 from helpers.paths import GRAMMARS
+from helpers.rust_tools import rust_tool
 
 from abnfc.backends.go.runner import environment
 from abnfc.backends.rust.runner import find_tool
@@ -148,10 +149,7 @@ def test_c_program_calling_part_of_the_api(c_folder, compiler, subset, tmp_path)
 # --- Rust --------------------------------------------------------------------------------------
 
 def _rust_tool(name: str) -> str:
-    found = find_tool(name)
-    if found is None:
-        pytest.skip(f"{name} not found (install it with rustup)")
-    return found
+    return rust_tool(name)
 
 
 def _rust_binary(folder: Path, module: str, source: str, body: str) -> Path:

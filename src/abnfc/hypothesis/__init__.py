@@ -51,15 +51,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..automata.dfa import Dfa
-from ..automata.minimize import canonical, minimize
-from ..automata.product import equivalent, product
+from ..automata.product import equivalent
 from ..crosscheck.neighbours import MAX_PAIRS, discover, parting_inputs
 from ..crosscheck.suite import Unexplained, transition_vectors
 from ..errors import AbnfError, LimitError
 from ..frontend.source import Grammar, load
 from ..i18n import _
 from ..pipeline import DEFAULT_LIMITS, Compilation, Limits
-from .sampling import DEFAULT_DEPTH, Edge, Sampler, automaton
+from .sampling import DEFAULT_DEPTH, Edge, Sampler, automaton, sub_language
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -247,7 +246,7 @@ def _parts(compilation: Compilation, dfa: Dfa, dialects: list[Dfa], max_size: in
     for other in dialects:
         for keep in (operator.and_, lambda ours, theirs: ours and not theirs):
             try:
-                part = canonical(minimize(product(dfa, other, keep, MAX_PAIRS), compilation.limits.max_work))
+                part = sub_language(dfa, other, keep, MAX_PAIRS, compilation.limits.max_work)
             except LimitError:
                 if strict:
                     raise

@@ -27,6 +27,7 @@ from functools import cached_property
 
 from ..automata.dfa import Dfa
 from ..automata.minimize import canonical, minimize
+from ..automata.product import Combine, product
 from ..automata.pushdown import Pushdown
 from ..errors import AbnfError, LimitError
 from ..i18n import _
@@ -174,6 +175,13 @@ class Sampler:
                     target = edge.target
                     break
         return bytes(out)
+
+
+def sub_language(dfa: Dfa, other: Dfa, keep: Combine, max_pairs: int, max_work: int) -> Dfa:
+    """The minimal DFA of the words ``keep(dfa accepts, other accepts)`` holds for (a part of
+    ``dfa``'s language when ``keep`` implies its first argument); LimitError past ``max_pairs``
+    pairs of states or ``max_work`` steps of minimizing."""
+    return canonical(minimize(product(dfa, other, keep, max_pairs), max_work))
 
 
 def automaton(compilation: Compilation, depth: int = DEFAULT_DEPTH) -> Dfa:

@@ -17,8 +17,10 @@ incremental validator.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -35,23 +37,48 @@ LARGE_BATCH = 4_000_000  # characters of source: past this a batch is built with
 BATCH = 2000  # inputs per request
 
 
+MIN_RUST = (1, 88)  # the generated modules' oldest Rust
+
+
 def rustc() -> str:
-    """The Rust compiler's path; AbnfError when there is none."""
+    """The Rust compiler's path; AbnfError when there is none, or only one older than
+    :data:`MIN_RUST`."""
     found = find_tool("rustc", os.environ.get("RUSTC"))
     if found is None:
         raise AbnfError.at(None, _("the Rust compiler ('rustc') was not found on PATH or in ~/.cargo/bin; "
                                    "it builds the Rust backend's validators (install it from https://rustup.rs)"))
+    version = rust_version(found)
+    if version is not None and version < MIN_RUST:
+        raise AbnfError.at(None, _("the Rust compiler {path} is Rust {found}, older than Rust {needed}, which the "
+                                   "generated modules need (install a newer one from https://rustup.rs, or name "
+                                   "one with RUSTC)").format(path=found, found=".".join(map(str, version)),
+                                                               needed=".".join(map(str, MIN_RUST))))
     return found
 
 
 def find_tool(name: str, chosen: str | None = None) -> str | None:
-    """A Rust tool: ``chosen`` if given and found, else ``name`` on PATH, else in ~/.cargo/bin."""
-    for candidate in (chosen, name):
-        if candidate and shutil.which(candidate):
-            return shutil.which(candidate)
+    """A Rust tool: ``chosen`` if given and found; else the first of ``name`` on PATH and in
+    ~/.cargo/bin whose folder's rustc is at least :data:`MIN_RUST` (a distribution's older
+    rustc can come first on PATH, rustup's in ~/.cargo/bin); else the first of them found."""
+    if chosen and shutil.which(chosen):
+        return shutil.which(chosen)
     cargo_home = Path(os.environ.get("CARGO_HOME", Path.home() / ".cargo"))
-    found = cargo_home / "bin" / name
-    return str(found) if found.is_file() and os.access(found, os.X_OK) else None
+    in_cargo_home = cargo_home / "bin" / name
+    on_path = shutil.which(name)
+    found = [path for path in (on_path, str(in_cargo_home)) if path and os.access(path, os.X_OK)]
+    recent = [path for path in found if (rust_version(str(Path(path).parent / "rustc")) or (0,)) >= MIN_RUST]
+    return (recent or found)[0] if found else None
+
+
+@functools.cache
+def rust_version(rustc_path: str) -> tuple[int, ...] | None:
+    """``rustc --version``'s major and minor numbers, or None where it does not run or say."""
+    try:
+        said = subprocess.run([rustc_path, "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.match(r"rustc (\d+)\.(\d+)", said)
+    return (int(match[1]), int(match[2])) if match else None
 
 
 def build(file_sets: Sequence[Mapping[str, str]], folder: Path,
