@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,11 @@ from abnfc.pipeline import load_validators
 
 VALID = ["41", "C2 A9", "E4 BD A0", "F0 9F 98 80", "79", "C3 A4", "C2 AE", "E2 82 AC", "F0 9D 84 9E", ""]
 INVALID = {"C0 80": 0, "ED A0 80": 1, "F5 80 80 80": 0, "E4 BD": 2, "C0 AF": 0, "ED A1 8C ED BE B4": 1}
+
+# The generated modules leave their skip patterns out where re's possessive quantifiers match
+# wrongly (before Python 3.11.5, CPython gh-106052), so the tests of those patterns skip there.
+SKIPS_IN_USE = pytest.mark.skipif(sys.version_info < (3, 11, 5), reason="re before Python 3.11.5 matches "
+                                  "possessive quantifiers wrongly: the generated modules use no skip patterns")
 
 
 @pytest.mark.parametrize("hex_text", VALID)
@@ -131,6 +137,7 @@ def test_generated_module_for_a_grammar_with_many_states_and_no_skip_pattern():
     assert module.first_error(b"01" * 151 + b"!") == 300
 
 
+@SKIPS_IN_USE
 def test_skip_patterns_are_bounded_for_large_automata_and_keep_results_exact():
     """A 2049-state DFA: skip patterns are sought for a bounded number of states only, and the
     module still gives the table loop's answers."""
@@ -192,6 +199,7 @@ def test_verbose_and_compact_patterns_match_alike():
                 assert short.end() == long.end(), data
 
 
+@SKIPS_IN_USE
 def test_deep_and_long_skip_patterns_are_cut_so_the_module_imports():
     """re.compile recurses once a nested group: ``*500"a"`` inside a loop would nest 500 groups
     (and failed to import before); paths nested deeper than skip.MAX_DEPTH are left to the table
@@ -230,6 +238,7 @@ def _check_word_list(module, dfa, words: list[bytes]):
         assert module.first_error(data) == dfa.first_error(data), data
 
 
+@SKIPS_IN_USE
 def test_a_long_alternation_keeps_the_alternatives_that_fit(monkeypatch):
     """When every path back to the hub would make the pattern longer than MAX_LENGTH, the pattern
     keeps the shortest alternatives that fit; the others go through the table loop (here with
@@ -245,6 +254,7 @@ def test_a_long_alternation_keeps_the_alternatives_that_fit(monkeypatch):
     _check_word_list(module, compile_text(text).minimal, words)
 
 
+@SKIPS_IN_USE
 @pytest.mark.slow
 def test_a_long_alternation_at_full_size_imports_and_validates():
     """2,000 words (a 2,300-state DFA): all alternatives would make a pattern over MAX_LENGTH."""
