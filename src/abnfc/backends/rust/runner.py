@@ -41,13 +41,14 @@ MIN_RUST = (1, 88)  # the generated modules' oldest Rust
 
 
 def rustc() -> str:
-    """The Rust compiler's path; AbnfError when there is none, or only one older than
-    :data:`MIN_RUST`."""
-    found = find_tool("rustc", os.environ.get("RUSTC"))
+    """The Rust compiler's path: ``$RUSTC`` as given, or the one :func:`find_tool` picks;
+    AbnfError when there is none, or when the one picked is older than :data:`MIN_RUST`."""
+    chosen = os.environ.get("RUSTC")
+    found = find_tool("rustc", chosen)
     if found is None:
         raise AbnfError.at(None, _("the Rust compiler ('rustc') was not found on PATH or in ~/.cargo/bin; "
                                    "it builds the Rust backend's validators (install it from https://rustup.rs)"))
-    version = rust_version(found)
+    version = None if chosen else rust_version(found)
     if version is not None and version < MIN_RUST:
         raise AbnfError.at(None, _("the Rust compiler {path} is Rust {found}, older than Rust {needed}, which the "
                                    "generated modules need (install a newer one from https://rustup.rs, or name "
