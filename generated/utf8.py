@@ -63,7 +63,7 @@ The DFA (9 states including the dead state 0, start 1, 12 byte classes;
       8:  0  4  0  0  0  0  0  0  0  0  0  0   ; after %xF4: expects %x80-8F (UTF8-4 alternative 3, element 2)
 """
 import re as _re
-from sys import version_info as _version_info
+import sys as _sys
 from codecs import utf_8_decode as _utf_8_decode
 
 __all__ = ["Validator", "expected_bytes", "first_error", "is_valid"]
@@ -118,7 +118,7 @@ _SKIP = {
         | \xf4 [\x80-\x8f] [\x80-\xbf]{2}      # UTF8-4, alternative 3
     )*+""", _re.VERBOSE).match,
 }
-if _version_info < (3, 11, 5):  # re's possessive quantifiers match wrongly before 3.11.5 (CPython gh-106052)
+if _sys.version_info < (3, 11, 5):  # re's possessive quantifiers match wrongly before 3.11.5 (CPython gh-106052)
     _SKIP = {}
 
 
