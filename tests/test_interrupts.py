@@ -40,6 +40,7 @@ COMMANDS = {
 # 130: abnfc stopped; -2: killed by the signal (a shell shows 130 too), which Python does when
 # it arrives while the interpreter is shutting down, after abnfc has finished.
 STATUSES = (0, 1, 130, -signal.SIGINT)
+RETRIES = 6
 
 
 def _argv(words: list[str], tmp: Path) -> list[str]:
@@ -85,21 +86,29 @@ def test_ctrl_c_at_any_moment(name: str, tmp_path: Path) -> None:
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     duration = _duration(argv, temporary)
-    interrupted = 0
-    for moment in MOMENTS:
-        process = _start(argv, temporary)
-        started = _wait_for_abnfc(process)
-        time.sleep(duration * moment)
-        process.send_signal(signal.SIGINT)
-        _, rest = process.communicate(timeout=300)
-        err = "".join(started) + rest
-        interrupted += process.returncode in (130, -signal.SIGINT)
-        assert process.returncode in STATUSES, (moment, err)
-        assert "Traceback" not in err, (moment, err)
-        assert sorted(temporary.iterdir()) == [], (moment, "temporary files left")
-        out = tmp_path / "out"
-        assert not [path for path in (out.iterdir() if out.exists() else ()) if path.suffix == ".tmp"]
-    assert interrupted > 0  # some runs were really interrupted while abnfc ran
+    statuses = [_interrupt(argv, temporary, tmp_path / "out", duration * moment) for moment in MOMENTS]
+    # On a loaded machine this process can be descheduled while the command runs to its end, so
+    # a run the signal did not reach is tried again at once after start-up, a few times.
+    for _ in range(RETRIES):
+        if any(status in (130, -signal.SIGINT) for status in statuses):
+            break
+        statuses.append(_interrupt(argv, temporary, tmp_path / "out", 0.0))
+    assert any(status in (130, -signal.SIGINT) for status in statuses), statuses  # some really interrupted
+
+
+def _interrupt(argv: list[str], temporary: Path, out: Path, delay: float) -> int:
+    """Run once, send SIGINT ``delay`` seconds after start-up; check what it left; its status."""
+    process = _start(argv, temporary)
+    started = _wait_for_abnfc(process)
+    time.sleep(delay)
+    process.send_signal(signal.SIGINT)
+    _, rest = process.communicate(timeout=300)
+    err = "".join(started) + rest
+    assert process.returncode in STATUSES, (delay, err)
+    assert "Traceback" not in err, (delay, err)
+    assert sorted(temporary.iterdir()) == [], (delay, "temporary files left")
+    assert not [path for path in (out.iterdir() if out.exists() else ()) if path.suffix == ".tmp"]
+    return process.returncode
 
 
 def test_a_ctrl_c_python_cannot_raise_is_delivered_again():
