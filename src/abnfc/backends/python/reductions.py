@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 from ...charset import from_bytes, members
 from ..tables import Tables
-from .runs import EMPTY, TooLong, _Edges, _eliminate, _Flat, _render
+from .runs import EMPTY, TooLong, _Edges, _eliminate, _Flat, _render, alt
 from .skip import char_class
 
 MAX_INLINED = 1  # levels of nested parts one reduction reads whole, below the one it replaces
@@ -91,7 +91,9 @@ def reduction_plan(tables: Tables) -> ReductionPlan | None:
     pairs = pairs[:len(free)]  # the pairs without a placeholder are never reduced: the loop decides
     while True:  # a pair whose part never reaches its closing byte gets no placeholder (the rest, fewer moves)
         placeholder = {pair: free[index] for index, pair in enumerate(pairs)}
-        edges = _Edges(_add_placeholder_moves(_Flat(tables), placeholder))
+        flat = _add_placeholder_moves(_Flat(tables), placeholder)
+        accepting = set(tables.accepting)
+        edges = _CoveredEdges(flat, _covering(flat, accepting))
         inners = {pair: _inner(edges, pair[2], pair[1]) for pair in pairs}
         if all(inner is not None for inner in inners.values()):
             break
@@ -101,7 +103,7 @@ def reduction_plan(tables: Tables) -> ReductionPlan | None:
     reductions = [Reduction(opening, closing, placeholder[opening, closing, entry],
                             char_class(((opening, opening),)) + inner + char_class(((closing, closing),)))
                   for (opening, closing, entry), inner in inners.items() if inner is not None]
-    finals = {state: EMPTY for state in tables.accepting}
+    finals = {state: EMPTY for state in accepting}
     try:
         whole = _eliminate(edges.at(0), tables.start, finals)
     except (TooLong, RecursionError):
@@ -171,3 +173,82 @@ def _inner(edges: _Edges, entry: int, closing: int) -> str | None:
         if len(text) <= MAX_LENGTH and depth <= 64:
             return text
     return None
+
+
+def _covering(flat: _Flat, accepting: set[int]) -> dict[int, int]:
+    """For each state ``n`` that covers another, ``a``, the one with the most live bytes: on
+    every byte ``a`` reads, calls or returns on, ``n`` does the same, and ``n`` accepts where
+    ``a`` does; ``n`` reads more.  Those bytes of ``n`` (and its acceptance, where ``a``
+    accepts) are taken out of ``flat`` and ``accepting``: ``n`` reaches them by an empty move
+    to ``a`` instead (:class:`_CoveredEdges`).  No byte ``n`` loops on may be one ``a`` reads: a
+    loop is written possessive (``*+``), and would take the bytes the empty move is for.
+
+    A number's last digit state covers the state after a value: both go on alike after the
+    number; written as paths of the DFA, each continuation would repeat the number, and ``re``
+    would read it again for each continuation it tries.  Each string still has one path: a
+    byte ``a`` reads takes the empty move, any other byte ``n``'s own edges; and every path is
+    one of the table's, as ``n`` reads what ``a`` reads alike.  Live sets shrink along empty
+    moves, so they make no cycle."""
+    behaviour = [_behaviour(flat, state, state in accepting) for state in range(len(flat.moves))]
+    found = {}
+    for state in range(flat.first_call):
+        mine = behaviour[state]
+        if state == flat.dead or not mine:
+            continue
+        loops = set(members(flat.moves[state].get(state, ())))
+        covered = [other for other in range(flat.first_call) if other not in (state, flat.dead)
+                   and behaviour[other] and behaviour[other] < mine and not loops & _live_bytes(behaviour[other])]
+        if covered:
+            found[state] = max(covered, key=lambda other: (len(behaviour[other]), -other))
+    for state, other in found.items():
+        _take_out(flat, state, behaviour[other])
+        if other in accepting:
+            accepting.discard(state)
+    return found
+
+
+def _live_bytes(behaviour: frozenset[tuple]) -> set[int]:
+    return {item[1] for item in behaviour if len(item) > 1}
+
+
+def _behaviour(flat: _Flat, state: int, accepts: bool) -> frozenset[tuple]:
+    """What ``state`` does on each byte it is live on, and at the end when it accepts."""
+    found: set[tuple] = {("move", b, target) for target, ranges in flat.moves[state].items() for b in members(ranges)}
+    found |= {("call", b, call) for call, ranges in flat.calls[state].items() for b in members(ranges)}
+    found |= {("return", b) for b in flat.returns[state]}
+    if accepts:
+        found.add(("accept",))
+    return frozenset(found)
+
+
+def _take_out(flat: _Flat, state: int, behaviour: frozenset[tuple]) -> None:
+    moved = {(b, target) for kind, b, *target in (item for item in behaviour if item[0] == "move") for target in target}
+    moves = {}
+    for target, ranges in flat.moves[state].items():
+        kept = {b for b in members(ranges) if (b, target) not in moved}
+        if kept:
+            moves[target] = from_bytes(kept)
+    flat.moves[state] = moves
+    called = {item[1] for item in behaviour if item[0] == "call"}
+    calls = {}
+    for call, ranges in flat.calls[state].items():
+        kept = {b for b in members(ranges) if b not in called}
+        if kept:
+            calls[call] = from_bytes(kept)
+    flat.calls[state] = calls
+    flat.returns[state] = flat.returns[state] - {item[1] for item in behaviour if item[0] == "return"}
+
+
+class _CoveredEdges(_Edges):
+    """The edges of :class:`_Edges` and an empty move from each covering state to the state it covers."""
+
+    def __init__(self, flat: _Flat, covering: dict[int, int]):
+        super().__init__(flat)
+        self.covering = covering
+
+    def at(self, level: int) -> list[dict]:
+        if level not in self.levels:
+            edges = super().at(level)
+            for state, covered in self.covering.items():
+                edges[state][covered] = alt(edges[state].get(covered), EMPTY)
+        return self.levels[level]
