@@ -40,6 +40,10 @@ stack stays that low; the module makes call ``n`` only while ``n * LEVELS <= max
 at most ``MAX_PASSES`` passes over all reductions, which also bounds the time on deep input),
 so the byte loop would not have raised NestingError either.
 
+A pass that leaves more than three quarters of the text ends the fast path too: the input nests
+deep with its bytes spread over the levels, and the passes would read most of it again and
+again, where the byte loop reads it once.
+
 What may make the fast path give up on a valid input (the byte loop then decides): nesting
 deeper than the passes reach, a nested part whose closing byte does not follow from the
 opening byte's part, and bytes inside a string that read as a whole nested part (``"[1]"``):
@@ -74,7 +78,7 @@ class Reduction:
 class ReductionPlan:
     reductions: tuple[Reduction, ...]
     whole: str  # the start state's paths to an accepting state, over the extended table
-    placeholders: str  # a character class of the placeholder bytes
+    placeholders: tuple[int, ...]
     levels: int  # nesting levels one reduction's call of re.sub removes, at most
     passes: int
 
@@ -111,8 +115,7 @@ def reduction_plan(tables: Tables) -> ReductionPlan | None:
     if whole is None:
         return None
     text, _, _ = _render(whole)
-    return ReductionPlan(tuple(reductions), text, char_class(from_bytes(set(placeholder.values()))), LEVELS,
-                         MAX_PASSES)
+    return ReductionPlan(tuple(reductions), text, tuple(sorted(placeholder.values())), LEVELS, MAX_PASSES)
 
 
 def _pairs(tables: Tables, flat: _Flat) -> list[tuple[int, int, int]]:
