@@ -7,7 +7,7 @@ handles, here all the innermost ones of a pass at once): each *reduction* is ``r
 expression for ``b X c`` (a nested part opened by byte ``b`` and closed by byte ``c``) by one
 *placeholder* byte ``p(b, c)``, a byte no state reads or returns on.  After each pass the *whole*
 expression (the start state's paths to an accepting state) is tried on the rewritten input;
-when it matches all of it, the input is valid.  When a pass rewrites nothing, or the passes
+when it matches all of it, the input is valid.  When a pass rewrites too little, or the passes
 reach their bound, the module runs its byte loop, which stays the reference; so the fast path
 only ever answers "valid", and every other answer (and every offset) is the byte loop's.
 
@@ -18,6 +18,11 @@ leads to a call state ``k`` (a plain call, ``b`` not a byte ``s`` returns on) al
 A reduction for (``b``, ``c``) exists only where every call ``b`` makes starts the same nested
 part ``e``; its expression is ``b``, the extended paths from ``e`` to a state that returns on
 ``c``, then ``c``, with nested parts one level down also read whole (``MAX_INLINED``).
+Before the elimination, a state ``n`` that *covers* another state ``a`` (on every byte ``a``
+reads, calls or returns on, ``n`` does the same; ``n`` accepts where ``a`` does) gets an empty
+move to ``a`` in place of those bytes (see :func:`_covering`): the state after a number's last
+digit covers the state after a value, and the number is then written once, not once per way
+the value can go on, which ``re`` would otherwise read again for each way it tries.
 
 Why a match of the whole expression proves the byte loop accepts (soundness).  The input holds
 no placeholder byte (checked first), so each placeholder in the rewritten text stands for the
@@ -29,24 +34,26 @@ moves leave out the bytes ``s`` calls or returns on, and the dead state); a move
 from ``s``: ``b`` leads to the call state ``k``, which the loop pushes, going on in ``e``; ``X``
 was matched (when it was replaced) as a path from ``e`` to a state ``u`` that returns on ``c``,
 so by induction the loop reads it to ``u`` with ``S + [k]``; ``c`` pops ``k`` and the loop goes
-on in ``k``'s move on ``c``, ``after(k, c)``.  An inlined nested part is the same argument
-without a placeholder.  A match of the whole expression is then a path of the loop from the
-start with an empty stack to an accepting state, reading all of the input: valid.  Possessive
-loops (``*+``) and the order of alternatives only lose matches (the fast path then falls back),
-never add any.  Depth: a match of one reduction holds placeholders made by earlier calls of
-``re.sub`` (one call's matches do not overlap) and parts read whole one level down, so after
-``n`` calls a placeholder stands for a nested part at most ``n * LEVELS`` deep, and the loop's
-stack stays that low; the module makes call ``n`` only while ``n * LEVELS <= max_depth`` (and
-at most ``MAX_PASSES`` passes over all reductions, which also bounds the time on deep input),
-so the byte loop would not have raised NestingError either.
+on in ``k``'s move on ``c``, ``after(k, c)``; an empty move from ``n`` to ``a`` is followed by
+a byte ``a`` reads (or the end, or a return, where ``a`` accepts or returns), which ``n`` reads
+alike in the table.  An inlined nested part is the same argument without a placeholder.  A
+match of the whole expression is then a path of the loop from the start with an empty stack to
+an accepting state, reading all of the input: valid.  Possessive loops (``*+``) and the order
+of alternatives only lose matches (the fast path then falls back), never add any.  Depth: a
+match of one reduction holds placeholders made by earlier calls of ``re.sub`` (one call's
+matches do not overlap) and parts read whole one level down, so after ``n`` calls a
+placeholder stands for a nested part at most ``n * LEVELS`` deep, and the loop's stack stays
+that low; the module makes call ``n`` only while ``n * LEVELS <= max_depth`` (and at most
+``MAX_PASSES`` passes over all reductions, which also bounds the time on deep input), so the
+byte loop would not have raised NestingError either.
 
 A pass that leaves more than three quarters of the text ends the fast path too: the input nests
 deep with its bytes spread over the levels, and the passes would read most of it again and
 again, where the byte loop reads it once.
 
 What may make the fast path give up on a valid input (the byte loop then decides): nesting
-deeper than the passes reach, a nested part whose closing byte does not follow from the
-opening byte's part, and bytes inside a string that read as a whole nested part (``"[1]"``):
+deeper than the passes reach, a part opened by a byte whose calls start different machines
+(it gets no reduction), and bytes inside a string that read as a whole nested part (``"[1]"``):
 such a part is replaced inside the string, where the extended table has no move on its
 placeholder.
 """
@@ -225,7 +232,7 @@ def _behaviour(flat: _Flat, state: int, accepts: bool) -> frozenset[tuple]:
 
 
 def _take_out(flat: _Flat, state: int, behaviour: frozenset[tuple]) -> None:
-    moved = {(b, target) for kind, b, *target in (item for item in behaviour if item[0] == "move") for target in target}
+    moved = {(item[1], item[2]) for item in behaviour if item[0] == "move"}
     moves = {}
     for target, ranges in flat.moves[state].items():
         kept = {b for b in members(ranges) if (b, target) not in moved}
