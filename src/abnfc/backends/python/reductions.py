@@ -49,7 +49,10 @@ byte loop would not have raised NestingError either.
 
 A pass that leaves more than three quarters of the text ends the fast path too: the input nests
 deep with its bytes spread over the levels, and the passes would read most of it again and
-again, where the byte loop reads it once.
+again, where the byte loop reads it once.  The loop reads the first ``LOOP_FIRST`` bytes before
+the passes (and all of a shorter input), so that input not in the language at all (another
+format, a truncated download) fails as fast as before; after passes that prove nothing it goes
+on from there.
 
 What may make the fast path give up on a valid input (the byte loop then decides): nesting
 deeper than the passes reach, a part opened by a byte whose calls start different machines
@@ -69,6 +72,7 @@ from .skip import char_class
 MAX_INLINED = 1  # levels of nested parts one reduction reads whole, below the one it replaces
 LEVELS = MAX_INLINED + 1  # nesting levels one call of re.sub removes, at most
 MAX_PASSES = 16  # passes before the byte loop decides (each reads the rewritten input once)
+LOOP_FIRST = 4096  # bytes the loop reads first: an input not in the language mostly fails there
 MAX_LENGTH = 100_000  # characters of one expression
 BACKSLASH = 0x5C  # never a placeholder: re.sub reads it in a replacement as an escape
 
@@ -88,6 +92,7 @@ class ReductionPlan:
     placeholders: tuple[int, ...]
     levels: int  # nesting levels one reduction's call of re.sub removes, at most
     passes: int
+    loop_first: int = LOOP_FIRST
 
 
 def reduction_plan(tables: Tables) -> ReductionPlan | None:
