@@ -5,9 +5,12 @@ characters and escapes, integers, decimals and exponents, pretty-printed and com
 by the validators ``abnfc compile grammars/json.abnf`` writes, and parsed by:
 
   - Python: ``json.loads``, ``orjson.loads`` and pysimdjson's ``Parser.parse`` (PyPI; skipped when
-    not installed), against the generated Python module's ``first_error`` (whose run patterns
-    read the input in ``re``), and that module rendered without run patterns (the byte loop);
-    the module's import time (it compiles its run patterns) is printed too;
+    not installed), against the generated Python module's ``first_error`` and ``is_valid`` (whose
+    fast verdict rewrites nested parts in ``re``), that module rendered without its fast verdict
+    (run patterns read the input in ``re`` between nested parts) and without either (the byte
+    loop); the module's import time (it compiles its patterns) is printed too; then, on other
+    documents (numbers, long strings, deep nesting, an invalid one), ``json.loads`` against
+    ``first_error`` with and without the fast verdict;
   - C: the generated ``json_validator_is_valid`` built with ``cc -O3 -march=native``, timed in C,
     against pysimdjson's parse (simdjson's validating parse, called from Python);
   - JavaScript: the generated module's ``isValid`` on a Buffer, against Node's ``JSON.parse`` on
@@ -33,6 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = 16 << 20
+OTHER_SIZE = 4 << 20
 REPEAT = 5
 
 WORDS = ["alpha", "beta", "gamma", "délta", "東京", "emoji 😀", "line\nbreak", 'quote "x"', "tab\t", "x" * 40]
@@ -92,8 +96,9 @@ def document(size: int, seed: int = 1) -> bytes:
     return ("[\n" + ",\n".join(items) + "\n]\n").encode()
 
 
-def _byte_loop_module(folder: Path):
-    """The generated Python module rendered without its run patterns and loop skips."""
+def _variant_modules(folder: Path):
+    """The generated Python module rendered without its fast verdict (its reductions), and
+    without that, its run patterns and loop skips (the byte loop only)."""
     from dataclasses import replace
 
     from abnfc.backends.python import BACKEND
@@ -105,10 +110,43 @@ def _byte_loop_module(folder: Path):
 
     compilation = Compilation(load(str(ROOT / "grammars" / "json.abnf")))
     tables = replace(compilation.tables(), header=compilation.header("bench"))
-    plan = lower(tables, {**BACKEND.defaults(), "prefix": "json_byte_loop"})
-    (folder / "byte_loop").mkdir()
-    [module] = runners([render(replace(plan, runs=(), loops=()))], folder / "byte_loop")
-    return module
+    modules = []
+    variants = [("runs_only", {"reductions": None}), ("byte_loop", {"reductions": None, "runs": (), "loops": ()})]
+    for name, change in variants:
+        plan = lower(tables, {**BACKEND.defaults(), "prefix": f"json_{name}"})
+        (folder / name).mkdir()
+        [module] = runners([render(replace(plan, **change))], folder / name)
+        modules.append(module)
+    return modules
+
+
+def other_documents(size: int, seed: int = 2) -> list[tuple[str, bytes]]:
+    """Documents of other shapes, about ``size`` bytes each: numbers, long strings, deep nesting,
+    and an invalid one (the benchmark's records with the last bracket wrong)."""
+    rng = random.Random(seed)
+    rows = [[round(rng.uniform(-1e6, 1e6), rng.randrange(8)) for _ in range(12)] for _ in range(size // 120)]
+    texts = [" ".join(rng.choice(WORDS) for _ in range(rng.randrange(5, 60))) for _ in range(size // 240)]
+
+    def deep(level: int):
+        if level == 0:
+            return {"x": rng.random(), "s": rng.choice(WORDS)}
+        return {"k": [deep(level - 1), level], "v": rng.choice(WORDS)} if level % 2 else [deep(level - 1), level]
+    nests, total = [], 0
+    while total < size:
+        nests.append(json.dumps(deep(20)))
+        total += len(nests[-1]) + 1
+    broken = document(size, seed)
+    return [("numbers (arrays of 12)", json.dumps(rows).encode()),
+            ("long strings", json.dumps(texts, ensure_ascii=False).encode()),
+            ("nesting 21 deep", ("[" + ",".join(nests) + "]").encode()),
+            ("records, last ] a }", broken[:broken.rindex(b"]")] + b"}\n")]
+
+
+def _loads_or_error(data: bytes):
+    try:
+        return json.loads(data)
+    except ValueError as error:
+        return error
 
 
 def best(function, *args) -> tuple[float, object]:
@@ -136,15 +174,21 @@ def main() -> None:
     started = time.process_time()
     import json_validator
     imported = time.process_time() - started
-    byte_loop = _byte_loop_module(folder)
+    runs_only, byte_loop = _variant_modules(folder)
 
     rows = []
     generated, verdict = best(json_validator.first_error, data)
+    assert verdict is None, verdict
+    checked, verdict = best(json_validator.is_valid, data)
+    assert verdict is True, verdict
+    without, verdict = best(runs_only.first_error, data)
     assert verdict is None, verdict
     stepped, verdict = best(byte_loop.first_error, data)
     assert verdict is None, verdict
     loads, _ = best(json.loads, data)
     rows.append(("Python", "generated module, first_error", generated, "json.loads", loads))
+    rows.append(("Python", "generated module, is_valid", checked, "json.loads", loads))
+    rows.append(("Python", "generated module, first_error", generated, "the same, no fast verdict", without))
     rows.append(("Python", "generated module, first_error", generated, "the same, byte loop only", stepped))
     try:
         import orjson
@@ -184,6 +228,17 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     for language, ours, mine, peer, theirs in rows:
         print(f"| {language} | {ours} | {rate(mine)} | {peer} | {rate(theirs)} | {theirs / mine:.2f}x |")
+    print(f"\nPython, other documents of about {OTHER_SIZE >> 20} MiB: json.loads's time over the module's "
+          "first_error, with and without its fast verdict (higher: the module is faster):\n")
+    print("| document | first_error | json.loads / first_error | json.loads / without fast verdict |")
+    print("|---|---|---|---|")
+    for name, other in other_documents(OTHER_SIZE):
+        mine, verdict = best(json_validator.first_error, other)
+        theirs, verdict_without = best(runs_only.first_error, other)
+        assert verdict == verdict_without, (name, verdict, verdict_without)
+        loading, _ = best(_loads_or_error, other)
+        print(f"| {name} | {'valid' if verdict is None else f'error at {verdict:,}'} | {loading / mine:.2f}x | "
+              f"{loading / theirs:.2f}x |")
     shutil.rmtree(folder)
 
 

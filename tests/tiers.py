@@ -57,6 +57,7 @@ QUICK: dict[str, tuple[str, ...]] = {
         "test_accepts_bytes_like_objects_and_refuses_str", "test_conformance_vectors",
         "test_incremental_validator_agrees_with_whole_buffer_at_every_split"),
     "test_python_runs.py": ("test_json_suite", "test_json_deep_nesting"),
+    "test_python_json_fast.py": ("test_json_placeholders_and_strings", "test_json_deep_nesting"),
     "test_c.py": ("test_render_names_and_determinism", "test_conformance_vectors"),
     "test_c_nibble.py": ("test_utf8_gets_keiser_and_lemires_test", "test_the_sse41_setting_takes_the_sse41_instance"),
     "test_js_inputs.py": ALL,

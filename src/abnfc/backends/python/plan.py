@@ -22,6 +22,7 @@ from ...i18n import _
 from ..analysis import pair_functions
 from ..tables import Tables
 from .idioms import Idiom, recognise
+from .reductions import ReductionPlan, reduction_plan
 from .runs import LoopSkip, RunPattern, loop_skips, run_patterns
 from .skip import SkipPattern, skip_patterns
 
@@ -58,6 +59,7 @@ class PythonPlan:
     pairs: PairPlan | None = None
     runs: tuple[RunPattern, ...] = ()  # a pushdown validator's flat runs (:mod:`.runs`)
     loops: tuple[LoopSkip, ...] = ()
+    reductions: ReductionPlan | None = None  # a pushdown validator's fast verdict (:mod:`.reductions`)
 
 
 def lower(tables: Tables, options: Mapping[str, str]) -> PythonPlan:
@@ -69,7 +71,9 @@ def lower(tables: Tables, options: Mapping[str, str]) -> PythonPlan:
     idiom = recognise(tables) if wanted == "auto" and tables.pushdown is None else None
     pairs = _pairs(tables) if idiom is None and tables.pushdown is None and tables.has_automaton else None
     runs, loops = (run_patterns(tables), loop_skips(tables)) if tables.pushdown is not None else ((), ())
-    return PythonPlan(options["prefix"], tables, tuple(_verbose(p) for p in patterns), idiom, pairs, runs, loops)
+    reductions = reduction_plan(tables) if tables.pushdown is not None else None
+    return PythonPlan(options["prefix"], tables, tuple(_verbose(p) for p in patterns), idiom, pairs, runs, loops,
+                      reductions)
 
 
 def _pairs(tables: Tables) -> PairPlan | None:

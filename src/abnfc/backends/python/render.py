@@ -25,6 +25,8 @@ def render(plan: PythonPlan) -> dict[str, str]:
         grammar_lines=_docstring_lines(tables.header.grammar_lines),
         class_rows=[ClassRow(index, ranges, format_hex(ranges)) for index, ranges in enumerate(tables.classes)],
         pushdown=_pushdown(tables), return_rows=_return_rows(tables), run_lines=_run_lines(plan),
+        reduction_lines=_reduction_lines(plan),
+        whole_lines=_pieces(plan.reductions.whole) if plan.reductions else [],
         table_lines=_docstring_lines(tables.table_text))}
 
 
@@ -80,14 +82,26 @@ PATTERN_WIDTH = 100  # characters of a run pattern a line
 def _run_lines(plan: PythonPlan) -> list[tuple[int, int, str, list[str]]]:
     """Each run pattern as (state, levels inlined, its ends, the pieces of its text a line); a
     piece never ends in a backslash, which a raw literal cannot."""
-    found = []
-    for run in plan.runs:
-        pieces, text = [], run.pattern
-        while text:
-            cut = min(len(text), PATTERN_WIDTH)
-            while 1 < cut < len(text) and text[cut - 1] == "\\":
-                cut -= 1
-            pieces.append(text[:cut])
-            text = text[cut:]
-        found.append((run.state, run.inlined, "".join(f"{end}, " for end in run.ends), pieces))
-    return found
+    return [(run.state, run.inlined, "".join(f"{end}, " for end in run.ends), _pieces(run.pattern))
+            for run in plan.runs]
+
+
+def _reduction_lines(plan: PythonPlan) -> list[tuple[str, str, str, list[str]]]:
+    """Each reduction as (opening byte, closing byte, placeholder byte, its pattern's pieces)."""
+    if plan.reductions is None:
+        return []
+    return [(f"0x{r.opening:02X}", f"0x{r.closing:02X}", f"0x{r.placeholder:02X}", _pieces(r.pattern))
+            for r in plan.reductions.reductions]
+
+
+def _pieces(text: str) -> list[str]:
+    """``text`` in lines of PATTERN_WIDTH characters, none ending in a backslash (which a raw
+    literal cannot)."""
+    pieces = []
+    while text:
+        cut = min(len(text), PATTERN_WIDTH)
+        while 1 < cut < len(text) and text[cut - 1] == "\\":
+            cut -= 1
+        pieces.append(text[:cut])
+        text = text[cut:]
+    return pieces

@@ -1,0 +1,177 @@
+"""The fast verdict of generated Python pushdown validators (:mod:`abnfc.backends.python.reductions`)
+against the same module without it.
+
+Each grammar's module is rendered as generated, without its reductions, and with its reductions
+(tried from the first byte on, not after the loop's first bytes) but neither run patterns nor
+loop skips.  On every input all three agree on ``first_error`` or
+the NestingError offset (with the default depth limit and small ones), and with the reference
+``Pushdown.run``; and wherever ``_proved_valid`` says valid, the byte loop alone accepts the
+input within that depth limit (the soundness the module docstring argues).  Inputs:
+JSONTestSuite, generated documents and mutations of them, placeholder bytes, brackets inside
+strings, deep nesting around the depth limit, and random bytes of other grammars' alphabets.
+"""
+from __future__ import annotations
+
+import importlib.util
+import random
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from helpers.paths import ROOT
+
+from abnfc.automata.pushdown import NestingError, Pushdown
+from abnfc.backends.python import BACKEND
+from abnfc.backends.python.plan import lower
+from abnfc.backends.python.render import render
+from abnfc.backends.python.runner import runners
+from abnfc.frontend.source import from_text, load
+from abnfc.pipeline import Compilation
+
+SUITE = ROOT / "tests" / "data" / "jsontestsuite"
+LIMITS = (None, 0, 1, 2, 3, 4, 5)  # None: the module's MAX_DEPTH
+
+NESTED_COMMENTS = """\
+doc = *( word / SP / comment )
+word = 1*%x61-7A
+comment = "{" *( %x20-7A / %x7C / %x7E / comment ) "}"
+"""
+
+
+def _bench_document(size: int, seed: int) -> bytes:
+    spec = importlib.util.spec_from_file_location("bench_json", ROOT / "bench" / "bench_json.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.document(size, seed=seed)
+
+
+def _modules(compilation: Compilation, folder: Path):
+    """(as generated, without reductions, reductions and the byte loop only and the passes from the
+    first byte on, reference automaton)."""
+    tables = replace(compilation.tables(), header=compilation.header("test"))
+    plan = lower(tables, {**BACKEND.defaults(), "prefix": "validator"})
+    assert plan.reductions is not None, "no reductions were derived"
+    eager = replace(plan.reductions, loop_first=0)  # short inputs, too, take the passes
+    modules = []
+    for name, variant in [("full", plan), ("plain", replace(plan, reductions=None)),
+                          ("reduced", replace(plan, runs=(), loops=(), reductions=eager))]:
+        (folder / name).mkdir()
+        [module] = runners([render(variant)], folder / name)
+        modules.append(module)
+    full, plain, reduced = modules
+    assert "_REDUCE" in vars(full) and "_REDUCE" not in vars(plain) and "_RUNS" not in vars(reduced)
+    return full, plain, reduced, compilation.pushdown_automaton()
+
+
+def _answer(module, data, limit):
+    try:
+        return "error", module.first_error(data, limit)
+    except module.NestingError as error:
+        return "too deep", error.offset
+
+
+def _reference(automaton: Pushdown, data: bytes, limit: int):
+    try:
+        return "error", automaton.run(data, limit)[0]
+    except NestingError as error:
+        return "too deep", error.offset
+
+
+def _check(modules, inputs: list[bytes]) -> int:
+    """Every answer equal; returns how many (input, limit) the fast verdict proved valid."""
+    full, plain, reduced, automaton = modules
+    proved = 0
+    for data in inputs:
+        for limit in LIMITS:
+            limit = full.MAX_DEPTH if limit is None else limit
+            answer = _answer(plain, data, limit)
+            assert _answer(full, data, limit) == answer, (data[:200], limit)
+            assert _answer(reduced, data, limit) == answer, (data[:200], limit)
+            assert _reference(automaton, data, limit) == answer, (data[:200], limit)
+            if answer[0] == "error":
+                assert full.is_valid(data, limit) == (answer[1] is None)
+            if full._proved_valid(data, limit):
+                assert answer == ("error", None), (data[:200], limit)
+                assert reduced._proved_valid(bytearray(data), limit)
+                proved += 1
+    return proved
+
+
+def _mutations(data: bytes, rng: random.Random, count: int, alphabet: bytes) -> list[bytes]:
+    found = []
+    for _ in range(count):
+        at = rng.randrange(len(data))
+        piece = bytes([rng.choice(alphabet)])
+        edit = rng.randrange(3)
+        found.append(data[:at] + piece + data[at + 1:] if edit == 0 else
+                     data[:at] + piece + data[at:] if edit == 1 else data[:at] + data[at + 1:])
+    return found
+
+
+@pytest.fixture(scope="module")
+def json_modules(tmp_path_factory):
+    return _modules(Compilation(load(str(ROOT / "grammars" / "json.abnf"))), tmp_path_factory.mktemp("json"))
+
+
+def test_json_suite(json_modules):
+    inputs = [path.read_bytes() for path in sorted(SUITE.glob("*.json"))]
+    assert len(inputs) > 300
+    valid = [data for data in inputs if json_modules[1].first_error(data) is None]
+    proved = [data for data in valid if json_modules[0]._proved_valid(data, json_modules[0].MAX_DEPTH)]
+    assert len(proved) > 0.9 * len(valid), (len(proved), len(valid))
+    assert _check(json_modules, inputs) > 100
+
+
+def test_json_documents_and_mutations(json_modules):
+    rng = random.Random(11)
+    documents = [_bench_document(size, seed) for seed, size in enumerate((200, 1500, 6000, 20000))]
+    for document in documents:  # the documents the benchmark times are proved, not left to the loop
+        assert json_modules[0]._proved_valid(document, json_modules[0].MAX_DEPTH)
+    alphabet = b'"\\{}[]:,0 -.eE\x01\x80\xe6tnu\xfe\xff'
+    inputs = documents + [m for d in documents for m in _mutations(d, rng, 80, alphabet)]
+    assert _check(json_modules, inputs) >= 4 * len(documents)
+
+
+def test_json_placeholders_and_strings(json_modules):
+    """Placeholder bytes in the input, and strings holding what reads as a whole nested part."""
+    inputs = [b"\xff", b"\xfe", b"[\xff]", b"[\xfe]", b'{"a":\xfe}', b'{"a":\xff}', b"[[]\xff]", b"[1,\xff,[]]",
+              b'["[1]"]', b'["{}", "[]", "[[]]"]', b'{"a]": "{\\"b\\": []}"}', b'"[1]"', b'["]"]', b'{"}":"{"}',
+              b'["\\"[]"]', b"[]", b"{}", b"[[],{}]", b" [ ] ", b"[1 2]", b"[1,]", b"{,}", b"[}", b"{]",
+              b'{"a" [] }', b'{"a":[}]', b"[[[1]]]]", b"[[[1]]"]
+    _check(json_modules, inputs)
+
+
+def test_json_deep_nesting(json_modules):
+    inputs = [b"[" * depth + b"]" * depth for depth in (1, 2, 3, 4, 5, 6, 7, 40, 1100, 3000)]
+    padding = b'"' + b"x" * 5000 + b'"'  # past the bytes the loop reads before the passes
+    inputs += [b"[" * depth + padding + b"]" * depth for depth in (1, 2, 3, 4, 5)]
+    inputs += [b"[" * depth + padding + b"]" * (depth - 1) for depth in (2, 4)]
+    inputs += [b'{"a":' * depth + b"[1]" + b"}" * depth for depth in (1, 2, 3, 4, 31, 32, 33)]
+    inputs += [b'{"a":' * 4 + b"[1]" + b"}" * 3, b"[" * 5 + b"]" * 6, b"[" * 6 + b"]" * 5]
+    proved = _check(json_modules, inputs)
+    assert proved > 0
+    full = json_modules[0]
+    assert not full._proved_valid(b"[" * 1100 + b"]" * 1100, full.MAX_DEPTH)  # beyond the passes: the loop decides
+    assert not full._proved_valid(b"[[[]]]", 2)  # deeper than the limit lets a pass go
+
+
+def test_json_other_buffers(json_modules):
+    full, plain = json_modules[0], json_modules[1]
+    document = _bench_document(3000, 5)
+    for data in (memoryview(document), document.decode(), bytearray(document), document[:-5]):
+        assert full.first_error(data) == plain.first_error(data)
+
+
+@pytest.mark.parametrize("source", ["sexpr.abnf", "variants/json-comments.abnf",
+                                    "variants/json-trailing-commas.abnf", NESTED_COMMENTS])
+def test_other_grammars_random(source, tmp_path):
+    grammar = from_text(source, "nested.abnf") if "\n" in source else load(str(ROOT / "grammars" / source))
+    modules = _modules(Compilation(grammar), tmp_path)
+    rng = random.Random(len(source))
+    alphabet = b'()[]{}"\\ab1-+:,/*\n\t \x80\xfe\xff'
+    inputs = [bytes(rng.choice(alphabet) for _ in range(rng.randrange(30))) for _ in range(400)]
+    seeds = {"sexpr.abnf": b'(define (f x) "a \\" b" (+ x 1) ())', NESTED_COMMENTS: b"ab {c {d} e} f {}"}
+    seed = seeds.get(source, b'[1, {"a": [true, "x\\n"]}, -2.5e3 ] ')
+    inputs += [seed, *_mutations(seed * 3, rng, 300, alphabet)]
+    assert _check(modules, inputs) > 0
