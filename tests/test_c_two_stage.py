@@ -71,6 +71,10 @@ def _boundary_inputs() -> list[bytes]:
         for end in range(4093, 4098):
             head = b'["' + b"y" * (end - 2 - run) + b"\\" * run
             cases += [head + b'", 1]', head + b'"", 1]', head + b'n" , "' + b"z" * 5000 + b'"]']
+    for shift in range(4088, 4100):  # strings taken whole by stage 2, their quotes either side of a chunk's end
+        for inner in (b"ab", b"\xc3\xa9\xe6\x9d\xb1", b"a\\nb", b"a\x01b", b""):
+            cases.append(b"[" + b" " * (shift - 2) + b'"' + inner + b'" , {"k" :"' + inner + b'"}]')
+            cases.append(b"{" + b" " * (shift - 2) + b'"' + inner + b'"  :  "' + inner + b'" }')
     cases += [b"[" * 5000 + b"]" * 5000, b"[" * 5000 + b"]" * 4999, b'{"a":' * 3000 + b"0" + b"}" * 3000]
     return cases + _tail_inputs() + _utf8_inputs() + _literal_inputs()
 

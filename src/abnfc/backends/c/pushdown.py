@@ -132,6 +132,7 @@ class Stage1C:
     whitespace: str
     structural: str
     chains: Chains | None = None  # the states that must read a fixed word next, where there are any
+    through: tuple[str, ...] | None = None  # per state, its state after a whole string (see _through)
 
 
 @dataclass(frozen=True)
@@ -228,7 +229,40 @@ def _stage1(tables: Tables) -> Stage1C | None:
         whitespace=comment_safe(format_hex(layer.whitespace)) or "none",
         structural=comment_safe(format_hex(layer.structural)),
         chains=_chains(tables),
+        through=_through(tables, skip_class, string_skip + 1),
     )
+
+
+def _through(tables: Tables, skip_class: list[int], string_class: int) -> tuple[str, ...] | None:
+    """Per state, its state after a whole string (the dead state where it has none): the quote
+    leads by a plain step to a state of the strings' skip class, which loops on every byte but
+    its stops, and a quote read there leads by a plain step to another state.  Stage 2 takes such
+    a string in one step where the first stop after its opening quote is a quote: the byte loop
+    would read the quote, loop on the bytes between, then read the closing quote, and reach the
+    same state.  None where no state has one (or strings have no skip class)."""
+    found = tables.pushdown
+    assert found is not None
+    if string_class == 0:
+        return None
+    quote = found.layer.strings.quote if found.layer is not None else -1
+    returning = [set(members(ranges)) for ranges in found.returns]
+    column = tables.byte_class[quote]
+
+    def plain(state: int) -> int:
+        """The state after a quote in `state` where that is a plain step, else the dead state."""
+        if state == tables.dead or state >= found.first_call or quote in returning[state]:
+            return tables.dead
+        target = tables.states[state].targets[column]
+        return tables.dead if target >= found.first_call else target
+
+    through = []
+    for state in range(tables.num_states):
+        inside = plain(state)
+        after = plain(inside) if inside != tables.dead and skip_class[inside] == string_class else tables.dead
+        through.append(after if after != inside else tables.dead)
+    if all(after == tables.dead for after in through):
+        return None
+    return chunks([str(after) for after in through], 32)
 
 
 MAX_CHAIN = 7  # bytes of a fixed word stage 2 compares at once (one 8-byte load)
