@@ -17,6 +17,12 @@ followed by the rest of the word or by the valid rest nearest in byte order (the
 byte below a range, the least after one above: the invalid input next to the valid ones, where an
 off-by-one bound accepts it), or the word cut where the state is not accepting.
 
+The parts of a grammar that a dialect accepts or refuses (:func:`sub_language`, a product
+automaton minimized) are walked where they split one of the grammar's branches
+(:func:`splits_branches`: a breadth-first search over the pairs of states the part and the
+grammar reach together, looking for two bytes that go to one state of the grammar and to two
+live states of the part).
+
 The counts cost states x lengths big integers; :data:`MAX_CELLS` bounds them.
 """
 from __future__ import annotations
