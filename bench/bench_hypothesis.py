@@ -30,6 +30,7 @@ and counts its words).  Examples do not depend on the machine's load; seconds do
     python bench/bench_hypothesis.py              # all targets, 5 seeds
     python bench/bench_hypothesis.py datetime     # one
     python bench/bench_hypothesis.py --smoke      # one seed, small caps
+    python bench/bench_hypothesis.py --seeds 15 --contenders st.from_regex   # one contender
 """
 from __future__ import annotations
 
@@ -318,6 +319,8 @@ def main(argv: list[str] | None = None) -> list[Row]:
     parser.add_argument("--seeds", type=int, default=SEEDS)
     parser.add_argument("--cap-examples", type=int, default=CAP_EXAMPLES)
     parser.add_argument("--cap-seconds", type=float, default=CAP_SECONDS)
+    parser.add_argument("--contenders", nargs="+", choices=CONTENDERS, default=CONTENDERS, metavar="NAME",
+                        help="the contenders to run (default: all), among: " + ", ".join(map(repr, CONTENDERS)))
     args = parser.parse_args(argv)
     seeds = tuple(range(1, args.seeds + 1))
     cap_examples, cap_seconds = args.cap_examples, args.cap_seconds
@@ -328,7 +331,7 @@ def main(argv: list[str] | None = None) -> list[Row]:
         wrong = check_regexes(target, oracle(target), 200 if args.smoke else 2000)
         print(f"{target.name}: the regular expression and the grammar disagree on {len(wrong)} of the inputs "
               f"checked{': ' + repr(wrong[:3]) if wrong else ''}", flush=True)
-        for name in CONTENDERS:
+        for name in args.contenders:
             rows.append(measure(target, name, seeds, cap_examples, cap_seconds))
             print(table(rows[-1:]).splitlines()[-1], flush=True)
     print(f"\n{len(seeds)} seeds; a run stops at the first disagreement, {cap_examples:,} examples or "

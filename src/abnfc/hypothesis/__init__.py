@@ -16,12 +16,17 @@ Valid inputs are drawn four ways (:data:`VALID_MIX`), each step a Hypothesis dra
   integers.  This is the random-walk half of grammar-based test generation (Maurer, "Generating
   test data with enhanced context-free grammars", IEEE Software 7(4), 1990), with the boundary
   values of each input domain (Myers, "The Art of Software Testing", 1979, ch. 4);
-- *dialect walks*: the same walks over the part of the grammar that one of its dialects
-  (the ``; Dialect of:`` grammars beside it) also accepts, or the part it refuses, the parts
-  each as likely.  A part's automaton splits the grammar's branches where the dialect's do, so
-  a walk reaches the edges of the dialect's ranges as often as any other branch: with
-  ``datetime-ranges``, second "60" in one walk of that part in two, where the grammar's own
-  ``2DIGIT`` makes it one of a hundred;
+- *dialect walks*, most of the valid draws when the grammar has dialects: the same walks over
+  the part of the grammar that one of its dialects (the ``; Dialect of:`` grammars beside it)
+  also accepts, or the part it refuses.  A part's automaton splits the grammar's branches where
+  the dialect's do, so a walk reaches the edges of the dialect's ranges as often as any other
+  branch: with ``datetime-ranges``, second "60" in one walk of that part in two, where the
+  grammar's own ``2DIGIT`` makes it one of a hundred.  Only parts that split a branch are
+  walked (a part that only leaves bytes out has no edge of its own), and three walks in four
+  (:data:`SIDE_MIX`) are over a part a dialect accepts: there every field keeps the dialect's
+  ranges as branches, where a walk over the part it refuses leaves the dialect at the first
+  field out of its range and walks the grammar's own branches after it.  Plain walks keep one
+  valid draw in eight (and the dialect walks' share where no part is walked);
 - *path-uniform words*: a length, then a rank among the words of that length, unranked by
   path counting (:meth:`abnfc.hypothesis.sampling.Sampler.unrank`); uniform for each length
   as far as Hypothesis draws the rank uniformly (:meth:`Sampler.valid` draws it with
@@ -51,21 +56,21 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..automata.dfa import Dfa
-from ..automata.product import equivalent
 from ..crosscheck.neighbours import MAX_PAIRS, discover, parting_inputs
 from ..crosscheck.suite import Unexplained, transition_vectors
 from ..errors import AbnfError, LimitError
 from ..frontend.source import Grammar, load
 from ..i18n import _
 from ..pipeline import DEFAULT_LIMITS, Compilation, Limits
-from .sampling import DEFAULT_DEPTH, Edge, Sampler, automaton, sub_language
+from .sampling import DEFAULT_DEPTH, Edge, Sampler, automaton, splits_branches, sub_language
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
 MAX_WITNESSES = 10_000
 MAX_VECTOR_STATES = 400
-VALID_MIX = (3, 3, 1, 1)  # shares of the valid draws: walks, dialect walks, path-uniform words, valid vectors
+VALID_MIX = (1, 5, 1, 1)  # shares of the valid draws: walks, dialect walks, path-uniform words, valid vectors
+SIDE_MIX = (3, 1)  # shares of the dialect walks: over parts a dialect accepts, over parts it refuses
 BYTE_MIX = (3, 1, 4)  # shares of a walk's byte in a range, about: its lowest, its highest, any (uniform)
 INVALID_MIX = (4, 2, 2)  # shares of the invalid draws: near misses, refused vectors, dialect witnesses
 
@@ -90,22 +95,24 @@ def strategy(grammar: str | os.PathLike | Grammar, start: str | None = None, *, 
     accepted, refused = _vectors(dfa, max_size)
     dialects = _dialects(compilation, neighbours)
     strict = neighbours is not None
-    good = _valid(sampler, accepted, _parts(compilation, dfa, dialects, max_size, strict))
+    good = _valid(sampler, accepted, *_parts(compilation, dfa, dialects, max_size, strict))
     bad = _invalid(sampler, refused, _witnesses(dfa, dialects, max_size, strict)) if valid is not True \
         else st.nothing()
     drawn = {True: good, False: bad, None: st.one_of(good, bad)}[valid]
     return drawn.filter(_is_utf8).map(lambda data: data.decode("utf-8")) if text else drawn
 
 
-def _valid(sampler: Sampler, vectors: list[bytes], parts: Sequence[Sampler] = ()) -> SearchStrategy[bytes]:
+def _valid(sampler: Sampler, vectors: list[bytes], inside: Sequence[Sampler] = (),
+           outside: Sequence[Sampler] = ()) -> SearchStrategy[bytes]:
     """Valid words, each drawn one of four ways (:data:`VALID_MIX`): a branch-biased walk, a walk
-    over one of ``parts`` (sub-languages, each as likely), a path-uniform word, or one of
-    ``vectors``; a way with nothing to draw from gives a walk, Hypothesis's simplest draw, so a
-    failure shrinks towards a walk."""
+    over a part of the grammar (:data:`SIDE_MIX`: one of ``inside``, the parts dialects accept,
+    or one of ``outside``, those they refuse, each part of a side as likely), a path-uniform
+    word, or one of ``vectors``; a way with nothing to draw from gives a walk (a side without
+    parts, the other side), Hypothesis's simplest draw, so a failure shrinks towards a walk."""
     from hypothesis import strategies as st
 
     walks, uniform = _walk(sampler), _uniform(sampler)
-    part_walks = [_walk(part) for part in parts]
+    sides = [[_walk(part) for part in parts] for parts in (inside, outside)]
     bounds = [sum(VALID_MIX[:way + 1]) for way in range(len(VALID_MIX))]
 
     @st.composite
@@ -115,8 +122,9 @@ def _valid(sampler: Sampler, vectors: list[bytes], parts: Sequence[Sampler] = ()
             return draw(st.sampled_from(vectors))
         if bounds[1] <= way < bounds[2]:
             return draw(uniform)
-        if bounds[0] <= way < bounds[1] and part_walks:
-            return draw(part_walks[draw(st.integers(0, len(part_walks) - 1))])
+        if bounds[0] <= way < bounds[1] and any(sides):
+            side = sides[draw(st.integers(0, sum(SIDE_MIX) - 1)) >= SIDE_MIX[0]] or sides[0] or sides[1]
+            return draw(side[draw(st.integers(0, len(side) - 1))])
         return draw(walks)
     return valid_words()
 
@@ -238,13 +246,16 @@ def _dialects(compilation: Compilation, given: Sequence[str] | None) -> list[Dfa
     return found
 
 
-def _parts(compilation: Compilation, dfa: Dfa, dialects: list[Dfa], max_size: int, strict: bool) -> list[Sampler]:
-    """For each dialect, samplers of the words of ``dfa`` it accepts and of those it refuses,
-    where such a part is neither empty (within ``max_size``) nor all of ``dfa``'s words; a
-    dialect too far from the grammar for the limits is left out, unless ``strict``."""
-    found = []
+def _parts(compilation: Compilation, dfa: Dfa, dialects: list[Dfa], max_size: int,
+           strict: bool) -> tuple[list[Sampler], list[Sampler]]:
+    """For each dialect, a sampler of the words of ``dfa`` it accepts and one of those it
+    refuses (the two lists), where such a part has words within ``max_size`` and a branch of its
+    own (:func:`abnfc.hypothesis.sampling.splits_branches`): a part that only leaves some of the
+    grammar's bytes out, or is all of its words, has no range edge a walk over the grammar
+    lacks.  A dialect too far from the grammar for the limits is left out, unless ``strict``."""
+    found: tuple[list[Sampler], list[Sampler]] = ([], [])
     for other in dialects:
-        for keep in (operator.and_, lambda ours, theirs: ours and not theirs):
+        for side, keep in enumerate((operator.and_, lambda ours, theirs: ours and not theirs)):
             try:
                 part = sub_language(dfa, other, keep, MAX_PAIRS, compilation.limits.max_work)
             except LimitError:
@@ -252,8 +263,8 @@ def _parts(compilation: Compilation, dfa: Dfa, dialects: list[Dfa], max_size: in
                     raise
                 break
             sampler = Sampler(part, max_size)
-            if sampler.lengths and not equivalent(part, dfa):
-                found.append(sampler)
+            if sampler.lengths and splits_branches(part, dfa):
+                found[side].append(sampler)
     return found
 
 

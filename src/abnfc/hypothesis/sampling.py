@@ -17,6 +17,12 @@ followed by the rest of the word or by the valid rest nearest in byte order (the
 byte below a range, the least after one above: the invalid input next to the valid ones, where an
 off-by-one bound accepts it), or the word cut where the state is not accepting.
 
+The parts of a grammar that a dialect accepts or refuses (:func:`sub_language`, a product
+automaton minimized) are walked where they split one of the grammar's branches
+(:func:`splits_branches`: a breadth-first search over the pairs of states the part and the
+grammar reach together, looking for two bytes that go to one state of the grammar and to two
+live states of the part).
+
 The counts cost states x lengths big integers; :data:`MAX_CELLS` bounds them.
 """
 from __future__ import annotations
@@ -29,6 +35,7 @@ from ..automata.dfa import Dfa
 from ..automata.minimize import canonical, minimize
 from ..automata.product import Combine, product
 from ..automata.pushdown import Pushdown
+from ..charset import contiguous_classes
 from ..errors import AbnfError, LimitError
 from ..i18n import _
 from ..pipeline import Compilation
@@ -182,6 +189,29 @@ def sub_language(dfa: Dfa, other: Dfa, keep: Combine, max_pairs: int, max_work: 
     ``dfa``'s language when ``keep`` implies its first argument); LimitError past ``max_pairs``
     pairs of states or ``max_work`` steps of minimizing."""
     return canonical(minimize(product(dfa, other, keep, max_pairs), max_work))
+
+
+def splits_branches(part: Dfa, dfa: Dfa) -> bool:
+    """Whether ``part`` (a sub-language of ``dfa``'s) sets apart bytes that ``dfa`` takes to the
+    same state: two bytes it takes to different live states where ``dfa`` has one branch for
+    both, as a dialect's range 00-60 splits the grammar's 2DIGIT into 0-5 and 6.  A part that
+    only leaves some of ``dfa``'s bytes out has no branch, and no range edge, of its own."""
+    lows = [ranges[0][0] for ranges in contiguous_classes([*part.classes, *dfa.classes])]
+    start = (part.start, dfa.start)
+    seen, queue = {start}, [start]
+    for ours, theirs in queue:  # grows while iterating
+        targets: dict[int, int] = {}
+        for low in lows:
+            following = part.transitions[ours][part.byte_class[low]]
+            if following == part.dead:
+                continue
+            grammar = dfa.transitions[theirs][dfa.byte_class[low]]
+            if targets.setdefault(grammar, following) != following:
+                return True
+            if (following, grammar) not in seen:
+                seen.add((following, grammar))
+                queue.append((following, grammar))
+    return False
 
 
 def automaton(compilation: Compilation, depth: int = DEFAULT_DEPTH) -> Dfa:
