@@ -1136,35 +1136,39 @@ UTF8_INLINE_ size_t utf8_win_first_(const uint8_t *p, size_t len, size_t at)
 }
 
 #ifdef UTF8_WINDOW_TEST_X86_
-/* The positions of the block (classes c) that are wrong, as box bits, with the classes moved d
- * positions on (d = 1, 2, 3, the first d from *prev, the previous block's classes, which
- * becomes c), each group's bits looked up in them: one shift a distance for every group. */
-UTF8_WINDOW_TEST_TARGET_ static inline __m512i utf8_win_block_classes_(__m512i c, __m512i *prev)
+/* The positions of the block (classes c) that are wrong, as box bits: the lookups at distances 2j
+ * and 2j + 1 read c and c1 (c moved one position on, the first from prev[0], the previous block's
+ * classes, which becomes c) and are ANDed into level j; each group's levels are chained from the
+ * deepest, the chain moved on 2 positions a level (the first from the previous block's chain in
+ * prev[1], prev[2], ...), so that the bits of distance d end d positions on: a shift a level
+ * rather than one a distance. */
+UTF8_WINDOW_TEST_TARGET_ static inline __m512i utf8_win_block_pairs_(__m512i c, __m512i *prev)
 {
-    __m512i all = _mm512_setzero_si512(), wrong;
-    const __m512i c1 = _mm512_permutex2var_epi8(*prev, _mm512_loadu_si512((const void *)utf8_win_shift1_), c);
-    const __m512i c2 = _mm512_permutex2var_epi8(*prev, _mm512_loadu_si512((const void *)utf8_win_shift2_), c);
-    const __m512i c3 = _mm512_permutex2var_epi8(*prev, _mm512_loadu_si512((const void *)utf8_win_shift3_), c);
-    wrong = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_0_));
-    wrong = _mm512_and_si512(wrong, _mm512_permutexvar_epi8(c1, _mm512_loadu_si512((const void *)utf8_win_mask0_1_)));
-    wrong = _mm512_and_si512(wrong, _mm512_permutexvar_epi8(c2, _mm512_loadu_si512((const void *)utf8_win_mask0_2_)));
-    wrong = _mm512_and_si512(wrong, _mm512_permutexvar_epi8(c3, _mm512_loadu_si512((const void *)utf8_win_mask0_3_)));
-    all = _mm512_or_si512(all, wrong);
-    *prev = c;
+    __m512i all = _mm512_setzero_si512(), chain, moved;
+    const __m512i c1 = _mm512_permutex2var_epi8(prev[0], _mm512_loadu_si512((const void *)utf8_win_shift1_), c);
+    chain = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_2_));
+    chain = _mm512_and_si512(chain, _mm512_permutexvar_epi8(c1, _mm512_loadu_si512((const void *)utf8_win_mask0_3_)));
+    moved = _mm512_permutex2var_epi8(prev[1], _mm512_loadu_si512((const void *)utf8_win_shift2_), chain);
+    prev[1] = chain;
+    chain = _mm512_and_si512(moved, _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_0_)));
+    chain = _mm512_and_si512(chain, _mm512_permutexvar_epi8(c1, _mm512_loadu_si512((const void *)utf8_win_mask0_1_)));
+    all = _mm512_or_si512(all, chain);
+    prev[0] = c;
     return all;
 }
 
 /*
  * The first error of p[0..len) (SIZE_MAX: none), 64 positions at a time with
- * AVX-512 VBMI (the block's classes shifted: utf8_win_block_classes_).  Not careful: the wrong positions are only gathered (a test a block costs a tenth
+ * AVX-512 VBMI (the block's classes and its groups' chains shifted: utf8_win_block_pairs_).  Not careful: the wrong positions are only gathered (a test a block costs a tenth
  * of the time), every KiB and at the end tested, and any gives 0.
  */
 UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_walk_(const uint8_t *p, size_t len, int careful)
 {
-    __m512i prev[1], wrong, all = _mm512_setzero_si512();
+    __m512i prev[2], wrong, all = _mm512_setzero_si512();
     size_t i, end = len + 4u;
     int quiet = 1; /* prev is as after a block of bytes 00-7F */
     prev[0] = _mm512_set1_epi8((char)0); /* the class of the bytes before the input */
+    prev[1] = _mm512_set1_epi8((char)0x7F);
     for (i = 0; i < end; i += 64) {
         __m512i x;
         __mmask64 high, bad;
@@ -1186,11 +1190,12 @@ UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_walk_(const uint8_t *p, si
             if (i + 64 <= len && utf8_win_end_ok_(p + i)) {
                 /* as after a block of bytes 00-7F, which the bytes before the input are */
                 prev[0] = _mm512_set1_epi8((char)0);
+                prev[1] = _mm512_set1_epi8((char)0x7F);
                 quiet = 1;
                 continue;
             }
         }
-        wrong = utf8_win_block_classes_(utf8_win_classes_(x, high), prev);
+        wrong = utf8_win_block_pairs_(utf8_win_classes_(x, high), prev);
         quiet = high == 0;
         if (!careful) {
             all = _mm512_or_si512(all, wrong);

@@ -29,7 +29,10 @@ is checked in full).
 With AVX-512 VBMI an input of 1 to 64 bytes is one block: the bits of the bytes before it are
 merged in by a masked one-source permute, and the windows past the block are decided by the end
 table where there is one; longer padded inputs shift each block's classes once per distance and
-look every group of boxes up in them.
+look every group of boxes up in them, or, where that takes fewer permutes, shift the classes one
+position only and each group's chain of box bits two positions a pair of distances (the
+lookups at distances 2j and 2j + 1 ANDed first, then moved on with the deeper ones: shifting is
+linear, so a chain moved 2 then 2 again is moved 4), as the stride-doubling of a prefix scan.
 
 The nibble test (:mod:`abnfc.automata.window_test.nibble`; AVX2, SSE4.1, NEON) catches a byte no
 live state takes at the window after it rather than where it stands: its walks take the first
@@ -104,6 +107,24 @@ class WindowDriverC:
     # end table from when the input ends inside the block, so that it reads it with no branch on
     # the length (UTF-8, Zen 4, 64-byte strings: with the call trimmed, 5.6-5.8 ns against 5.9-6.2)
     end_quiet: str
+    # AVX-512 VBMI walk (pads), where it takes fewer permutes than shifting the classes: the
+    # classes are moved one position on (c1), the lookups at distances 2j and 2j + 1 read c and c1
+    # and are ANDed into level j, and each group's levels are chained from the deepest, the chain
+    # moved two positions on per level: RFC 2279's UTF-8, 3 shifts a block rather than 5, UTF-8 2
+    # rather than 3 (see :func:`_pair_levels`); () where the classes are shifted
+    pair_levels: tuple[tuple[PairLevel, ...], ...]
+    pair_shift_one: bool  # some lookup reads c1
+    # per carried chain (prev[1], prev[2], ...): the bits the bytes before the input leave there
+    pair_before: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class PairLevel:
+    """One level j of a group's chain: the lookups at distances 2j and 2j + 1."""
+
+    lookups: tuple[tuple[int, bool], ...]  # (distance, read in c1: moved one position on)
+    shift: int  # positions the deeper levels' chain moves on before this level ANDs it (0: the deepest)
+    carry: int  # the prev[] holding the previous block's chain before that shift (when shift)
 
 
 def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriverC | None:
@@ -124,6 +145,7 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
     before_low = pads and window.quiet_low and bool(low_before)
     distances = tuple(_looked_at(group, tables.num_classes, window.boxes - 8 * g) if pads
                       else tuple(range(1, window.k + 1)) for g, group in enumerate(window.mask_bytes))
+    levels = _pair_levels(distances) if pads else ()
     end = _end_table(targets, live, tables.dead, byte_class[0], tables.num_classes, window.k, survives) \
         if before_low and tables.num_classes ** window.k <= MAX_END_TABLE and window.k < 32 else None
     return WindowDriverC(
@@ -146,7 +168,50 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
         shift_classes=pads,
         before_class=byte_class[before_byte],
         end_quiet=_end_quiet(end, byte_class, tables.num_classes, window.k) if end else "",
+        pair_levels=levels,
+        pair_shift_one=any(shifted for group in levels for level in group for _d, shifted in level.lookups),
+        pair_before=_pair_before(levels, window.mask_bytes, byte_class[before_byte]),
     )
+
+
+def _pair_levels(distances: tuple[tuple[int, ...], ...]) -> tuple[tuple[PairLevel, ...], ...]:
+    """Each group's chain of levels (deepest first), or () when shifting the classes once per
+    distance takes no more permutes.  Bits at distance d = 2j + e are those of the classes moved
+    e positions on (e = 0 or 1), looked up at level j; moving a level's chain on by 2 before the
+    level below ANDs it puts them d positions back in all: one shift a level and group, shared by
+    both of the level's distances, and one of the classes, for all groups."""
+    found = []
+    for looked in distances:
+        at = sorted({0, *looked})
+        js = sorted({d // 2 for d in at}, reverse=True)
+        found.append([(j, tuple((d, d % 2 == 1) for d in at if d // 2 == j)) for j in js])
+    shifts = sum(len(group) - 1 for group in found) + any(d % 2 for looked in distances for d in looked)
+    if shifts >= len({d for looked in distances for d in looked}):
+        return ()
+    carry, levels = 1, []
+    for group in found:
+        chain = []
+        for index, (j, lookups) in enumerate(group):
+            shift = 2 * (group[index - 1][0] - j) if index else 0
+            chain.append(PairLevel(lookups, shift, carry if shift else 0))
+            carry += bool(shift)
+        levels.append(tuple(chain))
+    return tuple(levels)
+
+
+def _pair_before(levels: tuple[tuple[PairLevel, ...], ...], masks: tuple[tuple[bytes, ...], ...],
+                 before_class: int) -> tuple[int, ...]:
+    """The chains the bytes before the input leave, before their shifts: every byte of a block of
+    ``before`` has the same bits, the AND of the deeper levels' lookups."""
+    found = []
+    for g, group in enumerate(levels):
+        bits = 0xFF
+        for level in group:
+            if level.shift:
+                found.append(bits)
+            for d, _shifted in level.lookups:
+                bits &= masks[g][d][before_class]
+    return tuple(found)
 
 
 def _looked_at(group: tuple[bytes, ...], classes: int, boxes: int) -> tuple[int, ...]:
