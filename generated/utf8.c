@@ -1303,19 +1303,18 @@ UTF8_WINDOW_TEST_TARGET_ static bool utf8_win_one_ok_(const uint8_t *p, size_t l
  */
 UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_dense_(const uint8_t *p, size_t len)
 {
-    __m512i prev[3], x, wrong;
+    __m512i prev[2], x, wrong;
     __mmask64 bad;
     size_t i;
-    prev[0] = _mm512_set1_epi8((char)0x63);
+    prev[0] = _mm512_set1_epi8((char)0); /* the class of the bytes before the input */
     prev[1] = _mm512_set1_epi8((char)0x7F);
-    prev[2] = _mm512_set1_epi8((char)0x7F);
     for (i = 0; i < len; i += 64) {
         if (i + 64 <= len)
             x = _mm512_loadu_si512((const void *)(p + i));
         else
             x = _mm512_mask_loadu_epi8(_mm512_set1_epi8((char)0x00),
                                        ~(__mmask64)0 >> (64u - (unsigned)(len - i)), p + i);
-        wrong = utf8_win_block_(utf8_win_classes_(x, _mm512_movepi8_mask(x)), prev);
+        wrong = utf8_win_block_pairs_(utf8_win_classes_(x, _mm512_movepi8_mask(x)), prev);
         bad = _mm512_test_epi8_mask(wrong, wrong);
         if (bad != 0) {
             size_t at = i + (size_t)__builtin_ctzll(bad);
@@ -1324,7 +1323,13 @@ UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_dense_(const uint8_t *p, s
     }
     if (i >= len + 4u)
         return SIZE_MAX; /* the last block held the bytes after the input that decide its end */
-    return utf8_win_after_ok_(p, len, prev) ? SIZE_MAX : len;
+    if (len >= 3u)
+        return utf8_win_end_ok_(p + len) ? SIZE_MAX : len; /* the end table decides */
+    /* the windows past the input: a block of the bytes after it (prev holds classes and chains,
+     * not the bits utf8_win_after_ok_ reads) */
+    x = _mm512_set1_epi8((char)0x00);
+    wrong = utf8_win_block_pairs_(utf8_win_classes_(x, _mm512_movepi8_mask(x)), prev);
+    return _mm512_test_epi8_mask(wrong, wrong) == 0 ? SIZE_MAX : len;
 }
 
 /* utf8_win_walk_, then where it found a wrong window, again, carefully; short inputs by utf8_win_dense_. */
