@@ -918,27 +918,6 @@ UTF8_WINDOW_TEST_TARGET_ static inline __m512i utf8_win_classes_(__m512i x, __mm
     return _mm512_mask_blend_epi8(high, lower, upper);
 }
 
-/* The positions of the block (classes c) that are wrong, as box bits; prev[g * 3 + d - 1] holds the
- * previous block's distance-d bits of box group g and becomes this block's. */
-UTF8_WINDOW_TEST_TARGET_ static inline __m512i utf8_win_block_(__m512i c, __m512i *prev)
-{
-    __m512i all = _mm512_setzero_si512(), wrong, bits;
-    wrong = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_0_));
-    bits = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_1_));
-    wrong = _mm512_and_si512(wrong, _mm512_permutex2var_epi8(prev[0],
-        _mm512_loadu_si512((const void *)utf8_win_shift1_), bits));
-    prev[0] = bits;
-    bits = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_2_));
-    wrong = _mm512_and_si512(wrong, _mm512_permutex2var_epi8(prev[1],
-        _mm512_loadu_si512((const void *)utf8_win_shift2_), bits));
-    prev[1] = bits;
-    bits = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_3_));
-    wrong = _mm512_and_si512(wrong, _mm512_permutex2var_epi8(prev[2],
-        _mm512_loadu_si512((const void *)utf8_win_shift3_), bits));
-    prev[2] = bits;
-    all = _mm512_or_si512(all, wrong);
-    return all;
-}
 
 
 #define UTF8_WINDOW_TEST_AVX2_TARGET_ __attribute__((target("avx2")))
@@ -1289,10 +1268,19 @@ static const uint8_t utf8_win_quiet_[3] = { 0x00, 0x00, 0x00 }; /* bytes after w
  * so that is_valid jumps to it (a call and a compare after it cost 1-1.5 ns a call).  The end table
  * is read whatever the length, from utf8_win_quiet_ where the block holds the windows past the
  * input, and both answers ANDed: no branch on either. */
+/* The block by utf8_win_block_pairs_, prev holding what the bytes before the input leave (UTF-8, Zen 4,
+ * 64-byte strings: 7 permutes rather than 8). */
 UTF8_WINDOW_TEST_TARGET_ static bool utf8_win_one_ok_(const uint8_t *p, size_t len)
 {
-    __m512i prev[3], wrong = utf8_win_one_wrong_(p, len, prev);
+    const __m512i x = _mm512_mask_loadu_epi8(_mm512_set1_epi8((char)0x00),
+                                             ~(__mmask64)0 >> (64u - (unsigned)len), p);
+    __m512i prev[2], wrong;
     const bool after = utf8_win_end_ok_(len + 4u <= 64u ? utf8_win_quiet_ + 3 : p + len);
+    prev[0] = _mm512_set1_epi8((char)0);
+    prev[1] = _mm512_set1_epi8((char)0x7F);
+    /* behind an empty asm statement, as in utf8_win_one_wrong_ */
+    __asm__("" : "+v"(prev[0]), "+v"(prev[1]));
+    wrong = utf8_win_block_pairs_(utf8_win_classes_(x, _mm512_movepi8_mask(x)), prev);
     return (_mm512_test_epi8_mask(wrong, wrong) == 0) & after;
 }
 
