@@ -11,7 +11,12 @@ choice of kernel at run time, printed).  Each program times every corpus, the pr
 turns for several rounds, and the table gives the median GB/s (CPU time) and the ratio to
 simdutf8.  NEON cannot be timed on this machine (x86-64).
 
-    python bench/bench_window_instances.py [--rounds 5] [--passes 200]
+With ``--variants``, the variant grammars whose language holds every corpus (generalized UTF-8,
+WTF-8, RFC 2279 with and without surrogates) instead, each ``is_valid`` as generated (no
+settings: the instance the CPU picks), against UTF-8's in the same rounds; the ratio is to
+UTF-8's.
+
+    python bench/bench_window_instances.py [--rounds 5] [--passes 200] [--variants]
 """
 from __future__ import annotations
 
@@ -29,6 +34,9 @@ import corpora  # bench/corpora.py
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ("mixed", "chinese", "emoji", "random", "ascii")
+VARIANTS = {"UTF-8": "utf8.abnf", "generalized": "variants/generalized-utf8.abnf", "WTF-8": "variants/wtf8.abnf",
+            "RFC 2279": "variants/rfc2279-utf8.abnf",
+            "RFC 2279 (no surr.)": "variants/rfc2279-utf8-no-surrogates.abnf"}
 INSTANCES = {"AVX-512 VBMI": [], "AVX2": ["-DUTF8_WINDOW_TEST_AVX2"], "SSE4.1": ["-DUTF8_WINDOW_TEST_SSE41"],
              "DFA loop": ["-DUTF8_NO_WINDOW_TEST"]}
 
@@ -82,8 +90,8 @@ static int time_files(int argc, char **argv, bool (*valid)(const char *, size_t)
 """
 
 INSTANCE_MAIN = "#define _POSIX_C_SOURCE 199309L\n" + TIMER + r"""
-#include "utf8.h"
-static bool call(const char *p, size_t n) { return utf8_is_valid(p, n); }
+#include "PREFIX.h"
+static bool call(const char *p, size_t n) { return PREFIX_is_valid(p, n); }
 int main(int argc, char **argv) { return time_files(argc, argv, call); }
 """
 
@@ -118,12 +126,27 @@ pub extern "C" fn simdutf8_valid(p: *const u8, n: usize) -> bool {
 def build_instances(folder: Path) -> dict[str, Path]:
     subprocess.run([sys.executable, "-m", "abnfc", "compile", str(ROOT / "grammars" / "utf8.abnf"), "--out",
                     str(folder), "--lang", "c"], check=True, cwd=ROOT, capture_output=True)
-    (folder / "main.c").write_text(INSTANCE_MAIN, encoding="utf-8")
+    (folder / "main.c").write_text(INSTANCE_MAIN.replace("PREFIX", "utf8"), encoding="utf-8")
     built = {}
     for name, flags in INSTANCES.items():
         binary = folder / f"instance{len(built)}"
         subprocess.run(["gcc", "-std=c99", "-O2", *flags, f"-I{folder}", "-o", str(binary), str(folder / "main.c"),
                         str(folder / "utf8.c")], check=True)
+        built[name] = binary
+    return built
+
+
+def build_variants(folder: Path) -> dict[str, Path]:
+    """Each variant's ``is_valid`` as generated, built with gcc -O2."""
+    built = {}
+    for number, (name, grammar) in enumerate(VARIANTS.items()):
+        prefix = f"v{number}"
+        subprocess.run([sys.executable, "-m", "abnfc", "compile", str(ROOT / "grammars" / grammar), "--out",
+                        str(folder), "--lang", "c", "--prefix", prefix], check=True, cwd=ROOT, capture_output=True)
+        (folder / f"{prefix}_main.c").write_text(INSTANCE_MAIN.replace("PREFIX", prefix), encoding="utf-8")
+        binary = folder / prefix
+        subprocess.run(["gcc", "-std=c99", "-O2", f"-I{folder}", "-o", str(binary), str(folder / f"{prefix}_main.c"),
+                        str(folder / f"{prefix}.c")], check=True)
         built[name] = binary
     return built
 
@@ -156,6 +179,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--passes", type=int, default=200)
+    parser.add_argument("--variants", action="store_true", help="the variant grammars against UTF-8")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
@@ -164,8 +188,12 @@ def main() -> int:
         for name in CORPORA:
             (folder / name).write_bytes(data[name])
             files.append(str(folder / name))
-        commands = {name: [str(path)] for name, path in build_instances(folder / "gen").items()}
-        commands |= build_peers(folder)
+        if args.variants:
+            (folder / "gen").mkdir()
+            commands = {name: [str(path)] for name, path in build_variants(folder / "gen").items()}
+        else:
+            commands = {name: [str(path)] for name, path in build_instances(folder / "gen").items()}
+            commands |= build_peers(folder)
         rates: dict[tuple[str, str], list[float]] = {}
         for _round in range(args.rounds):
             for name, command in commands.items():
@@ -177,17 +205,17 @@ def main() -> int:
                     path, ok, rate = line.split()
                     assert ok == "1", f"{name} says {path} is not valid"
                     rates.setdefault((name, Path(path).name), []).append(float(rate))
-    reference = "simdutf8 (Rust)" if "simdutf8 (Rust)" in commands else None
+    reference = "UTF-8" if args.variants else "simdutf8 (Rust)" if "simdutf8 (Rust)" in commands else None
     print(f"GB/s, median of {args.rounds} rounds (best of 5 timings of {args.passes} calls each), 1 MiB inputs"
           + (f"; in brackets: the ratio to {reference}" if reference else ""))
-    print(f"{'':18}" + "".join(f"{name:>16}" for name in CORPORA))
+    print(f"{'':20}" + "".join(f"{name:>16}" for name in CORPORA))
     for name in commands:
         cells = []
         for corpus in CORPORA:
             rate = statistics.median(rates[name, corpus])
             ratio = f" ({rate / statistics.median(rates[reference, corpus]):.2f})" if reference else ""
             cells.append(f"{rate:.2f}{ratio}")
-        print(f"{name:18}" + "".join(f"{cell:>16}" for cell in cells))
+        print(f"{name:20}" + "".join(f"{cell:>16}" for cell in cells))
     return 0
 
 

@@ -918,27 +918,6 @@ UTF8_WINDOW_TEST_TARGET_ static inline __m512i utf8_win_classes_(__m512i x, __mm
     return _mm512_mask_blend_epi8(high, lower, upper);
 }
 
-/* The positions of the block (classes c) that are wrong, as box bits; prev[g * 3 + d - 1] holds the
- * previous block's distance-d bits of box group g and becomes this block's. */
-UTF8_WINDOW_TEST_TARGET_ static inline __m512i utf8_win_block_(__m512i c, __m512i *prev)
-{
-    __m512i all = _mm512_setzero_si512(), wrong, bits;
-    wrong = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_0_));
-    bits = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_1_));
-    wrong = _mm512_and_si512(wrong, _mm512_permutex2var_epi8(prev[0],
-        _mm512_loadu_si512((const void *)utf8_win_shift1_), bits));
-    prev[0] = bits;
-    bits = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_2_));
-    wrong = _mm512_and_si512(wrong, _mm512_permutex2var_epi8(prev[1],
-        _mm512_loadu_si512((const void *)utf8_win_shift2_), bits));
-    prev[1] = bits;
-    bits = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_3_));
-    wrong = _mm512_and_si512(wrong, _mm512_permutex2var_epi8(prev[2],
-        _mm512_loadu_si512((const void *)utf8_win_shift3_), bits));
-    prev[2] = bits;
-    all = _mm512_or_si512(all, wrong);
-    return all;
-}
 
 
 #define UTF8_WINDOW_TEST_AVX2_TARGET_ __attribute__((target("avx2")))
@@ -1136,35 +1115,43 @@ UTF8_INLINE_ size_t utf8_win_first_(const uint8_t *p, size_t len, size_t at)
 }
 
 #ifdef UTF8_WINDOW_TEST_X86_
-/* The positions of the block (classes c) that are wrong, as box bits, with the classes moved d
- * positions on (d = 1, 2, 3, the first d from *prev, the previous block's classes, which
- * becomes c), each group's bits looked up in them: one shift a distance for every group. */
-UTF8_WINDOW_TEST_TARGET_ static inline __m512i utf8_win_block_classes_(__m512i c, __m512i *prev)
+static const uint8_t utf8_win_pair0_0_0_[64] = { 0x7F, 0x77, 0x77, 0x77, 0x7F, 0x73, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 }; /* boxes 0-7, distance 2, by id */
+static const uint8_t utf8_win_pair0_0_1_[64] = { 0x7F, 0x7B, 0x7B, 0x7B, 0x7F, 0x7F, 0x7B, 0x7B, 0x7B, 0x7C, 0x7C, 0x7C, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 }; /* boxes 0-7, distance 3, by id */
+static const uint8_t utf8_win_pair0_1_0_[64] = { 0x1C, 0x21, 0x41, 0x02, 0x7F, 0x1C, 0x1C, 0x1C, 0x1C, 0x1C, 0x1C, 0x1C, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 }; /* boxes 0-7, distance 0, by id */
+static const uint8_t utf8_win_pair0_1_1_[64] = { 0x63, 0x0F, 0x0F, 0x0F, 0x7F, 0x1C, 0x7D, 0x1C, 0x1E, 0x3C, 0x1C, 0x5E, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 }; /* boxes 0-7, distance 1, by id */
+/* The positions of the block (ids c, its bytes' classes) that are wrong, as box bits: the lookups at
+ * distances 2j and 2j + 1 read c and c1 (c moved one position on, the first from prev[0], the
+ * previous block's c, which becomes c), ANDed into level j; each group's levels are chained from the
+ * deepest, the chain moved on 2 positions a level (the first from the previous block's chain in
+ * prev[1], prev[2], ...), so that the bits of distance d end d positions on: a shift a level
+ * rather than one a distance. */
+UTF8_WINDOW_TEST_TARGET_ static inline __m512i utf8_win_block_pairs_(__m512i c, __m512i *prev)
 {
-    __m512i all = _mm512_setzero_si512(), wrong;
-    const __m512i c1 = _mm512_permutex2var_epi8(*prev, _mm512_loadu_si512((const void *)utf8_win_shift1_), c);
-    const __m512i c2 = _mm512_permutex2var_epi8(*prev, _mm512_loadu_si512((const void *)utf8_win_shift2_), c);
-    const __m512i c3 = _mm512_permutex2var_epi8(*prev, _mm512_loadu_si512((const void *)utf8_win_shift3_), c);
-    wrong = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_mask0_0_));
-    wrong = _mm512_and_si512(wrong, _mm512_permutexvar_epi8(c1, _mm512_loadu_si512((const void *)utf8_win_mask0_1_)));
-    wrong = _mm512_and_si512(wrong, _mm512_permutexvar_epi8(c2, _mm512_loadu_si512((const void *)utf8_win_mask0_2_)));
-    wrong = _mm512_and_si512(wrong, _mm512_permutexvar_epi8(c3, _mm512_loadu_si512((const void *)utf8_win_mask0_3_)));
-    all = _mm512_or_si512(all, wrong);
-    *prev = c;
+    __m512i all = _mm512_setzero_si512(), chain, moved;
+    const __m512i c1 = _mm512_permutex2var_epi8(prev[0], _mm512_loadu_si512((const void *)utf8_win_shift1_), c);
+    chain = _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_pair0_0_0_));
+    chain = _mm512_and_si512(chain, _mm512_permutexvar_epi8(c1, _mm512_loadu_si512((const void *)utf8_win_pair0_0_1_)));
+    moved = _mm512_permutex2var_epi8(prev[1], _mm512_loadu_si512((const void *)utf8_win_shift2_), chain);
+    prev[1] = chain;
+    chain = _mm512_and_si512(moved, _mm512_permutexvar_epi8(c, _mm512_loadu_si512((const void *)utf8_win_pair0_1_0_)));
+    chain = _mm512_and_si512(chain, _mm512_permutexvar_epi8(c1, _mm512_loadu_si512((const void *)utf8_win_pair0_1_1_)));
+    all = _mm512_or_si512(all, chain);
+    prev[0] = c;
     return all;
 }
 
 /*
  * The first error of p[0..len) (SIZE_MAX: none), 64 positions at a time with
- * AVX-512 VBMI (the block's classes shifted: utf8_win_block_classes_).  Not careful: the wrong positions are only gathered (a test a block costs a tenth
+ * AVX-512 VBMI (the block's classes and its groups' chains shifted: utf8_win_block_pairs_).  Not careful: the wrong positions are only gathered (a test a block costs a tenth
  * of the time), every KiB and at the end tested, and any gives 0.
  */
 UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_walk_(const uint8_t *p, size_t len, int careful)
 {
-    __m512i prev[1], wrong, all = _mm512_setzero_si512();
+    __m512i prev[2], wrong, all = _mm512_setzero_si512();
     size_t i, end = len + 4u;
     int quiet = 1; /* prev is as after a block of bytes 00-7F */
     prev[0] = _mm512_set1_epi8((char)0); /* the class of the bytes before the input */
+    prev[1] = _mm512_set1_epi8((char)0x7F);
     for (i = 0; i < end; i += 64) {
         __m512i x;
         __mmask64 high, bad;
@@ -1186,11 +1173,12 @@ UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_walk_(const uint8_t *p, si
             if (i + 64 <= len && utf8_win_end_ok_(p + i)) {
                 /* as after a block of bytes 00-7F, which the bytes before the input are */
                 prev[0] = _mm512_set1_epi8((char)0);
+                prev[1] = _mm512_set1_epi8((char)0x7F);
                 quiet = 1;
                 continue;
             }
         }
-        wrong = utf8_win_block_classes_(utf8_win_classes_(x, high), prev);
+        wrong = utf8_win_block_pairs_(utf8_win_classes_(x, high), prev);
         quiet = high == 0;
         if (!careful) {
             all = _mm512_or_si512(all, wrong);
@@ -1280,10 +1268,19 @@ static const uint8_t utf8_win_quiet_[3] = { 0x00, 0x00, 0x00 }; /* bytes after w
  * so that is_valid jumps to it (a call and a compare after it cost 1-1.5 ns a call).  The end table
  * is read whatever the length, from utf8_win_quiet_ where the block holds the windows past the
  * input, and both answers ANDed: no branch on either. */
+/* The block by utf8_win_block_pairs_, prev holding what the bytes before the input leave (UTF-8, Zen 4,
+ * 64-byte strings: 7 permutes rather than 8). */
 UTF8_WINDOW_TEST_TARGET_ static bool utf8_win_one_ok_(const uint8_t *p, size_t len)
 {
-    __m512i prev[3], wrong = utf8_win_one_wrong_(p, len, prev);
+    const __m512i x = _mm512_mask_loadu_epi8(_mm512_set1_epi8((char)0x00),
+                                             ~(__mmask64)0 >> (64u - (unsigned)len), p);
+    __m512i prev[2], wrong;
     const bool after = utf8_win_end_ok_(len + 4u <= 64u ? utf8_win_quiet_ + 3 : p + len);
+    prev[0] = _mm512_set1_epi8((char)0);
+    prev[1] = _mm512_set1_epi8((char)0x7F);
+    /* behind an empty asm statement, as in utf8_win_one_wrong_ */
+    __asm__("" : "+v"(prev[0]), "+v"(prev[1]));
+    wrong = utf8_win_block_pairs_(utf8_win_classes_(x, _mm512_movepi8_mask(x)), prev);
     return (_mm512_test_epi8_mask(wrong, wrong) == 0) & after;
 }
 
@@ -1294,19 +1291,18 @@ UTF8_WINDOW_TEST_TARGET_ static bool utf8_win_one_ok_(const uint8_t *p, size_t l
  */
 UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_dense_(const uint8_t *p, size_t len)
 {
-    __m512i prev[3], x, wrong;
+    __m512i prev[2], x, wrong;
     __mmask64 bad;
     size_t i;
-    prev[0] = _mm512_set1_epi8((char)0x63);
+    prev[0] = _mm512_set1_epi8((char)0); /* the class of the bytes before the input */
     prev[1] = _mm512_set1_epi8((char)0x7F);
-    prev[2] = _mm512_set1_epi8((char)0x7F);
     for (i = 0; i < len; i += 64) {
         if (i + 64 <= len)
             x = _mm512_loadu_si512((const void *)(p + i));
         else
             x = _mm512_mask_loadu_epi8(_mm512_set1_epi8((char)0x00),
                                        ~(__mmask64)0 >> (64u - (unsigned)(len - i)), p + i);
-        wrong = utf8_win_block_(utf8_win_classes_(x, _mm512_movepi8_mask(x)), prev);
+        wrong = utf8_win_block_pairs_(utf8_win_classes_(x, _mm512_movepi8_mask(x)), prev);
         bad = _mm512_test_epi8_mask(wrong, wrong);
         if (bad != 0) {
             size_t at = i + (size_t)__builtin_ctzll(bad);
@@ -1315,7 +1311,13 @@ UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_dense_(const uint8_t *p, s
     }
     if (i >= len + 4u)
         return SIZE_MAX; /* the last block held the bytes after the input that decide its end */
-    return utf8_win_after_ok_(p, len, prev) ? SIZE_MAX : len;
+    if (len >= 3u)
+        return utf8_win_end_ok_(p + len) ? SIZE_MAX : len; /* the end table decides */
+    /* the windows past the input: a block of the bytes after it (prev holds classes and chains,
+     * not the bits utf8_win_after_ok_ reads) */
+    x = _mm512_set1_epi8((char)0x00);
+    wrong = utf8_win_block_pairs_(utf8_win_classes_(x, _mm512_movepi8_mask(x)), prev);
+    return _mm512_test_epi8_mask(wrong, wrong) == 0 ? SIZE_MAX : len;
 }
 
 /* utf8_win_walk_, then where it found a wrong window, again, carefully; short inputs by utf8_win_dense_. */

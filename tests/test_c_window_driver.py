@@ -105,3 +105,21 @@ def test_utf8_bytes_no_state_takes_before_bytes_00_7f(instance, tmp_path):
              *(f"-DUTF8_WINDOW_TEST_{name}" for name in instance)]
     binary = build(gen, "check_records.c", tmp_path / "check", flags)
     assert run_records(binary, write_records(tmp_path / "records", inputs)) == [utf8_first_error(d) for d in inputs]
+
+
+@pytest.mark.parametrize("instance", INSTANCES)
+@pytest.mark.parametrize("grammar", ["utf8.abnf", "variants/rfc2279-utf8.abnf", "variants/wtf8.abnf"])
+def test_long_inputs_with_pieces_across_block_edges(grammar, instance, tmp_path):
+    """Inputs past the dense walk's length (the walk that moves the classes and the chains of box
+    bits from block to block) with every pair of class-edge bytes, and pieces of live walks, at
+    each position around the ends of the first blocks of 64, so that every window, allowed or
+    forbidden, reaches back over a block's end at every distance."""
+    gen = generate(tmp_path, (ROOT / "grammars" / grammar).read_text(encoding="utf-8"), "v")
+    edges = class_edges(gen.minimal)
+    pieces = [bytes(w) for n in (1, 2) for w in itertools.product(edges, repeat=n)]
+    pieces += mutated_walks(gen.minimal, random.Random(grammar), 150, 12, cut_share=0.3)
+    inputs = [b"a" * at + piece + b"b" * (300 - at) for piece in pieces for at in (*range(56, 72), 125, 191)]
+    flags = [*SANITIZE, *(f"-DV_WINDOW_TEST_{name}" for name in instance)]
+    binary = build(gen, "check_records.c", tmp_path / "check", flags)
+    assert run_records(binary, write_records(tmp_path / "records", inputs)) == [
+        gen.minimal.first_error(d) for d in inputs]

@@ -29,7 +29,10 @@ is checked in full).
 With AVX-512 VBMI an input of 1 to 64 bytes is one block: the bits of the bytes before it are
 merged in by a masked one-source permute, and the windows past the block are decided by the end
 table where there is one; longer padded inputs shift each block's classes once per distance and
-look every group of boxes up in them.
+look every group of boxes up in them, or, where that takes fewer permutes, shift the classes one
+position only and each group's chain of box bits two positions a pair of distances (the
+lookups at distances 2j and 2j + 1 ANDed first, then moved on with the deeper ones: shifting is
+linear, so a chain moved 2 then 2 again is moved 4), as the stride-doubling of a prefix scan.
 
 The nibble test (:mod:`abnfc.automata.window_test.nibble`; AVX2, SSE4.1, NEON) catches a byte no
 live state takes at the window after it rather than where it stands: its walks take the first
@@ -40,7 +43,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...automata.dfa import Dfa
 from ..tables import Tables
@@ -64,6 +67,10 @@ NIBBLE_MIN = 16
 # bytes 00-7F alone it skips work the dense walk does (1 KiB: 23-34 ns skipping, 47-50 dense;
 # 256 bytes: 7.4-11.6 against 13.8-14.8), so the dense walk stops at 256
 DENSE_MAX = 256
+# Levels past 0 reading two distances from which the pairs walk reads them by kinds: with one,
+# it was no faster (Zen 4, 1 MiB: UTF-8 26.2 against 26.5-26.9 GB/s, WTF-8 21.1 against 22.8;
+# RFC 2279's UTF-8, two levels: 17.3 against 16.3-16.4)
+KINDS_MIN = 2
 MAX_END_TABLE = 4096  # tuples of k classes: a table of at most 512 bytes
 
 
@@ -104,6 +111,37 @@ class WindowDriverC:
     # end table from when the input ends inside the block, so that it reads it with no branch on
     # the length (UTF-8, Zen 4, 64-byte strings: with the call trimmed, 5.6-5.8 ns against 5.9-6.2)
     end_quiet: str
+    # AVX-512 VBMI walk (pads), where it takes fewer permutes than shifting the classes: the
+    # classes are moved one position on (c1), the lookups at distances 2j and 2j + 1 read c and c1
+    # and are ANDed into level j, and each group's levels are chained from the deepest, the chain
+    # moved two positions on per level: RFC 2279's UTF-8, 3 shifts a block rather than 5, UTF-8 2
+    # rather than 3 (see :func:`_pair_levels`); () where the classes are shifted
+    pair_levels: tuple[tuple[PairLevel, ...], ...]
+    pair_shift_one: bool  # some lookup reads c1
+    # per carried chain (prev[1], prev[2], ...): the bits the bytes before the input leave there
+    pair_before: tuple[int, ...]
+    # The pairs walk reads bytes as ids (0-63) rather than classes where the classes' bits at the
+    # distances past 1 fall into at most 8 kinds (RFC 2279's UTF-8: 16 classes, 7 kinds): an id
+    # is its class's kind times 8 plus its number among that kind's classes, so that the kinds of
+    # c and c1 make one 6-bit index (a shift and a select, no permute), and a level past 0 takes
+    # one lookup of it instead of one of c and one of c1 (see :func:`_pair_ids`).  "": classes.
+    pair_high: str  # 128 cells: the id of each byte 80-FF
+    pair_low: str  # 128 cells: the id of each byte 00-7F ("" when they are all pair_low_id)
+    pair_low_id: int
+    pair_before_id: int  # the id of ``before``
+    pair_index: bool  # some level reads the index of kinds
+
+
+@dataclass(frozen=True)
+class PairLevel:
+    """One level j of a group's chain: the lookups at distances 2j and 2j + 1."""
+
+    lookups: tuple[tuple[int, bool], ...]  # (distance, read in c1: moved one position on)
+    shift: int  # positions the deeper levels' chain moves on before this level ANDs it (0: the deepest)
+    carry: int  # the prev[] holding the previous block's chain before that shift (when shift)
+    # what the C reads: ("c", "c1" or "kinds": the index of the kinds of c and c1, 64 cells: the
+    # box bits of each id or index)
+    reads: tuple[tuple[str, str], ...] = ()
 
 
 def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriverC | None:
@@ -124,6 +162,9 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
     before_low = pads and window.quiet_low and bool(low_before)
     distances = tuple(_looked_at(group, tables.num_classes, window.boxes - 8 * g) if pads
                       else tuple(range(1, window.k + 1)) for g, group in enumerate(window.mask_bytes))
+    levels = _pair_levels(distances) if pads else ()
+    ids = _pair_ids(levels, window.mask_bytes, tables.num_classes)
+    levels = _pair_reads(levels, window.mask_bytes, ids or list(range(tables.num_classes)), bool(ids))
     end = _end_table(targets, live, tables.dead, byte_class[0], tables.num_classes, window.k, survives) \
         if before_low and tables.num_classes ** window.k <= MAX_END_TABLE and window.k < 32 else None
     return WindowDriverC(
@@ -146,7 +187,111 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
         shift_classes=pads,
         before_class=byte_class[before_byte],
         end_quiet=_end_quiet(end, byte_class, tables.num_classes, window.k) if end else "",
+        pair_levels=levels,
+        pair_shift_one=any(shifted for group in levels for level in group for _d, shifted in level.lookups),
+        pair_before=_pair_before(levels, window.mask_bytes, byte_class[before_byte]),
+        pair_high=hex_cells([ids[cls] for cls in byte_class[128:]]) if ids else "",
+        pair_low="" if not ids or len(set(byte_class[:128])) == 1
+        else hex_cells([ids[cls] for cls in byte_class[:128]]),
+        pair_low_id=ids[byte_class[0]] if ids else 0,
+        pair_before_id=ids[byte_class[before_byte]] if ids else 0,
+        pair_index=bool(ids),
     )
+
+
+def _pair_ids(levels: tuple[tuple[PairLevel, ...], ...], masks: tuple[tuple[bytes, ...], ...],
+              classes: int) -> list[int] | None:
+    """Each class's id: its kind (the classes whose bits agree at every distance past 1 that
+    some level reads) times 8, plus its number among its kind's classes; None when the kinds or
+    a kind's classes are more than 8, or when fewer than :data:`KINDS_MIN` levels past 0 read two
+    distances (each saves a permute; the index of kinds costs a shift, which runs where permutes
+    run, and a select, and makes the chain longer)."""
+    deep = [(g, d) for g, group in enumerate(levels) for level in group for d, _one in level.lookups if d >= 2]
+    if sum(len(level.lookups) == 2 and level.lookups[0][0] >= 2 for group in levels for level in group) < KINDS_MIN:
+        return None
+    kinds: dict[tuple[int, ...], list[int]] = {}
+    for cls in range(classes):
+        kinds.setdefault(tuple(masks[g][d][cls] for g, d in deep), []).append(cls)
+    if len(kinds) > 8 or any(len(members) > 8 for members in kinds.values()):
+        return None
+    ids = [0] * classes
+    for kind, members in enumerate(kinds.values()):
+        for number, cls in enumerate(members):
+            ids[cls] = 8 * kind + number
+    return ids
+
+
+def _pair_reads(levels: tuple[tuple[PairLevel, ...], ...], masks: tuple[tuple[bytes, ...], ...], ids: list[int],
+                by_kind: bool) -> tuple[tuple[PairLevel, ...], ...]:
+    """The levels with what each reads: level 0, and every level when ``by_kind`` is false, the
+    bits of c and c1 by id; a level past 0 by kind, its tables' bits of c's kind ANDed with those
+    of c1's kind."""
+    found = []
+    for g, group in enumerate(levels):
+        chain = []
+        for level in group:
+            reads: tuple[tuple[str, str], ...]
+            if by_kind and level.lookups[0][0] >= 2 and len(level.lookups) == 2:
+                cells = [0xFF] * 64
+                for cls, id_c in enumerate(ids):
+                    for cls1, id_c1 in enumerate(ids):
+                        bits = 0xFF
+                        for d, one in level.lookups:
+                            bits &= masks[g][d][cls1 if one else cls]
+                        cells[id_c // 8 + (id_c1 // 8) * 8] = bits
+                reads = (("kinds", hex_cells(cells)),)
+            else:
+                reads = tuple(("c1" if one else "c", hex_cells(_by_id(masks[g][d], ids))) for d, one in level.lookups)
+            chain.append(replace(level, reads=reads))
+        found.append(tuple(chain))
+    return tuple(found)
+
+
+def _by_id(mask: bytes, ids: list[int]) -> list[int]:
+    cells = [0] * 64
+    for cls, number in enumerate(ids):
+        cells[number] = mask[cls]
+    return cells
+
+
+def _pair_levels(distances: tuple[tuple[int, ...], ...]) -> tuple[tuple[PairLevel, ...], ...]:
+    """Each group's chain of levels (deepest first), or () when shifting the classes once per
+    distance takes no more permutes.  Bits at distance d = 2j + e are those of the classes moved
+    e positions on (e = 0 or 1), looked up at level j; moving a level's chain on by 2 before the
+    level below ANDs it puts them d positions back in all: one shift a level and group, shared by
+    both of the level's distances, and one of the classes, for all groups."""
+    found = []
+    for looked in distances:
+        at = sorted({0, *looked})
+        js = sorted({d // 2 for d in at}, reverse=True)
+        found.append([(j, tuple((d, d % 2 == 1) for d in at if d // 2 == j)) for j in js])
+    shifts = sum(len(group) - 1 for group in found) + any(d % 2 for looked in distances for d in looked)
+    if shifts >= len({d for looked in distances for d in looked}):
+        return ()
+    carry, levels = 1, []
+    for group in found:
+        chain = []
+        for index, (j, lookups) in enumerate(group):
+            shift = 2 * (group[index - 1][0] - j) if index else 0
+            chain.append(PairLevel(lookups, shift, carry if shift else 0))
+            carry += bool(shift)
+        levels.append(tuple(chain))
+    return tuple(levels)
+
+
+def _pair_before(levels: tuple[tuple[PairLevel, ...], ...], masks: tuple[tuple[bytes, ...], ...],
+                 before_class: int) -> tuple[int, ...]:
+    """The chains the bytes before the input leave, before their shifts: every byte of a block of
+    ``before`` has the same bits, the AND of the deeper levels' lookups."""
+    found = []
+    for g, group in enumerate(levels):
+        bits = 0xFF
+        for level in group:
+            if level.shift:
+                found.append(bits)
+            for d, _shifted in level.lookups:
+                bits &= masks[g][d][before_class]
+    return tuple(found)
 
 
 def _looked_at(group: tuple[bytes, ...], classes: int, boxes: int) -> tuple[int, ...]:
