@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import random
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,6 +31,9 @@ from abnfc.pipeline import Compilation
 
 SUITE = ROOT / "tests" / "data" / "jsontestsuite"
 LIMITS = (None, 0, 1, 2, 3, 4, 5)  # None: the module's MAX_DEPTH
+# Before Python 3.11.5 re's possessive quantifiers match wrongly (CPython gh-106052), so the
+# modules leave the fast verdict out there: it proves nothing and the loop decides everything.
+FAST_IN_USE = sys.version_info >= (3, 11, 5)
 
 NESTED_COMMENTS = """\
 doc = *( word / SP / comment )
@@ -114,23 +118,31 @@ def json_modules(tmp_path_factory):
     return _modules(Compilation(load(str(ROOT / "grammars" / "json.abnf"))), tmp_path_factory.mktemp("json"))
 
 
+def _expect_proofs(proved: int, least: float) -> None:
+    """At least ``least`` inputs proved valid by the fast verdict, or none where it is left out."""
+    if FAST_IN_USE:
+        assert proved >= least, (proved, least)
+    else:
+        assert proved == 0, proved
+
+
 def test_json_suite(json_modules):
     inputs = [path.read_bytes() for path in sorted(SUITE.glob("*.json"))]
     assert len(inputs) > 300
     valid = [data for data in inputs if json_modules[1].first_error(data) is None]
     proved = [data for data in valid if json_modules[0]._proved_valid(data, json_modules[0].MAX_DEPTH)]
-    assert len(proved) > 0.9 * len(valid), (len(proved), len(valid))
-    assert _check(json_modules, inputs) > 100
+    _expect_proofs(len(proved), int(0.9 * len(valid)) + 1)
+    _expect_proofs(_check(json_modules, inputs), 101)
 
 
 def test_json_documents_and_mutations(json_modules):
     rng = random.Random(11)
     documents = [_bench_document(size, seed) for seed, size in enumerate((200, 1500, 6000, 20000))]
     for document in documents:  # the documents the benchmark times are proved, not left to the loop
-        assert json_modules[0]._proved_valid(document, json_modules[0].MAX_DEPTH)
+        assert json_modules[0]._proved_valid(document, json_modules[0].MAX_DEPTH) == FAST_IN_USE
     alphabet = b'"\\{}[]:,0 -.eE\x01\x80\xe6tnu\xfe\xff'
     inputs = documents + [m for d in documents for m in _mutations(d, rng, 80, alphabet)]
-    assert _check(json_modules, inputs) >= 4 * len(documents)
+    _expect_proofs(_check(json_modules, inputs), 4 * len(documents))
 
 
 def test_json_placeholders_and_strings(json_modules):
@@ -149,8 +161,7 @@ def test_json_deep_nesting(json_modules):
     inputs += [b"[" * depth + padding + b"]" * (depth - 1) for depth in (2, 4)]
     inputs += [b'{"a":' * depth + b"[1]" + b"}" * depth for depth in (1, 2, 3, 4, 31, 32, 33)]
     inputs += [b'{"a":' * 4 + b"[1]" + b"}" * 3, b"[" * 5 + b"]" * 6, b"[" * 6 + b"]" * 5]
-    proved = _check(json_modules, inputs)
-    assert proved > 0
+    _expect_proofs(_check(json_modules, inputs), 1)
     full = json_modules[0]
     assert not full._proved_valid(b"[" * 1100 + b"]" * 1100, full.MAX_DEPTH)  # beyond the passes: the loop decides
     assert not full._proved_valid(b"[[[]]]", 2)  # deeper than the limit lets a pass go
@@ -174,4 +185,4 @@ def test_other_grammars_random(source, tmp_path):
     seeds = {"sexpr.abnf": b'(define (f x) "a \\" b" (+ x 1) ())', NESTED_COMMENTS: b"ab {c {d} e} f {}"}
     seed = seeds.get(source, b'[1, {"a": [true, "x\\n"]}, -2.5e3 ] ')
     inputs += [seed, *_mutations(seed * 3, rng, 300, alphabet)]
-    assert _check(modules, inputs) > 0
+    _expect_proofs(_check(modules, inputs), 1)

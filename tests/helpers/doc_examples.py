@@ -24,6 +24,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from abnfc.backends.rust.runner import find_tool
 from helpers.paths import ROOT
 
 FENCE = re.compile(r"^```(\w*)[ \t]*([^\n`]*)\n(.*?)^```$", re.M | re.S)
@@ -130,7 +131,13 @@ def make_sandbox(page: Path, folder: Path) -> None:
 
 
 def environment() -> dict[str, str]:
-    return dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    """This Python's scripts first on PATH, then the folder of the rustc the tests build with
+    (a distribution's older rustc can come first on PATH, too old for the generated modules)."""
+    folders = [str(Path(sys.executable).parent)]
+    rustc = find_tool("rustc")
+    if rustc:
+        folders.append(str(Path(rustc).parent))
+    return dict(os.environ, PATH=os.pathsep.join([*folders, os.environ.get("PATH", "")]))
 
 
 def toolchain_of(command: str) -> str | None:
