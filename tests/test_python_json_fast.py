@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from helpers.paths import ROOT
+from helpers.walks import one_byte_edits
 
 from abnfc.automata.pushdown import NestingError, Pushdown
 from abnfc.backends.python import BACKEND
@@ -102,16 +103,6 @@ def _check(modules, inputs: list[bytes]) -> int:
     return proved
 
 
-def _mutations(data: bytes, rng: random.Random, count: int, alphabet: bytes) -> list[bytes]:
-    found = []
-    for _ in range(count):
-        at = rng.randrange(len(data))
-        piece = bytes([rng.choice(alphabet)])
-        edit = rng.randrange(3)
-        found.append(data[:at] + piece + data[at + 1:] if edit == 0 else
-                     data[:at] + piece + data[at:] if edit == 1 else data[:at] + data[at + 1:])
-    return found
-
 
 @pytest.fixture(scope="module")
 def json_modules(tmp_path_factory):
@@ -135,13 +126,13 @@ def test_json_suite(json_modules):
     _expect_proofs(_check(json_modules, inputs), 101)
 
 
-def test_json_documents_and_mutations(json_modules):
+def test_json_documents_andone_byte_edits(json_modules):
     rng = random.Random(11)
     documents = [_bench_document(size, seed) for seed, size in enumerate((200, 1500, 6000, 20000))]
     for document in documents:  # the documents the benchmark times are proved, not left to the loop
         assert json_modules[0]._proved_valid(document, json_modules[0].MAX_DEPTH) == FAST_IN_USE
     alphabet = b'"\\{}[]:,0 -.eE\x01\x80\xe6tnu\xfe\xff'
-    inputs = documents + [m for d in documents for m in _mutations(d, rng, 80, alphabet)]
+    inputs = documents + [m for d in documents for m in one_byte_edits(d, rng, 80, alphabet)]
     _expect_proofs(_check(json_modules, inputs), 4 * len(documents))
 
 
@@ -184,5 +175,5 @@ def test_other_grammars_random(source, tmp_path):
     inputs = [bytes(rng.choice(alphabet) for _ in range(rng.randrange(30))) for _ in range(400)]
     seeds = {"sexpr.abnf": b'(define (f x) "a \\" b" (+ x 1) ())', NESTED_COMMENTS: b"ab {c {d} e} f {}"}
     seed = seeds.get(source, b'[1, {"a": [true, "x\\n"]}, -2.5e3 ] ')
-    inputs += [seed, *_mutations(seed * 3, rng, 300, alphabet)]
+    inputs += [seed, *one_byte_edits(seed * 3, rng, 300, alphabet)]
     _expect_proofs(_check(modules, inputs), 1)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from helpers.paths import ROOT
+from helpers.walks import one_byte_edits
 
 from abnfc.automata.pushdown import Pushdown
 from abnfc.backends.python import BACKEND
@@ -101,16 +102,6 @@ def _check(modules, inputs: list[bytes], seed: int) -> int:
     return valid
 
 
-def _mutations(data: bytes, rng: random.Random, count: int, alphabet: bytes) -> list[bytes]:
-    found = []
-    for _ in range(count):
-        at = rng.randrange(len(data))
-        piece = bytes([rng.choice(alphabet)])
-        edit = rng.randrange(3)
-        found.append(data[:at] + piece + data[at + 1:] if edit == 0 else
-                     data[:at] + piece + data[at:] if edit == 1 else data[:at] + data[at + 1:])
-    return found
-
 
 @pytest.fixture(scope="module")
 def json_modules(tmp_path_factory):
@@ -126,11 +117,11 @@ def test_json_suite(json_modules):
 def test_json_mutated_documents(json_modules):
     rng = random.Random(7)
     documents = [_bench_document(size) for size in (300, 2000, 9000)]
-    inputs = documents + [m for d in documents for m in _mutations(d, rng, 60, b'"\\{}[]:,0 -.eE\x01\x80\xe6tnu')]
+    inputs = documents + [m for d in documents for m in one_byte_edits(d, rng, 60, b'"\\{}[]:,0 -.eE\x01\x80\xe6tnu')]
     assert _check(json_modules, inputs, 2) >= 3 * len(documents)
     # past the 64 KiB pieces a memoryview is read in, which a run pattern does not see across
     large = _bench_document(70_000)
-    assert _check(json_modules, [large, *_mutations(large, rng, 4, b'"\\{}[]:,0 \x80')], 8) >= 1
+    assert _check(json_modules, [large, *one_byte_edits(large, rng, 4, b'"\\{}[]:,0 \x80')], 8) >= 1
 
 
 def test_json_tokens_cut_everywhere(json_modules):
@@ -162,5 +153,5 @@ def test_other_grammars_random(source, tmp_path):
     inputs = [bytes(rng.choice(alphabet) for _ in range(rng.randrange(30))) for _ in range(600)]
     seeds = {"sexpr.abnf": b'(define (f x) "a \\" b" (+ x 1) ())', NESTED_COMMENTS: b"ab {c {d} e} f {}"}
     seed = seeds.get(source, b'[1, {"a": [true, "x\\n"]}, -2.5e3 ] ')
-    inputs += [seed, *_mutations(seed * 3, rng, 300, alphabet)]
+    inputs += [seed, *one_byte_edits(seed * 3, rng, 300, alphabet)]
     _check(modules, inputs, 5)

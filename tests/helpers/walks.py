@@ -1,5 +1,5 @@
-"""Inputs drawn from a DFA for differential tests: walks that stay alive, with mutations, and
-the edges of its byte classes."""
+"""Inputs for differential tests: walks of a DFA that stay alive, with mutations, the edges of
+its byte classes, and random one-byte edits of any input."""
 from __future__ import annotations
 
 import random
@@ -40,4 +40,17 @@ def mutated_walks(dfa: Dfa, rng: random.Random, count: int, longest: int, ascii_
         if word and rng.random() < cut_share:
             word = word[:rng.randrange(len(word))]
         found.append(bytes(word))
+    return found
+
+
+def one_byte_edits(data: bytes, rng: random.Random, count: int, alphabet: bytes) -> list[bytes]:
+    """``count`` copies of ``data`` with one byte of ``alphabet`` put in place of a byte, inserted,
+    or one byte deleted, at random places."""
+    found = []
+    for _ in range(count):
+        at = rng.randrange(len(data))
+        piece = bytes([rng.choice(alphabet)])
+        edit = rng.randrange(3)
+        found.append(data[:at] + piece + data[at + 1:] if edit == 0 else
+                     data[:at] + piece + data[at:] if edit == 1 else data[:at] + data[at + 1:])
     return found
