@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from helpers import nested
 from helpers.paths import ROOT
 from helpers.walks import one_byte_edits
 
@@ -27,7 +28,7 @@ from abnfc.backends.python import BACKEND
 from abnfc.backends.python.plan import lower
 from abnfc.backends.python.render import render
 from abnfc.backends.python.runner import runners
-from abnfc.frontend.source import from_text, load
+from abnfc.frontend.source import load
 from abnfc.pipeline import Compilation
 
 SUITE = ROOT / "tests" / "data" / "jsontestsuite"
@@ -35,12 +36,6 @@ LIMITS = (None, 0, 1, 2, 3, 4, 5)  # None: the module's MAX_DEPTH
 # Before Python 3.11.5 re's possessive quantifiers match wrongly (CPython gh-106052), so the
 # modules leave the fast verdict out there: it proves nothing and the loop decides everything.
 FAST_IN_USE = sys.version_info >= (3, 11, 5)
-
-NESTED_COMMENTS = """\
-doc = *( word / SP / comment )
-word = 1*%x61-7A
-comment = "{" *( %x20-7A / %x7C / %x7E / comment ) "}"
-"""
 
 
 def _bench_document(size: int, seed: int) -> bytes:
@@ -101,7 +96,6 @@ def _check(modules, inputs: list[bytes]) -> int:
                 assert reduced._proved_valid(bytearray(data), limit)
                 proved += 1
     return proved
-
 
 
 @pytest.fixture(scope="module")
@@ -165,15 +159,8 @@ def test_json_other_buffers(json_modules):
         assert full.first_error(data) == plain.first_error(data)
 
 
-@pytest.mark.parametrize("source", ["sexpr.abnf", "variants/json-comments.abnf",
-                                    "variants/json-trailing-commas.abnf", NESTED_COMMENTS])
+@pytest.mark.parametrize("source", nested.SOURCES)
 def test_other_grammars_random(source, tmp_path):
-    grammar = from_text(source, "nested.abnf") if "\n" in source else load(str(ROOT / "grammars" / source))
-    modules = _modules(Compilation(grammar), tmp_path)
-    rng = random.Random(len(source))
-    alphabet = b'()[]{}"\\ab1-+:,/*\n\t \x80\xfe\xff'
-    inputs = [bytes(rng.choice(alphabet) for _ in range(rng.randrange(30))) for _ in range(400)]
-    seeds = {"sexpr.abnf": b'(define (f x) "a \\" b" (+ x 1) ())', NESTED_COMMENTS: b"ab {c {d} e} f {}"}
-    seed = seeds.get(source, b'[1, {"a": [true, "x\\n"]}, -2.5e3 ] ')
-    inputs += [seed, *one_byte_edits(seed * 3, rng, 300, alphabet)]
+    modules = _modules(Compilation(nested.nested_grammar(source)), tmp_path)
+    inputs = nested.random_inputs(source, b'()[]{}"\\ab1-+:,/*\n\t \x80\xfe\xff', 400)
     _expect_proofs(_check(modules, inputs), 1)

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from helpers import nested
 from helpers.paths import ROOT
 from helpers.walks import one_byte_edits
 
@@ -24,17 +25,11 @@ from abnfc.backends.python import BACKEND
 from abnfc.backends.python.plan import lower
 from abnfc.backends.python.render import render
 from abnfc.backends.python.runner import runners
-from abnfc.frontend.source import from_text, load
+from abnfc.frontend.source import load
 from abnfc.pipeline import Compilation
 
 SUITE = ROOT / "tests" / "data" / "jsontestsuite"
 SMALL_LIMIT = 3
-
-NESTED_COMMENTS = """\
-doc = *( word / SP / comment )
-word = 1*%x61-7A
-comment = "{" *( %x20-7A / %x7C / %x7E / comment ) "}"
-"""
 
 
 def _bench_document(size: int) -> bytes:
@@ -102,7 +97,6 @@ def _check(modules, inputs: list[bytes], seed: int) -> int:
     return valid
 
 
-
 @pytest.fixture(scope="module")
 def json_modules(tmp_path_factory):
     return _modules(Compilation(load(str(ROOT / "grammars" / "json.abnf"))), tmp_path_factory.mktemp("json"))
@@ -143,15 +137,8 @@ def test_json_deep_nesting(json_modules):
     _check(json_modules, inputs, 4)
 
 
-@pytest.mark.parametrize("source", ["sexpr.abnf", "variants/json-comments.abnf",
-                                    "variants/json-trailing-commas.abnf", NESTED_COMMENTS])
+@pytest.mark.parametrize("source", nested.SOURCES)
 def test_other_grammars_random(source, tmp_path):
-    grammar = from_text(source, "nested.abnf") if "\n" in source else load(str(ROOT / "grammars" / source))
-    modules = _modules(Compilation(grammar), tmp_path)
-    rng = random.Random(len(source))
-    alphabet = b'()[]{}"\\ab1-+:,/*\n\t \x80'
-    inputs = [bytes(rng.choice(alphabet) for _ in range(rng.randrange(30))) for _ in range(600)]
-    seeds = {"sexpr.abnf": b'(define (f x) "a \\" b" (+ x 1) ())', NESTED_COMMENTS: b"ab {c {d} e} f {}"}
-    seed = seeds.get(source, b'[1, {"a": [true, "x\\n"]}, -2.5e3 ] ')
-    inputs += [seed, *one_byte_edits(seed * 3, rng, 300, alphabet)]
+    modules = _modules(Compilation(nested.nested_grammar(source)), tmp_path)
+    inputs = nested.random_inputs(source, b'()[]{}"\\ab1-+:,/*\n\t \x80', 600)
     _check(modules, inputs, 5)
