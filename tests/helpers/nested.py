@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import random
 
-from abnfc.frontend.ast import Grammar
-from abnfc.frontend.source import from_text, load
+from abnfc.frontend.source import Grammar, from_text, load
 from helpers.paths import ROOT
 from helpers.walks import one_byte_edits
 
