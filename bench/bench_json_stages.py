@@ -18,9 +18,11 @@ tweets (compact, many strings, much non-ASCII text, escaped slashes), a ticket c
 median CPU time (CLOCK_PROCESS_CPUTIME_ID) of 15 runs in one process, the fastest of 5
 processes run in turn with the other contenders'; the ratios compare runs of the same script on
 one shared machine.  The header names
-the kernel simdjson chose.
+the kernel simdjson chose.  Then short documents (8 to 127 bytes, cut from the tweets), 200
+distinct ones per row, timed per call: ``is_valid`` takes the byte loop below 64 bytes, and
+simdjson's parser is reused from call to call, as a program checking many messages would.
 
-    python bench/bench_json_stages.py [--examples DIR]
+    python bench/bench_json_stages.py [--examples DIR] [--short-only]
 """
 from __future__ import annotations
 
@@ -84,6 +86,62 @@ int main(int argc, char **argv) {
     return 0;
 }
 """
+
+C_SHORT_HARNESS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "json_validator.h"
+static double now(void) {
+    struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec * 1e-9;
+}
+int main(int argc, char **argv) {
+    static unsigned char file[1 << 20], *docs[4096]; unsigned lens[4096]; int k = 0, ok = 1; size_t at = 0;
+    FILE *f = fopen(argv[1], "rb"); size_t n = fread(file, 1, sizeof file, f); fclose(f);
+    while (at + 4 <= n && k < 4096) {  /* each document: its length (4 bytes, little-endian), then itself */
+        memcpy(&lens[k], file + at, 4); docs[k] = malloc(lens[k]); memcpy(docs[k], file + at + 4, lens[k]);
+        at += 4 + lens[k++];
+    }
+    int rounds = CALLS / k; double best = 1e9;
+    for (int r = 0; r < RUNS; r++) {
+        double t = now();
+        for (int i = 0; i < rounds; i++)
+            for (int j = 0; j < k; j++) ok &= json_validator_is_valid(docs[j], lens[j]);
+        t = (now() - t) / ((double)rounds * k); if (t < best) best = t;
+    }
+    printf("%d %.12f\n", ok, best);
+    return 0;
+}
+"""
+
+SIMDJSON_SHORT_HARNESS = r"""
+#include <simdjson.h>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <vector>
+static double now() { timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+int main(int argc, char **argv) {
+    static unsigned char file[1 << 20]; std::vector<simdjson::padded_string> docs; size_t at = 0; int ok = 1;
+    FILE *f = std::fopen(argv[1], "rb"); size_t n = std::fread(file, 1, sizeof file, f); std::fclose(f);
+    while (at + 4 <= n && docs.size() < 4096) {
+        unsigned len; std::memcpy(&len, file + at, 4);
+        docs.emplace_back((const char *)file + at + 4, len); at += 4 + len;
+    }
+    simdjson::dom::parser parser;  /* reused: its buffers are allocated by the first parse */
+    int k = (int)docs.size(), rounds = CALLS / k; double best = 1e9;
+    for (int r = 0; r < RUNS; r++) {
+        double t = now();
+        for (int i = 0; i < rounds; i++)
+            for (int j = 0; j < k; j++) ok &= parser.parse(docs[j]).error() == simdjson::SUCCESS;
+        t = (now() - t) / ((double)rounds * k); if (t < best) best = t;
+    }
+    std::printf("%d %.12f\n", ok, best);
+    return 0;
+}
+"""
+SHORT_CALLS = 1_000_000  # calls per run of the short documents' harnesses
 
 JAPANESE = "東京都の天気は晴れ時々曇り、明日は雨が降るでしょう。今日もよろしくお願いします"
 LATIN = "The quick brown fox jumps over the lazy dog; café, naïve, résumé"
@@ -149,6 +207,34 @@ def polygons(size: int, seed: int = 4) -> bytes:
     return ('{"type":"FeatureCollection","features":[' + ",\n".join(features) + "]}").encode()
 
 
+def short_documents(low: int, high: int, count: int = 200) -> list[bytes]:
+    """Distinct compact documents of low to high - 1 bytes: the values, objects and arrays found
+    inside generated tweets, and each member of a tweet alone in an object."""
+    found: list[bytes] = []
+    seen: set[bytes] = set()
+
+    def add(value: object) -> None:
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+        if low <= len(text) < high and text not in seen and len(found) < count:
+            seen.add(text)
+            found.append(text)
+
+    def keep(value: object) -> None:
+        add(value)
+        if isinstance(value, dict):
+            for key, member in value.items():
+                add({key: member})
+                keep(member)
+        elif isinstance(value, list):
+            for item in value:
+                keep(item)
+
+    keep(json.loads(tweets(1 << 20)))
+    return found
+
+
+SHORT = {"short documents, 8-23 bytes": (8, 24), "short documents, 24-47 bytes": (24, 48),
+         "short documents, 48-63 bytes": (48, 64), "short documents, 64-127 bytes": (64, 128)}
 EXAMPLES = ("twitter.json", "citm_catalog.json", "canada.json")
 DOCUMENTS = {
     "bench_json records, 1 MiB": lambda: document(1 << 20),
@@ -170,12 +256,20 @@ def _build(folder: Path) -> dict[str, Path]:
         subprocess.run(["cc", "-O3", "-march=native", *flags, "-o", str(binary), str(folder / "harness.c"),
                         str(folder / "json_validator.c")], check=True, cwd=folder)
         binaries[name] = binary
+        short = folder / f"{binary.name}_short"
+        (folder / "short.c").write_text(C_SHORT_HARNESS.replace("RUNS", str(RUNS)).replace("CALLS", str(SHORT_CALLS)))
+        subprocess.run(["cc", "-O3", "-march=native", *flags, "-o", str(short), str(folder / "short.c"),
+                        str(folder / "json_validator.c")], check=True, cwd=folder)
     if Path("/usr/include/simdjson.h").exists() and shutil.which("c++"):
         (folder / "simdjson.cpp").write_text(SIMDJSON_HARNESS.replace("RUNS", str(RUNS)))
         binary = folder / "simdjson"
         subprocess.run(["c++", "-O3", "-march=native", "-o", str(binary), str(folder / "simdjson.cpp"), "-lsimdjson"],
                        check=True, cwd=folder)
         binaries["simdjson DOM parse"] = binary
+        (folder / "simdjson_short.cpp").write_text(SIMDJSON_SHORT_HARNESS.replace("RUNS", str(RUNS))
+                                                   .replace("CALLS", str(SHORT_CALLS)))
+        subprocess.run(["c++", "-O3", "-march=native", "-o", str(folder / "simdjson_short"),
+                        str(folder / "simdjson_short.cpp"), "-lsimdjson"], check=True, cwd=folder)
     else:
         print("simdjson.h not found (apt-get install libsimdjson-dev): simdjson skipped")
     return binaries
@@ -198,7 +292,9 @@ def _documents(examples: Path | None) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=Path, help="a folder with twitter.json, citm_catalog.json, canada.json")
-    examples = parser.parse_args().examples
+    parser.add_argument("--short-only", action="store_true", help="only the short documents")
+    arguments = parser.parse_args()
+    examples = arguments.examples
     folder = Path(tempfile.mkdtemp(prefix="abnfc-bench-stages-"))
     binaries = _build(folder)
     kernel = ""
@@ -212,7 +308,7 @@ def main() -> None:
     peers = [name for name in binaries if name != "two stages"]
     print("| document | bytes | " + " | ".join(binaries) + " | " + " | ".join(f"vs {p}" for p in peers) + " |")
     print("|---|---:|" + "---:|" * (len(binaries) + len(peers)))
-    for label, make in _documents(examples).items():
+    for label, make in ({} if arguments.short_only else _documents(examples)).items():
         data = make()
         json.loads(data)
         path = folder / "doc.json"
@@ -224,7 +320,29 @@ def main() -> None:
         speeds = " | ".join(f"{len(data) / t / 1e6:,.0f}" for t in times.values())
         ratios = " | ".join(f"{times[p] / times['two stages']:.2f}x" for p in peers)
         print(f"| {label} | {len(data):,} | {speeds} | {ratios} |")
+    _short_rows(binaries, folder, peers)
     shutil.rmtree(folder)
+
+
+def _short_rows(binaries: dict[str, Path], folder: Path, peers: list[str]) -> None:
+    """ns a call on many distinct short documents, each harness the fastest of ROUNDS processes."""
+    print(f"\nshort documents: ns a call, the least mean of {RUNS} runs of {SHORT_CALLS:,} calls over the "
+          f"documents in turn, fastest of {ROUNDS} processes; simdjson's parser reused\n")
+    print("| documents | count | mean bytes | " + " | ".join(binaries) + " | "
+          + " | ".join(f"vs {p}" for p in peers) + " |")
+    print("|---|---:|---:|" + "---:|" * (len(binaries) + len(peers)))
+    for label, (low, high) in SHORT.items():
+        docs = short_documents(low, high)
+        path = folder / "short.bin"
+        path.write_bytes(b"".join(len(d).to_bytes(4, "little") + d for d in docs))
+        times = dict.fromkeys(binaries, float("inf"))
+        for _ in range(ROUNDS):
+            for name, binary in binaries.items():
+                times[name] = min(times[name], _seconds(binary.with_name(f"{binary.name}_short"), path))
+        speeds = " | ".join(f"{t * 1e9:.1f}" for t in times.values())
+        ratios = " | ".join(f"{times[p] / times['two stages']:.2f}x" for p in peers)
+        mean = sum(map(len, docs)) / len(docs)
+        print(f"| {label} | {len(docs)} | {mean:.0f} | {speeds} | {ratios} |")
 
 
 if __name__ == "__main__":
