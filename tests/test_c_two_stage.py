@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import random
+import subprocess
 
 import pytest
 from helpers.c_build import SANITIZE, needs_gcc
@@ -189,3 +190,48 @@ def test_is_valid_in_two_stages_agrees_with_the_byte_loop_on_s_expressions(tmp_p
     for data, ((status, at, _state, _depth), _limited) in zip(inputs, answers, strict=True):
         assert (status, at) == _reference(automaton, data, 100_000), data[:200]
     assert any(status == "valid" for (status, *_rest), _limited in answers)
+
+
+PAGE_END = r"""
+#define _DEFAULT_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "json_pe.h"
+/* Documents of every length up to 300 that end where a page without access begins: stage 1's
+ * last part block (a masked load with AVX-512, a copy elsewhere) must read none of the bytes
+ * after the end.  Prints a line per length whose two verdicts differ. */
+int main(void)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), n, k;
+    unsigned char *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    static const char *pieces[] = { "[1,\"ab\"]", "{\"k\": [true, null]}", "\"\\u00e9\\\\\"", "12345" };
+    if (map == MAP_FAILED || mprotect(map + page, page, PROT_NONE) != 0)
+        return 2;
+    for (n = 1; n <= 300; n++) {
+        for (k = 0; k < 4; k++) {
+            unsigned char *doc = map + page - n;
+            size_t i, len = strlen(pieces[k]);
+            for (i = 0; i < n; i++) /* the piece at the end, after spaces */
+                doc[i] = i + len < n ? ' ' : (unsigned char)pieces[k][i + len - n];
+            if (json_pe_is_valid(doc, n) != (json_pe_validate(doc, n, 64, NULL) == JSON_PE_VALID))
+                printf("%zu %zu\n", n, k);
+        }
+    }
+    printf("done\n");
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("variant", ["avx512", "avx2", "portable"])
+def test_the_last_part_block_reads_nothing_past_the_end(tmp_path, json_compilation, variant):
+    _generate(tmp_path, json_compilation, "json_pe")
+    (tmp_path / "page_end.c").write_text(PAGE_END, encoding="utf-8")
+    binary = tmp_path / "page_end"
+    flags = [*SANITIZE, *(f"-DJSON_PE_{name}" for name in VARIANTS[variant])]
+    subprocess.run(["gcc", *flags, f"-I{tmp_path}", "-o", str(binary), str(tmp_path / "page_end.c"),
+                    str(tmp_path / "json_pe.c")], check=True)
+    result = subprocess.run([str(binary)], capture_output=True, text=True, check=True)
+    assert result.stdout == "done\n"
