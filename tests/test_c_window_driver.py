@@ -60,6 +60,19 @@ def test_the_plan_pads_utf8_with_nul_and_some_languages_not_at_all(tmp_path):
     assert once.plan.window_driver is not None and not once.plan.window_driver.pads
 
 
+def test_utf8_end_decomposes_into_one_limit_per_position(tmp_path):
+    """The end of UTF-8 is one compare a byte: the last byte below C2 (C0-C1 no state takes), the one
+    before below E0, the one before that below F0, as simdutf8 checks it."""
+    utf8 = generate(tmp_path / "utf8", UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf").plan.window_driver
+    assert utf8 is not None
+    cells = [int(cell, 16) for cell in utf8.end_limits.split(",")]
+    assert cells[61:64] == [0xEF, 0xDF, 0xC1] and cells[:61] == [0xFF] * 61 and cells[64:] == [0xFF] * 64
+    # 80 must be followed by 81, and 82 stands alone: a last byte 80 is refused, 81 and 82 are not,
+    # so no limit on the last byte separates them and the end table stays
+    gap = generate(tmp_path / "gap", 'x = *( %x00-7F / %x80 %x81 / %x82 )\n', "gap").plan.window_driver
+    assert gap is not None and gap.end_table and not gap.end_limits
+
+
 @pytest.mark.parametrize("settings", SETTINGS)
 @pytest.mark.parametrize("instance", INSTANCES)
 def test_utf8_every_length_under_sanitizers(instance, settings, tmp_path):

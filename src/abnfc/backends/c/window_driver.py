@@ -28,7 +28,9 @@ is checked in full).
 
 With AVX-512 VBMI an input of 1 to 64 bytes is one block: the bits of the bytes before it are
 merged in by a masked one-source permute, and the windows past the block are decided by the end
-table where there is one; longer padded inputs shift each block's classes once per distance and
+table where there is one (by ``is_valid``, where the end table decomposes into one limit per
+position from the end, by one compare of the block with those limits, as simdutf8's check of an
+incomplete end); longer padded inputs shift each block's classes once per distance and
 look every group of boxes up in them, or, where that takes fewer permutes, shift the classes one
 position only and each group's chain of box bits two positions a pair of distances (the
 lookups at distances 2j and 2j + 1 ANDed first, then moved on with the deeper ones: shifting is
@@ -130,6 +132,13 @@ class WindowDriverC:
     pair_low_id: int
     pair_before_id: int  # the id of ``before``
     pair_index: bool  # some level reads the index of kinds
+    # Where the end table decomposes by position (the state the last k bytes leave survives k + 1
+    # bytes 00-7F exactly when, for each j < k, the byte j positions from the end is below a
+    # limit): 128 cells, the limit less one of the byte j positions before the end at cell
+    # 63 - j, FF elsewhere, so that the one-block is_valid compares its block, already in a
+    # register, with the 64 cells from 64 - len on, as simdutf8 does, rather than read the last
+    # bytes' classes and the table, a chain of dependent loads ("": it does not decompose)
+    end_limits: str = ""
 
 
 @dataclass(frozen=True)
@@ -196,6 +205,8 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
         pair_low_id=ids[byte_class[0]] if ids else 0,
         pair_before_id=ids[byte_class[before_byte]] if ids else 0,
         pair_index=bool(ids),
+        end_limits=_end_limits(end, targets, live, tables.dead, byte_class, tables.num_classes, window.k,
+                               before_byte) if end else "",
     )
 
 
@@ -319,6 +330,48 @@ def _end_quiet(end: bytes, byte_class: bytes, classes: int, k: int) -> str:
     return ""
 
 
+def _end_limits(end: bytes, targets: Sequence[Sequence[int]], live: list[int], dead: int, byte_class: bytes,
+                classes: int, k: int, before: int) -> str:
+    """The end table as one limit per position from the end ("" when it does not decompose so).
+
+    Only tuples of classes some live state survives count: any other ends no input whose windows
+    all pass (for the AVX-512 VBMI block, the only reader, which flags a byte no live state takes
+    where it stands; the nibble test flags it one position late, past the input), and a class in
+    none of them at position j may be on either side of its limit.  A class is refused at
+    position j when every such tuple with it there has bit 0; the table decomposes when a tuple's
+    bit is 1 exactly when it holds no refused class, and each position's refused bytes are those
+    from some byte on (one unsigned compare), with ``before`` (the bytes before the input, inside
+    the last k when the input is shorter) below every limit."""
+    words = [(word, bool(end[index // 8] >> (index % 8) & 1))
+             for index, word in enumerate(itertools.product(range(classes), repeat=k))
+             if _reached(targets, live, dead, word) is not None]
+    seen = [{word[k - 1 - j] for word, _bit in words} for j in range(k)]
+    refused = [{cls for cls in seen[j] if all(not bit for word, bit in words if word[k - 1 - j] == cls)}
+               for j in range(k)]
+    if any(bit != all(word[k - 1 - j] not in refused[j] for j in range(k)) for word, bit in words):
+        return ""
+    taken = [seen[j] - refused[j] for j in range(k)]
+    cells = [0xFF] * 128
+    for j in range(k):
+        low = min((b for b in range(256) if byte_class[b] in refused[j]), default=256)
+        if low == 0 or before >= low or any(byte_class[b] in taken[j] for b in range(low, 256)):
+            return ""
+        cells[63 - j] = low - 1
+    return hex_cells(cells)
+
+
+def _reached(targets: Sequence[Sequence[int]], live: list[int], dead: int, word: Sequence[int]) -> int | None:
+    """A live state the classes of word lead to from some live state (None: from none)."""
+    for state in live:
+        for cls in word:
+            state = targets[state][cls]
+            if state == dead:
+                break
+        if state != dead:
+            return state
+    return None
+
+
 def _deferred(targets: Sequence[Sequence[int]], live: list[int], dead: int, byte_class: bytes) -> str:
     """Per byte, 1 when no live state takes it ("" when every byte is taken by some state)."""
     cells = [int(all(targets[s][byte_class[b]] == dead for s in live)) for b in range(256)]
@@ -352,15 +405,7 @@ def _end_table(targets: list[tuple[int, ...]], live: list[int], dead: int, low: 
     byte no live state takes is caught by the window after it), so that block is checked."""
     bits = bytearray((classes ** k + 7) // 8)
     for index, word in enumerate(itertools.product(range(classes), repeat=k)):
-        reached = None
-        for state in live:
-            for cls in word:
-                state = targets[state][cls]
-                if state == dead:
-                    break
-            if state != dead:
-                reached = state
-                break
+        reached = _reached(targets, live, dead, word)
         if reached is not None and survives(reached, low):
             bits[index // 8] |= 1 << (index % 8)
     return bytes(bits)
