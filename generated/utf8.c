@@ -1242,7 +1242,7 @@ UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_one_(const uint8_t *p, siz
     __mmask64 bad = _mm512_test_epi8_mask(wrong, wrong);
     /* the end: the block read again (from the cache), against the limits */
     const __mmask64 after = _mm512_cmpgt_epu8_mask(_mm512_maskz_loadu_epi8(~(__mmask64)0 >> (64u - (unsigned)len), p),
-                                                   _mm512_loadu_si512((const void *)(utf8_win_limits_ + 64u - len)));
+                                                   _mm512_loadu_si512((const void *)(utf8_win_limits_ + (64u - len))));
     if (bad != 0) {
         size_t at = (size_t)__builtin_ctzll(bad);
         return at < len ? at : len;
@@ -1263,7 +1263,7 @@ UTF8_WINDOW_TEST_TARGET_ static bool utf8_win_one_ok_(const uint8_t *p, size_t l
                                              ~(__mmask64)0 >> (64u - (unsigned)len), p);
     __m512i prev[2], wrong;
     /* the end: each of the last 3 bytes below its limit (utf8_win_limits_) */
-    const __mmask64 after = _mm512_cmpgt_epu8_mask(x, _mm512_loadu_si512((const void *)(utf8_win_limits_ + 64u - len)));
+    const __mmask64 after = _mm512_cmpgt_epu8_mask(x, _mm512_loadu_si512((const void *)(utf8_win_limits_ + (64u - len))));
     prev[0] = _mm512_set1_epi8((char)0);
     prev[1] = _mm512_set1_epi8((char)0x7F);
     /* behind an empty asm statement, as in utf8_win_one_wrong_ */
@@ -1301,7 +1301,7 @@ UTF8_WINDOW_TEST_TARGET_ UTF8_INLINE_ size_t utf8_win_dense_(const uint8_t *p, s
     if (i >= len + 4u)
         return SIZE_MAX; /* the last block held the bytes after the input that decide its end */
     if (len >= 3u) /* the last block, which holds the last 3 bytes, against the limits */
-        return _mm512_cmpgt_epu8_mask(x, _mm512_loadu_si512((const void *)(utf8_win_limits_ + i - len))) == 0
+        return _mm512_cmpgt_epu8_mask(x, _mm512_loadu_si512((const void *)(utf8_win_limits_ + (i - len)))) == 0
             ? SIZE_MAX : len;
     /* the windows past the input: a block of the bytes after it (prev holds classes and chains,
      * not the bits utf8_win_after_ok_ reads) */

@@ -10,7 +10,7 @@ ABNFC_FUZZ_SECONDS per target (default 3), starting from strings sampled from th
 corpus it leaves is then replayed through the generated Python module and the minimal DFA.
 Without it, gcc builds a driver that replays seeded random inputs (samples, mutations, random
 bytes) written by this test.  A failing input is kept in findings/ by libFuzzer's artifact
-prefix.
+prefix, and replayed by every later run of the same target (:func:`kept_findings`).
 """
 from __future__ import annotations
 
@@ -88,6 +88,12 @@ def reference_header(minimal: Dfa) -> str:
             f"{{{', '.join('1' if s in minimal.accepting else '0' for s in range(minimal.num_states))}}};\n")
 
 
+def kept_findings(name: str, strategy: str) -> list[bytes]:
+    """The inputs libFuzzer kept in findings/ for this target (a crash or a disagreement once
+    found stays a test)."""
+    return [path.read_bytes() for path in sorted((HERE / "findings").glob(f"{name}-{strategy}-*"))]
+
+
 def seeds(text: str, rng: random.Random) -> list[bytes]:
     resolved = compile_text(text).resolved
     found = [b""]
@@ -118,6 +124,8 @@ def test_generated_c_survives_input_fuzzing(name, strategy, tmp_path):
     corpus.mkdir()
     for index, data in enumerate(seeds(text, rng)):
         (corpus / f"seed{index}").write_bytes(data)
+    for index, data in enumerate(kept_findings(name, strategy)):
+        (corpus / f"finding{index}").write_bytes(data)
     clang = libfuzzer()
     if clang:
         binary = tmp_path / "fuzz"
@@ -131,6 +139,7 @@ def test_generated_c_survives_input_fuzzing(name, strategy, tmp_path):
         inputs = [path.read_bytes() for path in sorted(corpus.iterdir())]
     else:
         inputs = [data for base in seeds(text, rng) for data in (base, *mutations(base, rng, 20))]
+        inputs += kept_findings(name, strategy)
         records = tmp_path / "records"
         records.write_bytes(b"".join(struct.pack("<I", len(data)) + data for data in inputs))
         binary = tmp_path / "replay"
