@@ -35,8 +35,8 @@ HERE = Path(__file__).resolve().parent
 FINDINGS = HERE / "findings"
 # A grammar whose DFA the subset construction's work limit (20,000,000 steps) stops: the most
 # expensive way a command ends in the default campaign that no fix of an ordering can make cheaper.
-# ``abnfc dfa`` on it used 2.9 s of CPU in a fuzz worker on a quiet machine, 3.5-4.3 s as a process of
-# its own (with Python's start-up) on a busy machine, with or without two CPU-bound processes beside.
+# ``abnfc dfa`` on it used 1.9 s of CPU as a process of its own on a quiet machine, 3.0 s beside two
+# CPU-bound processes (3.1 s quiet before the closures of small sets were remembered).
 HEAVY = HERE / "heavy" / "subset-work-limit.abnf"
 HOG = "while True: pass"
 CASES = int(os.environ.get("ABNFC_FUZZ_CASES", "300"))

@@ -11,6 +11,7 @@ the time and the memory of the construction are proportional to the steps taken.
 """
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -139,6 +140,9 @@ def _moves_by_class(nfa: Nfa, classes: tuple[Ranges, ...], meter: Meter) -> list
     return moves
 
 
+MEMO_MAX = 16  # NFA states in a set whose closure is remembered
+
+
 class _Closure:
     """Epsilon closures of sets of NFA states, by one depth-first search over the whole set.
 
@@ -154,15 +158,30 @@ class _Closure:
         self.meter = meter
         self.important = [bool(edges) for edges in nfa.edges]
         self.important[nfa.accept] = True
+        self.known: dict[frozenset[int], frozenset[int]] = {}
 
-    def of(self, states) -> frozenset[int]:
+    def of(self, states: Collection[int]) -> frozenset[int]:
+        """The closure of ``states``, each distinct small set searched once: the sets of targets
+        of a subset's classes repeat across classes and subsets (every letter of a name reaches
+        the same few states), and a dictionary lookup costs far less than the search.  Large sets
+        rarely repeat and are searched each time, so that the memo does not double the memory."""
+        if len(states) > MEMO_MAX:
+            return self._search(states)
+        self.meter.spend(len(states))
+        key = frozenset(states)
+        found = self.known.get(key)
+        if found is None:
+            found = self.known[key] = self._search(key)
+        return found
+
+    def _search(self, states: Collection[int]) -> frozenset[int]:
         seen = set(states)
         stack = list(seen)
-        steps = len(stack)
+        steps = 0
         epsilon = self.epsilon
         while stack:
             targets = epsilon[stack.pop()]
-            steps += len(targets)
+            steps += 1 + len(targets)
             for target in targets:
                 if target not in seen:
                     seen.add(target)
