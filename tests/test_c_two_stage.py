@@ -81,7 +81,21 @@ def _boundary_inputs() -> list[bytes]:
             cases.append(b"[" + b" " * (shift - 2) + b'"' + inner + b'" , {"k" :"' + inner + b'"}]')
             cases.append(b"{" + b" " * (shift - 2) + b'"' + inner + b'"  :  "' + inner + b'" }')
     cases += [b"[" * 5000 + b"]" * 5000, b"[" * 5000 + b"]" * 4999, b'{"a":' * 3000 + b"0" + b"}" * 3000]
-    return cases + _tail_inputs() + _utf8_inputs() + _literal_inputs()
+    return cases + _tail_inputs() + _utf8_inputs() + _literal_inputs() + _key_inputs()
+
+
+def _key_inputs() -> list[bytes]:
+    """Keys and the byte after them (stage 2 steps a colon right after a key's closing quote by a
+    compare, and stage 1 marks no colon), with the key's end around block and chunk ends and at
+    the input's end; colons where no key is before them."""
+    cases = []
+    for end in (*range(60, 68), *range(4090, 4100)):
+        for after in (b':1}', b' : 1}', b'::1}', b'1}', b'}', b':', b'', b' ', b',"b":1}', b':"v":1}'):
+            cases.append(b"{" + b" " * (end - 5) + b'"key"' + after)
+            cases.append(b'{"' + b"k" * (end - 3) + b'"' + after)
+    cases += [b'[":"]', b'["a":1]', b'{"a":"b":1}', b'{:1}', b'{"a":1:2}', b'{"a" :1, "b"\n:2}', b'[1:2]',
+              b'{"a":{"b":{"c":[1,{"d":"e"}]}},"f" :[]}', b'{"a\"":1}', b'{"a\\":1}', b'{"a\":1}']
+    return cases
 
 
 def _literal_inputs() -> list[bytes]:

@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ...automata.lexical import MAX_NIBBLE_BITS, nibble_rectangles
-from ...charset import format_hex, members
+from ...charset import format_hex, from_bytes, members
 from ...errors import printable
 from ..analysis import check_pushdown_layout, check_pushdown_strategy
 from ..tables import Tables
@@ -133,6 +133,11 @@ class Stage1C:
     structural: str
     chains: Chains | None = None  # the states that must read a fixed word next, where there are any
     through: tuple[str, ...] | None = None  # per state, its state after a whole string (see _through)
+    # Per state, the byte that must follow its whole string (256: none) and the state after it
+    # (see _separators_after_strings); None where no state has one.
+    after_string_bytes: tuple[str, ...] | None = None
+    after_string_states: tuple[str, ...] | None = None
+    silent: str = ""  # the separators stage 1 does not mark, for comments
 
 
 @dataclass(frozen=True)
@@ -200,13 +205,6 @@ def _stage1(tables: Tables) -> Stage1C | None:
     if layer is None:
         return None
     strings = layer.strings
-    groups = [members(layer.whitespace), members(layer.structural), [strings.quote],
-              [] if strings.escape is None else [strings.escape]]
-    lex_lo, lex_hi, lex_bits = _nibble_tables([nibble_rectangles(group) for group in groups])
-    if lex_bits is None:
-        return None
-    skip_lo, skip_hi, skip_bits = _nibble_tables([skip.rectangles for skip in layer.skip_classes])
-    assert skip_bits is not None  # the layer takes classes while their rectangles fit
     skip_class = [0] * tables.num_states
     for number, skip in enumerate(layer.skip_classes, start=1):
         for state in skip.states:
@@ -214,6 +212,16 @@ def _stage1(tables: Tables) -> Stage1C | None:
     entries = {tables.states[s].targets[tables.byte_class[strings.quote]] for s in range(tables.num_states)}
     string_classes = {skip_class[s] for s in entries & strings.states}
     string_skip = next(iter(string_classes)) - 1 if len(string_classes) == 1 else -1
+    through = _through(tables, skip_class, string_skip + 1)
+    fixed, silent = _separators_after_strings(tables, through, set(members(layer.separators)))
+    # A silent byte ends a token as whitespace does and, like it, is not visited.
+    groups = [sorted({*members(layer.whitespace), *silent}), sorted(set(members(layer.structural)) - silent),
+              [strings.quote], [] if strings.escape is None else [strings.escape]]
+    lex_lo, lex_hi, lex_bits = _nibble_tables([nibble_rectangles(group) for group in groups])
+    if lex_bits is None:
+        return None
+    skip_lo, skip_hi, skip_bits = _nibble_tables([skip.rectangles for skip in layer.skip_classes])
+    assert skip_bits is not None  # the layer takes classes while their rectangles fit
     escape = strings.escape
     return Stage1C(
         num_skips=len(layer.skip_classes),
@@ -229,11 +237,14 @@ def _stage1(tables: Tables) -> Stage1C | None:
         whitespace=comment_safe(format_hex(layer.whitespace)) or "none",
         structural=comment_safe(format_hex(layer.structural)),
         chains=_chains(tables),
-        through=_through(tables, skip_class, string_skip + 1),
+        through=None if through is None else chunks([str(after) for after in through], 32),
+        after_string_bytes=None if fixed is None else chunks([str(byte) for byte, _ in fixed], 32),
+        after_string_states=None if fixed is None else chunks([str(after) for _, after in fixed], 32),
+        silent=comment_safe(format_hex(from_bytes(silent))),
     )
 
 
-def _through(tables: Tables, skip_class: list[int], string_class: int) -> tuple[str, ...] | None:
+def _through(tables: Tables, skip_class: list[int], string_class: int) -> list[int] | None:
     """Per state, its state after a whole string (the dead state where it has none): the quote
     leads by a plain step to a state of the strings' skip class, which loops on every byte but
     its stops, and a quote read there leads by a plain step to another state.  Stage 2 takes such
@@ -262,7 +273,50 @@ def _through(tables: Tables, skip_class: list[int], string_class: int) -> tuple[
         through.append(after if after != inside else tables.dead)
     if all(after == tables.dead for after in through):
         return None
-    return chunks([str(after) for after in through], 32)
+    return through
+
+
+NO_BYTE = 256  # in the after-string byte table: no byte must follow
+
+
+def _separators_after_strings(tables: Tables, through: list[int] | None,
+                              separators: set[int]) -> tuple[list[tuple[int, int]] | None, set[int]]:
+    """Per state, the byte that must follow its whole string and the state after that byte
+    ((NO_BYTE, dead) where none), and the separators stage 1 may leave unmarked.
+
+    A state after a string has a fixed byte where every live byte but one leads back to it (the
+    whitespace before a JSON key's colon) and that one goes on by a plain step.  Stage 2, after
+    such a string, compares the byte right after the closing quote with it and steps it there
+    (the table's step, by a compare).  A separator only ever read in such states (outside
+    strings) is silent: stage 1 does not mark it, since stage 2 takes it with the string or, where
+    whitespace comes first, reads it in the gap (its state stops on it)."""
+    found = tables.pushdown
+    assert found is not None and found.layer is not None
+    if through is None:
+        return None, set()
+    returning = [set(members(ranges)) for ranges in found.returns]
+    strings = found.layer.strings.states
+
+    def fixed_byte(state: int) -> tuple[int, int]:
+        if state == tables.dead or state >= found.first_call or returning[state]:
+            return NO_BYTE, tables.dead
+        row = tables.states[state].targets
+        others = [b for b in range(256) if row[tables.byte_class[b]] not in (tables.dead, state)]
+        if len(others) != 1 or row[tables.byte_class[others[0]]] >= found.first_call:
+            return NO_BYTE, tables.dead
+        return others[0], row[tables.byte_class[others[0]]]
+
+    fixed = [fixed_byte(after) for after in through]
+    if all(byte == NO_BYTE for byte, _ in fixed):
+        return None, set()
+    takers = {after for after, (byte, _) in zip(through, fixed) if byte != NO_BYTE}
+    silent = set()
+    for byte in {byte for byte, _ in fixed} & separators:
+        readers = {s for s in range(tables.num_states) if s != tables.dead and s < found.first_call
+                   and s not in strings and tables.states[s].targets[tables.byte_class[byte]] not in (tables.dead, s)}
+        if all(fixed_byte(s)[0] == byte and s in takers for s in readers):
+            silent.add(byte)
+    return fixed, silent
 
 
 MAX_CHAIN = 7  # bytes of a fixed word stage 2 compares at once (one 8-byte load)
