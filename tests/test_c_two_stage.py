@@ -22,6 +22,7 @@ from helpers.paths import ROOT
 from test_c_pushdown import SUITE, _answers, _compilation, _generate, _harness, _reference
 
 from abnfc.automata.pushdown import Pushdown
+from abnfc.backends.c.pushdown import lower_pushdown
 
 pytestmark = needs_gcc
 
@@ -183,6 +184,27 @@ def test_the_generated_json_validator_has_the_two_stage_path_and_sexpr_too(tmp_p
     sexpr = _compilation(SEXPR)
     _generate(tmp_path, sexpr, "sexpr_ts")
     assert "sexpr_ts_two_stage_" in (tmp_path / "sexpr_ts.c").read_text()
+
+
+def test_the_byte_after_a_key_is_found_in_the_table(json_compilation):
+    """The colon after a JSON key is found from the automaton: the states before a key get it and
+    the state after it, no other state gets a byte, and stage 1 leaves the colon unmarked."""
+    tables = json_compilation.tables()
+    plan = lower_pushdown(tables, {"prefix": "j"}).stage1
+    assert plan is not None and plan.after_string_bytes is not None and plan.after_string_states is not None
+    pairs = list(zip(_cells(plan.after_string_bytes), _cells(plan.after_string_states), strict=True))
+    keyed = [state for state, (byte, _) in enumerate(pairs) if byte != 256]
+    assert keyed and {pairs[state][0] for state in keyed} == {0x3A}
+    for before in keyed:  # the table steps a key and its colon to the same state
+        state = before
+        for byte in b'"a":':
+            state = tables.states[state].targets[tables.byte_class[byte]]
+        assert state == pairs[before][1]
+    assert plan.silent == "3A"
+
+
+def _cells(lines: tuple[str, ...]) -> list[int]:
+    return [int(cell) for line in lines for cell in line.split(",") if cell.strip()]
 
 
 @pytest.mark.parametrize("variant", ["avx512", "avx2", "portable"])

@@ -309,7 +309,7 @@ def _separators_after_strings(tables: Tables, through: list[int] | None,
     fixed = [fixed_byte(after) for after in through]
     if all(byte == NO_BYTE for byte, _ in fixed):
         return None, set()
-    takers = {after for after, (byte, _) in zip(through, fixed) if byte != NO_BYTE}
+    takers = {after for after, (byte, _) in zip(through, fixed, strict=True) if byte != NO_BYTE}
     silent = set()
     for byte in {byte for byte, _ in fixed} & separators:
         readers = {s for s in range(tables.num_states) if s != tables.dead and s < found.first_call
