@@ -23,6 +23,8 @@ from test_c_pushdown import SUITE, _answers, _compilation, _generate, _harness, 
 
 from abnfc.automata.pushdown import Pushdown
 from abnfc.backends.c.pushdown import lower_pushdown
+from abnfc.frontend.source import from_text
+from abnfc.pipeline import Compilation
 
 pytestmark = needs_gcc
 
@@ -201,6 +203,29 @@ def test_the_byte_after_a_key_is_found_in_the_table(json_compilation):
             state = tables.states[state].targets[tables.byte_class[byte]]
         assert state == pairs[before][1]
     assert plan.silent == "3A"
+
+
+@pytest.mark.parametrize("variant", ["avx512", "portable"])
+def test_a_byte_read_elsewhere_too_is_not_taken_after_strings(tmp_path, variant):
+    """Where arrays take the colon as a separator too, stage 1 must mark it, so stage 2 must not
+    also step it after a key: the table of bytes after strings is left out, and the verdicts are
+    the byte loop's."""
+    text = (ROOT / "grammars" / "json.abnf").read_text(encoding="utf-8").replace(
+        "array = begin-array [ value *( value-separator value ) ] end-array",
+        "array = begin-array [ value *( ( value-separator / name-separator ) value ) ] end-array")
+    compilation = Compilation(from_text(text), None)
+    plan = lower_pushdown(compilation.tables(), {"prefix": "j"}).stage1
+    assert plan is not None and plan.after_string_bytes is None and plan.silent == ""
+    automaton = compilation.pushdown
+    assert isinstance(automaton, Pushdown)
+    _generate(tmp_path, compilation, "jc_ts")
+    binary = _harness(tmp_path, "jc_ts", [*SANITIZE, *(f"-DJC_TS_{name}" for name in VARIANTS[variant])])
+    inputs = [b'{"a":1}', b'["a":"b"]', b'["a"::1]', b'{"a":"b":1}', b'[1:2, "x" : {"k":["v":0]}]', b'{"a"  :  [":"]}']
+    inputs += [b"[" + b" " * pad + b'"k":' + b'"v"]' for pad in range(55, 70)]
+    answers = _answers(binary, tmp_path, inputs, 3)
+    for data, ((status, at, _state, _depth), _limited) in zip(inputs, answers, strict=True):
+        assert (status, at) == _reference(automaton, data, 100_000), data[:200]
+    assert sum(status == "valid" for (status, *_rest), _limited in answers) >= 10
 
 
 def _cells(lines: tuple[str, ...]) -> list[int]:

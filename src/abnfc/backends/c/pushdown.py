@@ -213,11 +213,16 @@ def _stage1(tables: Tables) -> Stage1C | None:
     string_classes = {skip_class[s] for s in entries & strings.states}
     string_skip = next(iter(string_classes)) - 1 if len(string_classes) == 1 else -1
     through = _through(tables, skip_class, string_skip + 1)
-    fixed, silent = _separators_after_strings(tables, through, set(members(layer.separators)))
+    in_strings = set(members(layer.skip_classes[string_skip].loops)) if string_skip >= 0 else set()
+    fixed, silent = _separators_after_strings(tables, through, set(members(layer.separators)) & in_strings)
     # A silent byte ends a token as whitespace does and, like it, is not visited.
     groups = [sorted({*members(layer.whitespace), *silent}), sorted(set(members(layer.structural)) - silent),
               [strings.quote], [] if strings.escape is None else [strings.escape]]
     lex_lo, lex_hi, lex_bits = _nibble_tables([nibble_rectangles(group) for group in groups])
+    if lex_bits is None and silent:  # no room for the silent bytes among whitespace's rectangles
+        fixed, silent = None, set()
+        groups = [members(layer.whitespace), members(layer.structural), groups[2], groups[3]]
+        lex_lo, lex_hi, lex_bits = _nibble_tables([nibble_rectangles(group) for group in groups])
     if lex_bits is None:
         return None
     skip_lo, skip_hi, skip_bits = _nibble_tables([skip.rectangles for skip in layer.skip_classes])
@@ -280,16 +285,18 @@ NO_BYTE = 256  # in the after-string byte table: no byte must follow
 
 
 def _separators_after_strings(tables: Tables, through: list[int] | None,
-                              separators: set[int]) -> tuple[list[tuple[int, int]] | None, set[int]]:
+                              candidates: set[int]) -> tuple[list[tuple[int, int]] | None, set[int]]:
     """Per state, the byte that must follow its whole string and the state after that byte
-    ((NO_BYTE, dead) where none), and the separators stage 1 may leave unmarked.
+    ((NO_BYTE, dead) where none), and the bytes stage 1 leaves unmarked (*silent*).
 
     A state after a string has a fixed byte where every live byte but one leads back to it (the
-    whitespace before a JSON key's colon) and that one goes on by a plain step.  Stage 2, after
-    such a string, compares the byte right after the closing quote with it and steps it there
-    (the table's step, by a compare).  A separator only ever read in such states (outside
-    strings) is silent: stage 1 does not mark it, since stage 2 takes it with the string or, where
-    whitespace comes first, reads it in the gap (its state stops on it)."""
+    whitespace before a JSON key's colon) and that one goes on by a plain step.  Such a byte is
+    silent where it is a candidate (a separator the strings' skip class loops on) that no state
+    outside strings takes but those: stage 1 groups it with whitespace and, as the strings do
+    not stop on it, never marks it.  Stage 2, after a string whose state has a silent fixed byte,
+    compares the byte right after the closing quote with it and steps it there (the table's step,
+    by a compare); where whitespace comes first, it reads the byte in the gap (its state stops on
+    it).  Only silent bytes are kept: one stage 1 could mark would be stepped twice."""
     found = tables.pushdown
     assert found is not None and found.layer is not None
     if through is None:
@@ -311,11 +318,14 @@ def _separators_after_strings(tables: Tables, through: list[int] | None,
         return None, set()
     takers = {after for after, (byte, _) in zip(through, fixed, strict=True) if byte != NO_BYTE}
     silent = set()
-    for byte in {byte for byte, _ in fixed} & separators:
+    for byte in {byte for byte, _ in fixed} & candidates:
         readers = {s for s in range(tables.num_states) if s != tables.dead and s < found.first_call
                    and s not in strings and tables.states[s].targets[tables.byte_class[byte]] not in (tables.dead, s)}
         if all(fixed_byte(s)[0] == byte and s in takers for s in readers):
             silent.add(byte)
+    fixed = [(byte, after) if byte in silent else (NO_BYTE, tables.dead) for byte, after in fixed]
+    if not silent:
+        return None, set()
     return fixed, silent
 
 
