@@ -73,6 +73,22 @@ def test_utf8_end_decomposes_into_one_limit_per_position(tmp_path):
     assert gap is not None and gap.end_table and not gap.end_limits
 
 
+def test_utf8_levels_read_one_joint_index_and_is_valid_has_its_own_walk(tmp_path):
+    """UTF-8's 12 classes fall into 7 groups by their bits at the even distances, so each level of
+    the pairs walk is one lookup of 128 cells in c1's class and c's group; WTF-8's 13 classes make
+    11 groups, and it keeps a lookup a distance (and, with no end table, the walk first_error
+    takes)."""
+    utf8 = generate(tmp_path / "utf8", UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf").plan.window_driver
+    assert utf8 is not None and utf8.pair_joint and utf8.pair_select == 15 and utf8.dense_valid
+    assert [[what for level in group for what, _cells in level.reads] for group in utf8.pair_levels] == [
+        ["joint", "joint"]]
+    ids = [int(cell, 16) for cell in utf8.pair_high.split(",")]
+    assert max(i % 16 for i in ids) == 11 and len({i // 16 for i in ids} | {utf8.pair_low_id // 16}) == 7
+    wtf8 = generate(tmp_path / "wtf8", (ROOT / "grammars" / "variants" / "wtf8.abnf").read_text(encoding="utf-8"),
+                    "wtf8").plan.window_driver
+    assert wtf8 is not None and not wtf8.pair_joint and not wtf8.dense_valid
+
+
 @pytest.mark.parametrize("settings", SETTINGS)
 @pytest.mark.parametrize("instance", INSTANCES)
 def test_utf8_every_length_under_sanitizers(instance, settings, tmp_path):

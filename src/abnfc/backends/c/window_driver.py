@@ -256,10 +256,11 @@ def _pair_ids(levels: tuple[tuple[PairLevel, ...], ...], masks: tuple[tuple[byte
 def _pair_joint(levels: tuple[tuple[PairLevel, ...], ...], masks: tuple[tuple[bytes, ...], ...],
                 classes: int) -> list[int] | None:
     """Each class's id for the joint index: the class plus 16 times its group, the classes whose
-    bits (every group of boxes) agree at every even distance some level reads, numbered from the
-    class of byte 00's; None where no level reads c1, or with more than :data:`JOINT_CLASSES` classes or
-    :data:`JOINT_GROUPS` groups.  A level reads c at distance 2j and c1 at 2j + 1, so the class of
-    c1 and the group of c give both its lookups' bits, in one lookup."""
+    bits (every group of boxes) agree at every even distance some level reads, numbered in the
+    order of their first class; None where no level reads c1, or with more than
+    :data:`JOINT_CLASSES` classes or :data:`JOINT_GROUPS` groups.  A level reads c at distance 2j
+    and c1 at 2j + 1, so the class of c1 and the group of c give both its lookups' bits, in one
+    lookup."""
     even = [(g, d) for g, group in enumerate(levels) for level in group for d, one in level.lookups if not one]
     if classes > JOINT_CLASSES or not any(one for group in levels for level in group for _d, one in level.lookups):
         return None
