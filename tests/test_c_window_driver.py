@@ -15,7 +15,7 @@ from helpers.c_build import SANITIZE, build, generate, needs_gcc, run_records, w
 from helpers.paths import ROOT
 from helpers.walks import class_edges, mutated_walks
 from test_c import UTF8_TEXT, utf8_first_error, utf8_inputs
-from test_c_window_test import INSTANCES, VARIANTS, edge_windows
+from test_c_window_test import INSTANCES, VARIANTS, edge_windows, needs_vbmi
 
 from abnfc.automata.dfa import Dfa
 
@@ -71,6 +71,22 @@ def test_utf8_end_decomposes_into_one_limit_per_position(tmp_path):
     # so no limit on the last byte separates them and the end table stays
     gap = generate(tmp_path / "gap", 'x = *( %x00-7F / %x80 %x81 / %x82 )\n', "gap").plan.window_driver
     assert gap is not None and gap.end_table and not gap.end_limits
+
+
+def test_utf8_levels_read_one_joint_index_and_is_valid_has_its_own_walk(tmp_path):
+    """UTF-8's 12 classes fall into 7 groups by their bits at the even distances, so each level of
+    the pairs walk is one lookup of 128 cells in c1's class and c's group; WTF-8's 13 classes make
+    11 groups, and it keeps a lookup a distance (and, with no end table, the walk first_error
+    takes)."""
+    utf8 = generate(tmp_path / "utf8", UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf").plan.window_driver
+    assert utf8 is not None and utf8.pair_joint and utf8.pair_select == 15 and utf8.dense_valid
+    assert [[what for level in group for what, _cells in level.reads] for group in utf8.pair_levels] == [
+        ["joint", "joint"]]
+    ids = [int(cell, 16) for cell in utf8.pair_high.split(",")]
+    assert max(i % 16 for i in ids) == 11 and len({i // 16 for i in ids} | {utf8.pair_low_id // 16}) == 7
+    wtf8 = generate(tmp_path / "wtf8", (ROOT / "grammars" / "variants" / "wtf8.abnf").read_text(encoding="utf-8"),
+                    "wtf8").plan.window_driver
+    assert wtf8 is not None and not wtf8.pair_joint and not wtf8.dense_valid
 
 
 @pytest.mark.parametrize("settings", SETTINGS)
@@ -133,6 +149,44 @@ def test_long_inputs_with_pieces_across_block_edges(grammar, instance, tmp_path)
     pieces += mutated_walks(gen.minimal, random.Random(grammar), 150, 12, cut_share=0.3)
     inputs = [b"a" * at + piece + b"b" * (300 - at) for piece in pieces for at in (*range(56, 72), 125, 191)]
     flags = [*SANITIZE, *(f"-DV_WINDOW_TEST_{name}" for name in instance)]
+    binary = build(gen, "check_records.c", tmp_path / "check", flags)
+    assert run_records(binary, write_records(tmp_path / "records", inputs)) == [
+        gen.minimal.first_error(d) for d in inputs]
+
+
+@needs_vbmi
+@pytest.mark.parametrize("grammar", ["utf8.abnf", "variants/generalized-utf8.abnf", "variants/cesu8.abnf",
+                                     "variants/wtf8.abnf"])
+def test_65_to_256_bytes_with_every_placement_of_blocks_of_other_bytes(grammar, tmp_path):
+    """is_valid's own walk of 65 to 256 bytes (UTF-8, generalized UTF-8) and the joint index of the
+    pairs walk (those and CESU-8; WTF-8 has neither): for every length around the ends of blocks
+    of 64, every choice of blocks holding other bytes than 00-7F, each such block given pieces of
+    live walks (some cut short, some with a byte changed) at its start, its end (so that an
+    incomplete or wrong sequence stands right before a block of bytes 00-7F, or the end) and
+    anywhere; the harness checks is_valid against first_error, and first_error is checked against
+    the DFA, under the sanitizers."""
+    gen = generate(tmp_path, (ROOT / "grammars" / grammar).read_text(encoding="utf-8"), "v")
+    rng = random.Random(grammar)
+    edges = class_edges(gen.minimal)
+    pieces = mutated_walks(gen.minimal, rng, 400, 10, cut_share=0.3)
+    pieces += [bytes(w) for n in (1, 2) for w in itertools.product(edges, repeat=n)]
+    inputs = []
+    for length in (65, 66, 100, 127, 128, 129, 130, 191, 192, 193, 200, 254, 255, 256):
+        blocks = (length + 63) // 64
+        for placed in range(1, 1 << blocks):
+            for _ in range(8):
+                text = bytearray(b"x" * length)
+                for block in range(blocks):
+                    if not placed >> block & 1:
+                        continue
+                    start, stop = 64 * block, min(64 * block + 64, length)
+                    for where in rng.sample(("start", "end", "any"), rng.randint(1, 3)):
+                        piece = rng.choice(pieces)[:stop - start]
+                        at = {"start": start, "end": stop - len(piece),
+                              "any": rng.randint(start, stop - len(piece))}[where]
+                        text[at:at + len(piece)] = piece
+                inputs.append(bytes(text))
+    flags = [*SANITIZE, *(s.format(M="V") for s in EVERY_LENGTH)]
     binary = build(gen, "check_records.c", tmp_path / "check", flags)
     assert run_records(binary, write_records(tmp_path / "records", inputs)) == [
         gen.minimal.first_error(d) for d in inputs]

@@ -35,6 +35,10 @@ look every group of boxes up in them, or, where that takes fewer permutes, shift
 position only and each group's chain of box bits two positions a pair of distances (the
 lookups at distances 2j and 2j + 1 ANDed first, then moved on with the deeper ones: shifting is
 linear, so a chain moved 2 then 2 again is moved 4), as the stride-doubling of a prefix scan.
+Where the classes are at most 16 and the bits they have at the even distances fall into at most 8
+groups, each byte's id is its class plus its group times 16, and every level is one lookup of 128
+cells (two-source permute) in c1's class and c's group, selected from c1 and c by one bitwise
+select: a permute a level, not one a distance (UTF-8: 5 permutes a block rather than 7).
 
 The nibble test (:mod:`abnfc.automata.window_test.nibble`; AVX2, SSE4.1, NEON) catches a byte no
 live state takes at the window after it rather than where it stands: its walks take the first
@@ -74,6 +78,8 @@ DENSE_MAX = 256
 # RFC 2279's UTF-8, two levels: 17.3 against 16.3-16.4)
 KINDS_MIN = 2
 MAX_END_TABLE = 4096  # tuples of k classes: a table of at most 512 bytes
+JOINT_CLASSES = 16  # the joint index: c1's class in bits 0-3 ...
+JOINT_GROUPS = 8  # ... and c's group in bits 4-6 (a two-source permute reads 7 bits)
 
 
 @dataclass(frozen=True)
@@ -131,7 +137,7 @@ class WindowDriverC:
     pair_low: str  # 128 cells: the id of each byte 00-7F ("" when they are all pair_low_id)
     pair_low_id: int
     pair_before_id: int  # the id of ``before``
-    pair_index: bool  # some level reads the index of kinds
+    pair_index: bool  # some level reads the index of kinds, or the joint index (pair_joint)
     # Where the end table decomposes by position (the state the last k bytes leave survives k + 1
     # bytes 00-7F exactly when, for each j < k, the byte j positions from the end is below a
     # limit): 128 cells, the limit less one of the byte j positions before the end at cell
@@ -139,6 +145,14 @@ class WindowDriverC:
     # register, with the 64 cells from 64 - len on, as simdutf8 does, rather than read the last
     # bytes' classes and the table, a chain of dependent loads ("": it does not decompose)
     end_limits: str = ""
+    # The pairs walk's ids are class + 16 * group, the group of a class its bits at the even
+    # distances (those read in c), and each level is one lookup of the joint index, c1's class
+    # and c's group ((c1 & 15) | (c & 0x70)), in 128 cells (see :func:`_pair_joint`)
+    pair_joint: bool = False
+    pair_select: int = 7  # the bits the index takes from the first operand of its select (kinds: 7, joint: 15)
+    # is_valid on 65 to dense_max bytes by a walk of its own, the end by the limits (pads, pairs,
+    # end_limits, end_quiet: as the one-block is_valid)
+    dense_valid: bool = False
 
 
 @dataclass(frozen=True)
@@ -172,10 +186,15 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
     distances = tuple(_looked_at(group, tables.num_classes, window.boxes - 8 * g) if pads
                       else tuple(range(1, window.k + 1)) for g, group in enumerate(window.mask_bytes))
     levels = _pair_levels(distances) if pads else ()
-    ids = _pair_ids(levels, window.mask_bytes, tables.num_classes)
-    levels = _pair_reads(levels, window.mask_bytes, ids or list(range(tables.num_classes)), bool(ids))
+    joint = _pair_joint(levels, window.mask_bytes, tables.num_classes)
+    ids = joint or _pair_ids(levels, window.mask_bytes, tables.num_classes)
+    levels = _joint_reads(levels, window.mask_bytes, joint) if joint \
+        else _pair_reads(levels, window.mask_bytes, ids or list(range(tables.num_classes)), bool(ids))
     end = _end_table(targets, live, tables.dead, byte_class[0], tables.num_classes, window.k, survives) \
         if before_low and tables.num_classes ** window.k <= MAX_END_TABLE and window.k < 32 else None
+    end_limits = _end_limits(end, targets, live, tables.dead, byte_class, tables.num_classes, window.k,
+                             before_byte) if end else ""
+    quiet = _end_quiet(end, byte_class, tables.num_classes, window.k) if end else ""
     return WindowDriverC(
         pads=pads,
         before=before_byte,
@@ -195,7 +214,7 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
         distances=distances,
         shift_classes=pads,
         before_class=byte_class[before_byte],
-        end_quiet=_end_quiet(end, byte_class, tables.num_classes, window.k) if end else "",
+        end_quiet=quiet,
         pair_levels=levels,
         pair_shift_one=any(shifted for group in levels for level in group for _d, shifted in level.lookups),
         pair_before=_pair_before(levels, window.mask_bytes, byte_class[before_byte]),
@@ -205,8 +224,10 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
         pair_low_id=ids[byte_class[0]] if ids else 0,
         pair_before_id=ids[byte_class[before_byte]] if ids else 0,
         pair_index=bool(ids),
-        end_limits=_end_limits(end, targets, live, tables.dead, byte_class, tables.num_classes, window.k,
-                               before_byte) if end else "",
+        pair_joint=bool(joint),
+        pair_select=15 if joint else 7,
+        dense_valid=bool(levels and any(b < 0x80 for b in after) and quiet and end_limits),
+        end_limits=end_limits,
     )
 
 
@@ -230,6 +251,45 @@ def _pair_ids(levels: tuple[tuple[PairLevel, ...], ...], masks: tuple[tuple[byte
         for number, cls in enumerate(members):
             ids[cls] = 8 * kind + number
     return ids
+
+
+def _pair_joint(levels: tuple[tuple[PairLevel, ...], ...], masks: tuple[tuple[bytes, ...], ...],
+                classes: int) -> list[int] | None:
+    """Each class's id for the joint index: the class plus 16 times its group, the classes whose
+    bits (every group of boxes) agree at every even distance some level reads, numbered in the
+    order of their first class; None where no level reads c1, or with more than
+    :data:`JOINT_CLASSES` classes or :data:`JOINT_GROUPS` groups.  A level reads c at distance 2j
+    and c1 at 2j + 1, so the class of c1 and the group of c give both its lookups' bits, in one
+    lookup."""
+    even = [(g, d) for g, group in enumerate(levels) for level in group for d, one in level.lookups if not one]
+    if classes > JOINT_CLASSES or not any(one for group in levels for level in group for _d, one in level.lookups):
+        return None
+    groups: dict[tuple[int, ...], int] = {}
+    for cls in range(classes):
+        groups.setdefault(tuple(masks[g][d][cls] for g, d in even), len(groups))
+    if len(groups) > JOINT_GROUPS:
+        return None
+    return [cls + 16 * groups[tuple(masks[g][d][cls] for g, d in even)] for cls in range(classes)]
+
+
+def _joint_reads(levels: tuple[tuple[PairLevel, ...], ...], masks: tuple[tuple[bytes, ...], ...],
+                 ids: list[int]) -> tuple[tuple[PairLevel, ...], ...]:
+    """The levels, each reading the joint index once: cell c1 + 16 * group of c holds the AND of
+    the level's lookups (FF where no class or group is)."""
+    found = []
+    for g, group in enumerate(levels):
+        chain = []
+        for level in group:
+            cells = [0xFF] * 128
+            for cls, id_c in enumerate(ids):
+                for cls1 in range(len(ids)):
+                    bits = 0xFF
+                    for d, one in level.lookups:
+                        bits &= masks[g][d][cls1 if one else cls]
+                    cells[cls1 + (id_c & 0x70)] = bits
+            chain.append(replace(level, reads=(("joint", hex_cells(cells)),)))
+        found.append(tuple(chain))
+    return tuple(found)
 
 
 def _pair_reads(levels: tuple[tuple[PairLevel, ...], ...], masks: tuple[tuple[bytes, ...], ...], ids: list[int],
