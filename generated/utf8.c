@@ -1443,8 +1443,110 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ size_t utf8_win_dense2_(const uint8_t
     return SIZE_MAX;
 }
 
+/* Cells 31 - j: the limit less one of the byte j positions before the end, FF elsewhere (a block of
+ * 32 that ends with the input against the first 32, one the input ends inside, len bytes, against
+ * the 32 from 32 - len): above them, the input ends in a state that is not accepting, or on a byte
+ * no live state takes (which the nibble test flags past the input). */
+static const uint8_t utf8_win_limits2_[64] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xEF, 0xDF, 0xBF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
+/* Indexes for pshufb (80: a byte 00 after the input), cell t: t - 8 for t from 8 to 23. */
+static const uint8_t utf8_win_slide2_[40] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80 };
+/* The last block of an input of 33 to 47 bytes: its first 3 positions left out (the first block checks them). */
+static const uint8_t utf8_win_keep2_[64] = { 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
+
+/* The block of an input of 8 to 32 bytes, then bytes 00: two loads of 16 bytes (of 8 when len is
+ * below 16), the second one's bytes moved down by pshufb; no byte past the input read. */
+UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ __m256i utf8_win_short2_block_(const uint8_t *p, size_t len)
+{
+    __m128i index, x;
+    if (len >= 16u) {
+        index = _mm_loadu_si128((const __m128i *)(const void *)(utf8_win_slide2_ + (40u - len)));
+        x = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + (len - 16u))), index);
+        return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(p))), x, 1);
+    }
+    index = _mm_blend_epi16(_mm_loadu_si128((const __m128i *)(const void *)(utf8_win_slide2_ + (24u - len))),
+                            _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0), 0x0F);
+    x = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)p),
+                           _mm_loadl_epi64((const __m128i *)(const void *)(p + (len - 8u))));
+    x = _mm_shuffle_epi8(x, index);
+    return _mm256_inserti128_si256(_mm256_set1_epi8((char)0x00), x, 0);
+}
+
+/*
+ * The box bits of p[0..len), len 8 to 64, with no branch a block: *a those of positions 0-31
+ * (up to len - 1, then windows of the bytes after the input), *b those of positions len - 32 to
+ * len - 1 when len is above 32 (a block of 32 that ends with the input, read whole; 0 otherwise),
+ * and the bytes above their limits returned.  The last block's windows reach back into the 16
+ * bytes before it, read again, where the input has them (48 bytes or more); otherwise its first
+ * 3 positions, which the first block checks, are left out.
+ */
+UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ __m256i utf8_win_short2_(const uint8_t *p, size_t len, __m256i *a, __m256i *b)
+{
+    __m256i prev[1], tab[7], x;
+    size_t far = len >= 48u;
+    prev[0] = _mm256_set1_epi8((char)0x00); /* the bytes before the input */
+    utf8_win_tables2_(tab);
+    if (len <= 32u) {
+        x = utf8_win_short2_block_(p, len);
+        *a = utf8_win_block2_(x, prev, tab);
+        *b = _mm256_setzero_si256();
+        return _mm256_subs_epu8(x, _mm256_loadu_si256((const __m256i *)(const void *)(utf8_win_limits2_ + (32u - len))));
+    }
+    *a = utf8_win_block2_(_mm256_loadu_si256((const __m256i *)(const void *)(p)), prev, tab);
+    prev[0] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(p + (far ? len - 48u : 0u))));
+    x = _mm256_loadu_si256((const __m256i *)(const void *)(p + (len - 32u)));
+    *b = _mm256_and_si256(utf8_win_block2_(x, prev, tab), _mm256_loadu_si256((const __m256i *)(const void *)(utf8_win_keep2_ + 32u * far)));
+    return _mm256_subs_epu8(x, _mm256_loadu_si256((const __m256i *)(const void *)(utf8_win_limits2_)));
+}
+
+/* Whether p[0..len) is valid, len 65 to 256: the blocks of 32 from the start and the block of 32
+ * that ends with the input (its windows reaching back into the 16 bytes before it, read again),
+ * their box bits ORed, tested once, with the bytes above their limits. */
+UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ bool utf8_win_blocks2_ok_(const uint8_t *p, size_t len)
+{
+    __m256i prev[1], tab[7], x, all = _mm256_setzero_si256();
+    size_t i;
+    prev[0] = _mm256_set1_epi8((char)0x00); /* the bytes before the input */
+    utf8_win_tables2_(tab);
+    for (i = 0; i + 32u < len; i += 32)
+        all = _mm256_or_si256(all, utf8_win_block2_(_mm256_loadu_si256((const __m256i *)(const void *)(p + i)), prev, tab));
+    prev[0] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(p + (len - 48u))));
+    x = _mm256_loadu_si256((const __m256i *)(const void *)(p + (len - 32u)));
+    all = _mm256_or_si256(all, utf8_win_block2_(x, prev, tab));
+    all = _mm256_or_si256(all, _mm256_subs_epu8(x, _mm256_loadu_si256((const __m256i *)(const void *)(utf8_win_limits2_))));
+    return _mm256_testz_si256(all, all) != 0;
+}
+
+/* The first error of p[0..len) (SIZE_MAX: none), len 8 to 64. */
+UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ size_t utf8_win_short2_first_(const uint8_t *p, size_t len)
+{
+    __m256i a, b, end = utf8_win_short2_(p, len, &a, &b);
+    const __m256i zero = _mm256_setzero_si256();
+    uint64_t bad = (uint32_t)~_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, zero));
+    bad |= (uint64_t)(uint32_t)~_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, zero)) << (len > 32u ? len - 32u : 0u);
+    if (bad != 0) {
+        size_t at = (size_t)__builtin_ctzll(bad);
+        return utf8_win_first_(p, len, at);
+    }
+    return _mm256_testz_si256(end, end) ? SIZE_MAX : utf8_win_first_(p, len, len);
+}
+
+/* Whether p[0..len) is valid, len 8 to 256: a function of its own, which is_valid jumps to. */
+UTF8_WINDOW_TEST_AVX2_TARGET_ static bool utf8_win_small2_ok_(const uint8_t *p, size_t len)
+{
+    __m256i a, b, end;
+    if (len > 64u)
+        return utf8_win_blocks2_ok_(p, len);
+    end = utf8_win_short2_(p, len, &a, &b);
+    a = _mm256_or_si256(_mm256_or_si256(a, b), end);
+    return _mm256_testz_si256(a, a) != 0;
+}
+
 UTF8_WINDOW_TEST_AVX2_TARGET_ static size_t utf8_win_error2_(const uint8_t *p, size_t len)
 {
+    if (len - 8u <= 56u)
+        return utf8_win_short2_first_(p, len);
+    if (len - 65u < 192u) /* a wrong window found, found again block by block */
+        return utf8_win_blocks2_ok_(p, len) ? SIZE_MAX : utf8_win_dense2_(p, len);
     if (len <= 256u)
         return utf8_win_dense2_(p, len);
     return utf8_win_walk2_(p, len, 0) == SIZE_MAX ? SIZE_MAX : utf8_win_walk2_(p, len, 1);
@@ -1700,13 +1802,16 @@ static size_t utf8_window_error_(const uint8_t *p, size_t len, int simd)
 #ifdef UTF8_WINDOW_TEST_X86_
 static __attribute__((noinline)) bool utf8_is_valid_rest_(const void *data, size_t len);
 
-/* Inputs of UTF8_WINDOW_TEST_MIN to 64 bytes where AVX-512 VBMI was found, with nothing else on their
+/* Inputs of UTF8_WINDOW_TEST_MIN to 64 bytes where AVX-512 VBMI was found (and of 8 to 256 where AVX2 was), with nothing else on their
  * path (no stack frame: the rest is a function of its own; UTF-8, Zen 4, 16-byte strings: 4.7-4.8
  * ns a call against 4.9-5.0). */
 bool utf8_is_valid(const void *data, size_t len)
 {
     if (len - 1u < 64u && len >= UTF8_WINDOW_TEST_MIN && __atomic_load_n(&utf8_window_known_, __ATOMIC_RELAXED) == 2)
         return utf8_win_one_ok_((const uint8_t *)data, len);
+    if (len - 8u <= 248u && len >= UTF8_WINDOW_TEST_MIN
+        && __atomic_load_n(&utf8_window_known_, __ATOMIC_RELAXED) == 1)
+        return utf8_win_small2_ok_((const uint8_t *)data, len);
     return utf8_is_valid_rest_(data, len);
 }
 
