@@ -974,6 +974,30 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_block2_(__m256i x0,
     return all;
 }
 
+/* The same for the 32 bytes from q, their windows reading the 3 bytes before q from memory (loads
+ * rather than shuffles, which compete with the lookups for the same ports); only where those bytes
+ * are the input's, and the input is padded (no first positions to leave to the DFA). */
+UTF8_WINDOW_TEST_AVX2_TARGET_ static inline __m256i utf8_win_block2_at_(const uint8_t *q, const __m256i *tab)
+{
+    const __m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)q);
+    const __m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(q - 1));
+    const __m256i x2 = _mm256_loadu_si256((const __m256i *)(const void *)(q - 2));
+    const __m256i x3 = _mm256_loadu_si256((const __m256i *)(const void *)(q - 3));
+    const __m256i h0 = _mm256_and_si256(_mm256_srli_epi16(x0, 4), tab[0]);
+    const __m256i h1 = _mm256_and_si256(_mm256_srli_epi16(x1, 4), tab[0]);
+    const __m256i l1 = _mm256_and_si256(x1, tab[0]);
+    __m256i all, bits;
+    bits = _mm256_shuffle_epi8(tab[1], h0);
+    bits = _mm256_and_si256(bits, _mm256_shuffle_epi8(tab[2], h1));
+    bits = _mm256_and_si256(bits, _mm256_shuffle_epi8(tab[3], l1));
+    bits = _mm256_xor_si256(bits, _mm256_and_si256(tab[6],
+        _mm256_or_si256(_mm256_subs_epu8(x2, tab[4]),
+        _mm256_subs_epu8(x3, tab[5])
+        )));
+    all = bits;
+    return all;
+}
+
 /* The nibble test, 16 positions at a time with SSE4.1. */
 #define UTF8_WINDOW_TEST_SSE41_TARGET_ __attribute__((target("sse4.1")))
 
@@ -1450,8 +1474,8 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ size_t utf8_win_dense2_(const uint8_t
 static const uint8_t utf8_win_limits2_[64] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xEF, 0xDF, 0xBF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
 /* Indexes for pshufb (80: a byte 00 after the input), cell t: t - 8 for t from 8 to 23. */
 static const uint8_t utf8_win_slide2_[40] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80 };
-/* The last block of an input of 33 to 47 bytes: its first 3 positions left out (the first block checks them). */
-static const uint8_t utf8_win_keep2_[64] = { 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
+/* The last block of an input of 33 to 34 bytes: its first 3 positions left out (the first block checks them). */
+static const uint8_t utf8_win_keep2_[32] = { 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
 
 /* The block of an input of 8 to 32 bytes, then bytes 00: two loads of 16 bytes (of 8 when len is
  * below 16), the second one's bytes moved down by pshufb; no byte past the input read. */
@@ -1475,16 +1499,31 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ __m256i utf8_win_short2_block_(const 
  * The box bits of p[0..len), len 8 to 64, with no branch a block: *a those of positions 0-31
  * (up to len - 1, then windows of the bytes after the input), *b those of positions len - 32 to
  * len - 1 when len is above 32 (a block of 32 that ends with the input, read whole; 0 otherwise),
- * and the bytes above their limits returned.  The last block's windows reach back into the 16
- * bytes before it, read again, where the input has them (48 bytes or more); otherwise its first
- * 3 positions, which the first block checks, are left out.
+ * and the bytes above their limits returned.  The last block's windows read the 3 bytes before
+ * it from memory where the input has them (35 bytes or more); otherwise its first 3 positions,
+ * which the first block checks, are left out.
  */
 UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ __m256i utf8_win_short2_(const uint8_t *p, size_t len, __m256i *a, __m256i *b)
 {
     __m256i prev[1], tab[7], x;
-    size_t far = len >= 48u;
     prev[0] = _mm256_set1_epi8((char)0x00); /* the bytes before the input */
-    utf8_win_tables2_(tab);
+    /* as constants of 32 bytes (gcc builds the tables utf8_win_tables2_ reads from general registers, and
+     * keeps them all in vector registers), which the instructions read from memory */
+    tab[0] = _mm256_setr_epi8((char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F,
+                                (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F, (char)0x0F);
+    tab[1] = _mm256_setr_epi8((char)0x7E, (char)0x7E, (char)0x7E, (char)0x7E, (char)0x7E, (char)0x7E, (char)0x7E, (char)0x7E, (char)0xD5, (char)0xE5, (char)0xE9, (char)0xE9, (char)0x7E, (char)0x7E, (char)0x7E, (char)0x7E,
+                                (char)0x7E, (char)0x7E, (char)0x7E, (char)0x7E, (char)0x7E, (char)0x7E, (char)0x7E, (char)0x7E, (char)0xD5, (char)0xE5, (char)0xE9, (char)0xE9, (char)0x7E, (char)0x7E, (char)0x7E, (char)0x7E);
+    tab[2] = _mm256_setr_epi8((char)0x01, (char)0x01, (char)0x01, (char)0x01, (char)0x01, (char)0x01, (char)0x01, (char)0x01, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x46, (char)0x02, (char)0x0E, (char)0x3A,
+                                (char)0x01, (char)0x01, (char)0x01, (char)0x01, (char)0x01, (char)0x01, (char)0x01, (char)0x01, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x46, (char)0x02, (char)0x0E, (char)0x3A);
+    tab[3] = _mm256_setr_epi8((char)0xD7, (char)0xC3, (char)0x83, (char)0x83, (char)0xA3, (char)0xB3, (char)0xB3, (char)0xB3, (char)0xB3, (char)0xB3, (char)0xB3, (char)0xB3, (char)0xB3, (char)0xBB, (char)0xB3, (char)0xB3,
+                                (char)0xD7, (char)0xC3, (char)0x83, (char)0x83, (char)0xA3, (char)0xB3, (char)0xB3, (char)0xB3, (char)0xB3, (char)0xB3, (char)0xB3, (char)0xB3, (char)0xB3, (char)0xBB, (char)0xB3, (char)0xB3);
+    tab[4] = _mm256_setr_epi8((char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60,
+                                (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60, (char)0x60);
+    tab[5] = _mm256_setr_epi8((char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70,
+                                (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70, (char)0x70);
+    tab[6] = _mm256_setr_epi8((char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80,
+                                (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80);
+
     if (len <= 32u) {
         x = utf8_win_short2_block_(p, len);
         *a = utf8_win_block2_(x, prev, tab);
@@ -1492,27 +1531,28 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ __m256i utf8_win_short2_(const uint8_
         return _mm256_subs_epu8(x, _mm256_loadu_si256((const __m256i *)(const void *)(utf8_win_limits2_ + (32u - len))));
     }
     *a = utf8_win_block2_(_mm256_loadu_si256((const __m256i *)(const void *)(p)), prev, tab);
-    prev[0] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(p + (far ? len - 48u : 0u))));
     x = _mm256_loadu_si256((const __m256i *)(const void *)(p + (len - 32u)));
-    *b = _mm256_and_si256(utf8_win_block2_(x, prev, tab), _mm256_loadu_si256((const __m256i *)(const void *)(utf8_win_keep2_ + 32u * far)));
+    if (__builtin_expect(len >= 35u, 1))
+        *b = utf8_win_block2_at_(p + (len - 32u), tab);
+    else
+        *b = _mm256_and_si256(utf8_win_block2_(x, prev, tab), _mm256_loadu_si256((const __m256i *)(const void *)(utf8_win_keep2_)));
     return _mm256_subs_epu8(x, _mm256_loadu_si256((const __m256i *)(const void *)(utf8_win_limits2_)));
 }
 
 /* Whether p[0..len) is valid, len 65 to 256: the blocks of 32 from the start and the block of 32
- * that ends with the input (its windows reaching back into the 16 bytes before it, read again),
- * their box bits ORed, tested once, with the bytes above their limits. */
+ * that ends with the input (past the first, their windows reading the bytes before them from
+ * memory), their box bits ORed and tested once, with the bytes above their limits. */
 UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ bool utf8_win_blocks2_ok_(const uint8_t *p, size_t len)
 {
-    __m256i prev[1], tab[7], x, all = _mm256_setzero_si256();
+    __m256i prev[1], tab[7], all;
     size_t i;
     prev[0] = _mm256_set1_epi8((char)0x00); /* the bytes before the input */
     utf8_win_tables2_(tab);
-    for (i = 0; i + 32u < len; i += 32)
-        all = _mm256_or_si256(all, utf8_win_block2_(_mm256_loadu_si256((const __m256i *)(const void *)(p + i)), prev, tab));
-    prev[0] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(p + (len - 48u))));
-    x = _mm256_loadu_si256((const __m256i *)(const void *)(p + (len - 32u)));
-    all = _mm256_or_si256(all, utf8_win_block2_(x, prev, tab));
-    all = _mm256_or_si256(all, _mm256_subs_epu8(x, _mm256_loadu_si256((const __m256i *)(const void *)(utf8_win_limits2_))));
+    all = utf8_win_block2_(_mm256_loadu_si256((const __m256i *)(const void *)(p)), prev, tab);
+    for (i = 32; i + 32u < len; i += 32)
+        all = _mm256_or_si256(all, utf8_win_block2_at_(p + i, tab));
+    all = _mm256_or_si256(all, utf8_win_block2_at_(p + (len - 32u), tab));
+    all = _mm256_or_si256(all, _mm256_subs_epu8(_mm256_loadu_si256((const __m256i *)(const void *)(p + (len - 32u))), _mm256_loadu_si256((const __m256i *)(const void *)(utf8_win_limits2_))));
     return _mm256_testz_si256(all, all) != 0;
 }
 
