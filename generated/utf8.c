@@ -1570,6 +1570,15 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ size_t utf8_win_short2_first_(const u
     return _mm256_testz_si256(end, end) ? SIZE_MAX : utf8_win_first_(p, len, len);
 }
 
+/* The first error of p[0..len) (SIZE_MAX: none), len 8 to 256: a function of its own, so that the
+ * longer inputs' walk, whose stack frame is large, is not set up for short ones. */
+UTF8_WINDOW_TEST_AVX2_TARGET_ static __attribute__((noinline)) size_t utf8_win_small2_first_(const uint8_t *p, size_t len)
+{
+    if (len > 64u) /* a wrong window found, found again block by block */
+        return utf8_win_blocks2_ok_(p, len) ? SIZE_MAX : utf8_win_dense2_(p, len);
+    return utf8_win_short2_first_(p, len);
+}
+
 /* Whether p[0..len) is valid, len 8 to 256: a function of its own, which is_valid jumps to. */
 UTF8_WINDOW_TEST_AVX2_TARGET_ static bool utf8_win_small2_ok_(const uint8_t *p, size_t len)
 {
@@ -1581,12 +1590,19 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ static bool utf8_win_small2_ok_(const uint8_t *p, 
     return _mm256_testz_si256(a, a) != 0;
 }
 
+/* Inputs of 8 to 256 bytes by utf8_win_small2_first_, the others by utf8_win_long2_, each a function of
+ * its own: this one then needs no stack frame, and is inlined. */
+UTF8_WINDOW_TEST_AVX2_TARGET_ static __attribute__((noinline)) size_t utf8_win_long2_(const uint8_t *p, size_t len);
+
 UTF8_WINDOW_TEST_AVX2_TARGET_ static size_t utf8_win_error2_(const uint8_t *p, size_t len)
 {
-    if (len - 8u <= 56u)
-        return utf8_win_short2_first_(p, len);
-    if (len - 65u < 192u) /* a wrong window found, found again block by block */
-        return utf8_win_blocks2_ok_(p, len) ? SIZE_MAX : utf8_win_dense2_(p, len);
+    if (len - 8u <= 248u)
+        return utf8_win_small2_first_(p, len);
+    return utf8_win_long2_(p, len);
+}
+
+UTF8_WINDOW_TEST_AVX2_TARGET_ static size_t utf8_win_long2_(const uint8_t *p, size_t len)
+{
     if (len <= 256u)
         return utf8_win_dense2_(p, len);
     return utf8_win_walk2_(p, len, 0) == SIZE_MAX ? SIZE_MAX : utf8_win_walk2_(p, len, 1);
