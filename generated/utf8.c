@@ -1385,8 +1385,14 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ size_t utf8_win_walk2_(const uint8_t 
             }
         }
         quiet = low;
-        w0 = utf8_win_block2_(x0, prev, tab);
-        w1 = utf8_win_block2_(x1, prev, tab);
+        if (i != 0 && q != tail) { /* the bytes before the step are the input's: read from memory */
+            w0 = utf8_win_block2_at_(q, tab);
+            w1 = utf8_win_block2_at_(q + 32, tab);
+            prev[0] = x1;
+        } else {
+            w0 = utf8_win_block2_(x0, prev, tab);
+            w1 = utf8_win_block2_(x1, prev, tab);
+        }
         any = _mm256_or_si256(w0, w1);
         if (!careful) {
             all = _mm256_or_si256(all, any);
