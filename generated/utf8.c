@@ -1344,6 +1344,20 @@ UTF8_WINDOW_TEST_TARGET_ static size_t utf8_win_error_(const uint8_t *p, size_t 
     return utf8_win_walk_(p, len, 0) == SIZE_MAX ? SIZE_MAX : utf8_win_walk_(p, len, 1);
 }
 
+/* Cells 31 - j: the limit less one of the byte j positions before the end, FF elsewhere (a block of
+ * 32 that ends with the input against the first 32, one the input ends inside, len bytes, against
+ * the 32 from 32 - len): above them, the input ends in a state that is not accepting, or on a byte
+ * no live state takes (which the nibble test flags past the input). */
+static const uint8_t utf8_win_limits2_[64] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xEF, 0xDF, 0xBF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
+
+/* Whether the 3 bytes before q (at least 32 bytes into the input) are below their limits: whether
+ * bytes 00-7F may follow them, by one compare rather than the end table's chain of loads. */
+UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ bool utf8_win_limits_ok2_(const uint8_t *q)
+{
+    const __m256i above = _mm256_subs_epu8(_mm256_loadu_si256((const __m256i *)(const void *)(q - 32)), _mm256_loadu_si256((const __m256i *)(const void *)(utf8_win_limits2_)));
+    return _mm256_testz_si256(above, above) != 0;
+}
+
 /*
  * The first error of p[0..len) (SIZE_MAX: none), by the nibble test with
  * AVX2: 64 bytes a step, as 2 blocks of 32; a last part step is copied into a buffer of bytes 00.
@@ -1374,11 +1388,11 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ size_t utf8_win_walk2_(const uint8_t 
             if (quiet)
                 continue; /* windows of bytes 00-7F only: all allowed, and prev[0] holds such bytes */
             if (i >= len && len >= 3u) { /* the bytes after the input: the state it ends in decides */
-                if (!utf8_win_end_ok_(p + len))
+                if (!utf8_win_limits_ok2_(p + len))
                     return careful ? utf8_win_first_(p, len, len) : 0;
                 break;
             }
-            if (i + 64 <= len && utf8_win_end_ok_(p + i)) {
+            if (i + 64 <= len && utf8_win_limits_ok2_(p + i)) {
                 prev[0] = x1; /* bytes 00-7F are one class: which of them makes no difference */
                 quiet = 1;
                 continue;
@@ -1473,11 +1487,6 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ size_t utf8_win_dense2_(const uint8_t
     return SIZE_MAX;
 }
 
-/* Cells 31 - j: the limit less one of the byte j positions before the end, FF elsewhere (a block of
- * 32 that ends with the input against the first 32, one the input ends inside, len bytes, against
- * the 32 from 32 - len): above them, the input ends in a state that is not accepting, or on a byte
- * no live state takes (which the nibble test flags past the input). */
-static const uint8_t utf8_win_limits2_[64] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xEF, 0xDF, 0xBF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
 /* Indexes for pshufb (80: a byte 00 after the input), cell t: t - 8 for t from 8 to 23. */
 static const uint8_t utf8_win_slide2_[40] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80 };
 /* The last block of an input of 33 to 34 bytes: its first 3 positions left out (the first block checks them). */
