@@ -39,7 +39,14 @@ linear, so a chain moved 2 then 2 again is moved 4), as the stride-doubling of a
 The nibble test (:mod:`abnfc.automata.window_test.nibble`; AVX2, SSE4.1, NEON) catches a byte no
 live state takes at the window after it rather than where it stands: its walks take the first
 flagged position f, and f - 1 when the byte there is such a byte (``deferred``); the end table
-never lets a block of bytes 00-7F be skipped after such a byte.
+never lets a block of bytes 00-7F be skipped after such a byte.  Where the end table decomposes
+into limits with such a last byte refused too (``nibble_limits``; UTF-8: simdutf8's), the AVX2
+walk of inputs of 8 to 256 bytes reads whole blocks of 32 only, the last one the 32 bytes that end
+with the input, the windows of every block past the first reading the bytes before it from
+memory rather than from the previous block (so no block depends on another), ORs their box bits
+and tests them once, with the end one compare of the last block with the limits; the long walk
+reads its steps' windows from memory too, and decides by the limits whether a step of bytes
+00-7F may be skipped.
 """
 from __future__ import annotations
 
