@@ -1511,7 +1511,7 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ UTF8_INLINE_ __m256i utf8_win_short2_block_(const 
 }
 
 /*
- * The box bits of p[0..len), len 8 to 64, with no branch a block: *a those of positions 0-31
+ * The box bits of p[0..len), len 8 to 64, with no branch on the bytes: *a those of positions 0-31
  * (up to len - 1, then windows of the bytes after the input), *b those of positions len - 32 to
  * len - 1 when len is above 32 (a block of 32 that ends with the input, read whole; 0 otherwise),
  * and the bytes above their limits returned.  The last block's windows read the 3 bytes before

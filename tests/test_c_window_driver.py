@@ -141,8 +141,8 @@ def test_long_inputs_with_pieces_across_block_edges(grammar, instance, tmp_path)
 def test_the_avx2_end_is_simdutf8s_limits(tmp_path):
     """For the AVX2 nibble walk the last byte must also be below C0: C0 and C1, which no state takes,
     are flagged one position late, past the input.  UTF-8's limits are then simdutf8's (BF, DF, EF
-    for the last three bytes), and the short path is generated; WTF-8, whose bytes after the
-    input are not bytes 00-7F, keeps the end table."""
+    for the last three bytes), and the short path is generated; WTF-8, which has no end table (13
+    classes, 4-definite), keeps the walk it had."""
     utf8 = generate(tmp_path / "utf8", UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf")
     plan = utf8.plan.window_driver
     assert plan is not None
