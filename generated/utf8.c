@@ -1594,8 +1594,10 @@ UTF8_WINDOW_TEST_AVX2_TARGET_ static __attribute__((noinline)) size_t utf8_win_s
     return utf8_win_short2_first_(p, len);
 }
 
-/* Whether p[0..len) is valid, len 8 to 256: a function of its own, which is_valid jumps to. */
-UTF8_WINDOW_TEST_AVX2_TARGET_ static bool utf8_win_small2_ok_(const uint8_t *p, size_t len)
+/* Whether p[0..len) is valid, len 8 to 256: a function of its own, which is_valid jumps to; aligned to
+ * 64 bytes (UTF-8, AMD EPYC, 64-byte strings: 5.5 ns a call as placed after first_error's own jump
+ * was added, 5.2 aligned). */
+__attribute__((aligned(64))) UTF8_WINDOW_TEST_AVX2_TARGET_ static bool utf8_win_small2_ok_(const uint8_t *p, size_t len)
 {
     __m256i a, b, end;
     if (len > 64u)
