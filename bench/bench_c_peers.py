@@ -14,7 +14,9 @@ Inputs: 1 MiB corpora (bench/corpora.py: mixed text, Chinese, emoji, random vali
 every character length alike) and real German text (the German messages of abnfc's own
 catalog, src/abnfc/locale/de, about 98% ASCII with sparse accents, repeated to 1 MiB); and
 16-, 64- and 256-byte strings, 8192 distinct ones of each kind (so a branch predictor cannot
-learn one), timed in ns per call.
+learn one), timed in ns per call.  Every pass times the same 8192 strings, which a branch
+predictor may learn over the passes; with ``--fresh`` there are 8 sets of 8192, and each pass
+(of any contender) times the next set.
 
 The third table is ``first_error`` without the window test (-DP_NO_WINDOW_TEST: the DFA loop,
 as on CPUs without AVX2 and in the stream API) built by gcc and clang at -O2, -O3 and -Os, each
@@ -26,7 +28,7 @@ each peer (above 1: abnfc is faster).  Before timing, every contender must give 
 on every input.  Missing peers (crate sources, simdjson, cargo, clang) are left out with a note.
 
     apt-get install -y libsimdjson-dev librust-simdutf8-dev cargo clang   # as root, once
-    python bench/bench_c_peers.py [--rounds N] [--passes N] [--no-opt] [--smoke]
+    python bench/bench_c_peers.py [--rounds N] [--passes N] [--no-opt] [--smoke] [--fresh]
 """
 from __future__ import annotations
 
@@ -55,6 +57,10 @@ CRATES = Path("/usr/share/cargo/registry")
 SIZE = 1 << 20
 SHORT = (16, 64, 256)
 STRINGS = 8192
+# --fresh: the strings of each length in this many sets of STRINGS, each pass (of any contender)
+# timing the next set, so that no pass repeats the one before: a branch predictor may otherwise
+# learn the strings over the passes
+FRESH_SETS = 8
 OPT_LEVELS = ("-O2", "-O3", "-Os")
 AVX2_VALID, AVX2_ERROR = "abnfc is_valid AVX2", "abnfc first_error AVX2"  # the window test's AVX2 instance
 
@@ -94,11 +100,11 @@ def whole(text: str) -> bytes:
     return data[:cut] + b" " * (SIZE - cut)
 
 
-def strings(text: str, length: int, rng: random.Random) -> bytes:
-    """STRINGS valid strings of exactly ``length`` bytes: characters from a random place, then
+def strings(text: str, length: int, rng: random.Random, count: int = STRINGS) -> bytes:
+    """``count`` valid strings of exactly ``length`` bytes: characters from a random place, then
     ASCII letters at a random character boundary to make up the length."""
     out = []
-    for _ in range(STRINGS):
+    for _ in range(count):
         at = rng.randrange(len(text) - 4 * length)
         chars, size = [], 0
         while size + len(text[at].encode("utf-8")) <= length:
@@ -226,8 +232,8 @@ class Build:
         run([self.linker, "-o", str(self.folder / "c_peers"), *map(str, objects), *self.libs])
 
 
-def inputs(folder: Path, smoke: bool) -> list[str]:
-    """The input files as c_peers arguments (PATH:STRIDE)."""
+def inputs(folder: Path, smoke: bool, sets: int = 1) -> list[str]:
+    """The input files as c_peers arguments (PATH:STRIDE); ``sets`` sets of strings each."""
     rng = random.Random(20261127)
     args = []
     for kind, text in corpus_texts().items():
@@ -239,14 +245,15 @@ def inputs(folder: Path, smoke: bool) -> list[str]:
             if kind == "random":
                 continue
             path = folder / f"{kind}.{length}"
-            data = strings(text, length, rng)
-            path.write_bytes(data[:length * 64] if smoke else data)
+            data = strings(text, length, rng, STRINGS * sets)
+            path.write_bytes(data[:length * 64 * sets] if smoke else data)
             args.append(f"{path}:{length}")
     return args
 
 
-def measure(binary: Path, args: list[str], rounds: int, passes: int) -> dict[tuple[str, str], float]:
-    result = subprocess.run([str(binary), str(rounds), str(passes), *args], capture_output=True, text=True)
+def measure(binary: Path, args: list[str], rounds: int, passes: int, sets: int = 1) -> dict[tuple[str, str], float]:
+    result = subprocess.run([str(binary), str(rounds), str(passes), str(sets), *args], capture_output=True,
+                            text=True)
     if result.returncode != 0:
         raise SystemExit("the contenders disagree or the timing loop failed:\n" + result.stderr)
     times: dict[tuple[str, str], list[float]] = {}
@@ -287,18 +294,22 @@ def main() -> int:
     parser.add_argument("--passes", type=int, default=5)
     parser.add_argument("--no-opt", action="store_true", help="leave out the optimiser table")
     parser.add_argument("--smoke", action="store_true", help="small inputs, one round: build all, check all agree")
+    parser.add_argument("--fresh", action="store_true",
+                        help="8 sets of strings, each pass timing the next (no pass repeats the one before)")
     args = parser.parse_args()
     rounds, passes = (1, 1) if args.smoke else (args.rounds, args.passes)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         build = Build(folder, not args.no_opt)
-        files = inputs(folder, args.smoke)
-        print(f"CPU: {cpu_model()}; CPU time, median of {rounds} rounds (least of {passes} passes each)")
+        sets = FRESH_SETS if args.fresh else 1
+        files = inputs(folder, args.smoke, sets)
+        print(f"CPU: {cpu_model()}; CPU time, median of {rounds} rounds (least of {passes} passes each"
+              + (f"; strings in {sets} sets, each pass timing the next)" if sets > 1 else ")"))
         for note in build.notes:
             print("note:", note)
         main_rows = [r for r in build.rows if not r[0].startswith("first_error ")]
         opt_rows = [r for r in build.rows if r[0].startswith("first_error ")]
-        times = measure(folder / "c_peers", files, rounds, passes)
+        times = measure(folder / "c_peers", files, rounds, passes, sets)
         labels = {Path(f.rsplit(":", 1)[0]).name: Path(f.rsplit(":", 1)[0]).stat().st_size for f in files}
         valid_peers = [n for n, _, kind in main_rows if kind == 0 and not n.startswith("abnfc")]
         error_peers = [n for n, _, kind in main_rows if kind == 1 and not n.startswith("abnfc")]

@@ -15,7 +15,7 @@ from helpers.c_build import SANITIZE, build, generate, needs_gcc, run_records, w
 from helpers.paths import ROOT
 from helpers.walks import class_edges, mutated_walks
 from test_c import UTF8_TEXT, utf8_first_error, utf8_inputs
-from test_c_window_test import INSTANCES, VARIANTS, edge_windows, needs_vbmi
+from test_c_window_test import INSTANCES, VARIANTS, _has_avx2, edge_windows, needs_vbmi
 
 from abnfc.automata.dfa import Dfa
 
@@ -187,6 +187,62 @@ def test_65_to_256_bytes_with_every_placement_of_blocks_of_other_bytes(grammar, 
                         text[at:at + len(piece)] = piece
                 inputs.append(bytes(text))
     flags = [*SANITIZE, *(s.format(M="V") for s in EVERY_LENGTH)]
+    binary = build(gen, "check_records.c", tmp_path / "check", flags)
+    assert run_records(binary, write_records(tmp_path / "records", inputs)) == [
+        gen.minimal.first_error(d) for d in inputs]
+
+
+def test_the_avx2_end_is_simdutf8s_limits(tmp_path):
+    """For the AVX2 nibble walk the last byte must also be below C0: C0 and C1, which no state takes,
+    are flagged one position late, past the input.  UTF-8's limits are then simdutf8's (BF, DF, EF
+    for the last three bytes), and the short path is generated; WTF-8, which has no end table (13
+    classes, 4-definite), keeps the walk it had."""
+    utf8 = generate(tmp_path / "utf8", UTF8_TEXT, "utf8", grammar_file="grammars/utf8.abnf")
+    plan = utf8.plan.window_driver
+    assert plan is not None
+    cells = [int(cell, 16) for cell in plan.nibble_limits.split(",")]
+    assert cells[29:32] == [0xEF, 0xDF, 0xBF] and cells[:29] == [0xFF] * 29 and cells[32:] == [0xFF] * 32
+    assert "utf8_win_small2_ok_" in utf8.source.read_text(encoding="utf-8")
+    wtf8 = generate(tmp_path / "wtf8", (ROOT / "grammars" / "variants" / "wtf8.abnf").read_text(encoding="utf-8"), "v")
+    assert wtf8.plan.window_driver is not None and not wtf8.plan.window_driver.nibble_limits
+    assert "v_win_small2_ok_" not in wtf8.source.read_text(encoding="utf-8")
+
+
+SEAMS = (0, 1, 2, 3, *range(13, 20), *range(28, 37), *range(44, 52), *range(59, 70), *range(93, 99),
+         *range(125, 131), *range(253, 259))
+
+
+def short_seam_inputs(dfa: Dfa, seed: str) -> list[bytes]:
+    """Inputs of 1 to 300 bytes, each length with a wrong byte at every position near the seams of
+    the AVX2 short path (blocks of 16, 32 and 64, the block of 32 that ends with the input, the
+    first and last 3 bytes), ends cut inside a character, and bytes no live state takes at the last
+    three positions."""
+    rng = random.Random(seed)
+    edges = class_edges(dfa)
+    walks = [w for w in mutated_walks(dfa, rng, 600, 320, ascii_share=0.3) if w]
+    dead_everywhere = [b for b in range(256) if all(
+        dfa.transitions[s][dfa.byte_class[b]] == dfa.dead for s in range(len(dfa.transitions)) if s != dfa.dead)]
+    found = []
+    for length in range(1, 301):
+        base = (b"a" * length + rng.choice(walks))[-length:]
+        found += [base, b"a" * length, (rng.choice(walks) + b"a" * length)[:length]]
+        for at in {*SEAMS, *range(max(0, length - 4), length)}:
+            if at < length:
+                found.append(base[:at] + bytes([rng.choice(edges)]) + base[at + 1:])
+                piece = rng.choice(walks)[:rng.randrange(1, 5)]  # often a character cut short
+                found.append((b"a" * at + piece + b"a" * length)[:length])
+        for byte in dead_everywhere[:2] + dead_everywhere[-1:]:
+            found += [(b"a" * length + bytes([byte]) + b"a" * tail)[-length:] for tail in range(3)]
+    return found
+
+
+@pytest.mark.skipif(not _has_avx2(), reason="this CPU has no AVX2")
+@pytest.mark.parametrize("settings", SETTINGS)
+@pytest.mark.parametrize("grammar", ["utf8.abnf", "variants/generalized-utf8.abnf", "variants/wtf8.abnf"])
+def test_avx2_short_inputs_at_every_seam_under_sanitizers(grammar, settings, tmp_path):
+    gen = generate(tmp_path, (ROOT / "grammars" / grammar).read_text(encoding="utf-8"), "v")
+    inputs = short_seam_inputs(gen.minimal, grammar)
+    flags = [*SANITIZE, *(s.format(M="V") for s in settings), "-DV_WINDOW_TEST_AVX2"]
     binary = build(gen, "check_records.c", tmp_path / "check", flags)
     assert run_records(binary, write_records(tmp_path / "records", inputs)) == [
         gen.minimal.first_error(d) for d in inputs]

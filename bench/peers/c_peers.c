@@ -2,10 +2,12 @@
  * Timing loop of bench/bench_c_peers.py: every contender (contenders.c, written by the script)
  * on every input file, in interleaved rounds, CPU time (CLOCK_PROCESS_CPUTIME_ID).
  *
- *     c_peers ROUNDS PASSES FILE:STRIDE...
+ *     c_peers ROUNDS PASSES SETS FILE:STRIDE...
  *
  * STRIDE 0: the file is one input.  STRIDE n: the file is many inputs of n bytes each, called in
- * turn (distinct strings, so a branch predictor cannot learn one).  Prints, per round, contender
+ * turn (distinct strings, so a branch predictor cannot learn one), in SETS sets of as many: each
+ * pass times the next set, in turn across passes, contenders and inputs (SETS 1: every pass times
+ * the same strings, which a branch predictor may learn over the passes).  Prints, per round, contender
  * and input, "ROUND NAME FILE NS" with NS the least time of PASSES passes per call.  Before timing
  * it checks that every contender gives the first one's answer on every input.
  */
@@ -41,13 +43,21 @@ static double now_ns(void)
 
 static volatile size_t sink;
 
-/* One pass: every string of the input once; the time per call. */
+static size_t sets = 1, next_set;
+
+/* One pass: every string of the input's next set once; the time per call. */
 static double pass(const struct bench_contender *c, const struct bench_input *in)
 {
     size_t stride = in->stride ? in->stride : in->size, count = in->size / stride, k, acc = 0;
-    double start = now_ns();
+    const uint8_t *data = in->data;
+    double start;
+    if (in->stride && sets > 1) {
+        count /= sets;
+        data += (next_set++ % sets) * count * stride;
+    }
+    start = now_ns();
     for (k = 0; k < count; k++)
-        acc += c->fn(in->data + k * stride, stride);
+        acc += c->fn(data + k * stride, stride);
     sink = acc;
     return (now_ns() - start) / (double)count;
 }
@@ -82,23 +92,26 @@ static uint8_t *read_file(const char *path, size_t *size)
 int main(int argc, char **argv)
 {
     int rounds, passes, r, p, status = 0;
-    size_t ninputs = (size_t)(argc - 3), i, c;
+    size_t ninputs = (size_t)(argc - 4), i, c;
     struct bench_input *inputs;
-    if (argc < 4)
+    if (argc < 5)
         return 2;
     rounds = atoi(argv[1]);
     passes = atoi(argv[2]);
+    sets = (size_t)strtoul(argv[3], NULL, 10);
+    if (sets < 1)
+        return 2;
     inputs = calloc(ninputs, sizeof *inputs);
     for (i = 0; i < ninputs; i++) {
-        char *colon = strrchr(argv[3 + i], ':');
+        char *colon = strrchr(argv[4 + i], ':');
         if (!colon)
             return 2;
         *colon = '\0';
-        inputs[i].label = argv[3 + i];
+        inputs[i].label = argv[4 + i];
         inputs[i].stride = (size_t)strtoul(colon + 1, NULL, 10);
-        inputs[i].data = read_file(argv[3 + i], &inputs[i].size);
+        inputs[i].data = read_file(argv[4 + i], &inputs[i].size);
         if (!inputs[i].data) {
-            fprintf(stderr, "cannot read %s\n", argv[3 + i]);
+            fprintf(stderr, "cannot read %s\n", argv[4 + i]);
             return 2;
         }
     }

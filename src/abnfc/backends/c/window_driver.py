@@ -43,7 +43,14 @@ select: a permute a level, not one a distance (UTF-8: 5 permutes a block rather 
 The nibble test (:mod:`abnfc.automata.window_test.nibble`; AVX2, SSE4.1, NEON) catches a byte no
 live state takes at the window after it rather than where it stands: its walks take the first
 flagged position f, and f - 1 when the byte there is such a byte (``deferred``); the end table
-never lets a block of bytes 00-7F be skipped after such a byte.
+never lets a block of bytes 00-7F be skipped after such a byte.  Where the end table decomposes
+into limits with such a last byte refused too (``nibble_limits``; UTF-8: simdutf8's), the AVX2
+walk of inputs of 8 to 256 bytes reads whole blocks of 32 only, the last one the 32 bytes that end
+with the input, the windows of every block past the first reading the bytes before it from
+memory rather than from the previous block (so no block depends on another), ORs their box bits
+and tests them once, with the end one compare of the last block with the limits; the long walk
+reads its steps' windows from memory too, and decides by the limits whether a step of bytes
+00-7F may be skipped.
 """
 from __future__ import annotations
 
@@ -153,6 +160,14 @@ class WindowDriverC:
     # is_valid on 65 to dense_max bytes by a walk of its own, the end by the limits (pads, pairs,
     # end_limits, end_quiet: as the one-block is_valid)
     dense_valid: bool = False
+    # The same for the AVX2 nibble walk, whose windows flag a byte no live state takes one
+    # position late (past the input when it is the last byte): such a last byte must be refused
+    # too, so the tuples whose first k - 1 classes some live state survives and whose last class
+    # no live state takes count, with bit 0.  64 cells, the limit less one of the byte j positions
+    # before the end at cell 31 - j, FF elsewhere: a block of 32 that ends with the input is
+    # compared with the first 32, one the input ends inside (len bytes) with the 32 from 32 - len
+    # ("": it does not decompose; the walk reads the end table)
+    nibble_limits: str = ""
 
 
 @dataclass(frozen=True)
@@ -228,6 +243,8 @@ def plan_window_driver(tables: Tables, window: WindowTestC | None) -> WindowDriv
         pair_select=15 if joint else 7,
         dense_valid=bool(levels and any(b < 0x80 for b in after) and quiet and end_limits),
         end_limits=end_limits,
+        nibble_limits=_nibble_limits(end, targets, live, tables.dead, byte_class, tables.num_classes, window.k,
+                                     before_byte) if end and window.nibble and window.k <= 16 else "",
     )
 
 
@@ -418,6 +435,50 @@ def _end_limits(end: bytes, targets: Sequence[Sequence[int]], live: list[int], d
             return ""
         cells[63 - j] = low - 1
     return hex_cells(cells)
+
+
+def _nibble_limits(end: bytes, targets: Sequence[Sequence[int]], live: list[int], dead: int, byte_class: bytes,
+                   classes: int, k: int, before: int) -> str:
+    """The end table as one limit per position from the end, for the nibble walk ("" when it does
+    not decompose so): as :func:`_end_limits`, but a tuple also counts, with bit 0, when some live
+    state survives its first k - 1 classes and no live state takes its last (the nibble test
+    flags that byte past the input); a tuple whose last class only other live states take is
+    flagged inside the input, and one some live state does not survive the first k - 1 classes
+    of, before the last byte.  The limits are cells 31 - j of 64."""
+    words = []
+    for index, word in enumerate(itertools.product(range(classes), repeat=k)):
+        if _reached(targets, live, dead, word) is not None:
+            words.append((word, bool(end[index // 8] >> (index % 8) & 1)))
+        elif _reached(targets, live, dead, word[:-1]) is not None \
+                and all(targets[state][word[-1]] == dead for state in live):
+            words.append((word, False))
+    limits = _position_limits(words, byte_class, k, before)
+    if limits is None:
+        return ""
+    cells = [0xFF] * 64
+    for j, limit in enumerate(limits):
+        cells[31 - j] = limit
+    return hex_cells(cells)
+
+
+def _position_limits(words: list[tuple[tuple[int, ...], bool]], byte_class: bytes, k: int,
+                     before: int) -> list[int] | None:
+    """Per position j from the end, the limit less one of its byte, such that a tuple of the words
+    has bit 1 exactly when every byte is at most its limit (None: no such limits).  A class is
+    refused at j when every word with it there has bit 0; the refused bytes must be those from
+    some byte on, and ``before`` below it."""
+    seen = [{word[k - 1 - j] for word, _bit in words} for j in range(k)]
+    refused = [{cls for cls in seen[j] if all(not bit for word, bit in words if word[k - 1 - j] == cls)}
+               for j in range(k)]
+    if any(bit != all(word[k - 1 - j] not in refused[j] for j in range(k)) for word, bit in words):
+        return None
+    limits = []
+    for j in range(k):
+        low = min((b for b in range(256) if byte_class[b] in refused[j]), default=256)
+        if low == 0 or before >= low or any(byte_class[b] in seen[j] - refused[j] for b in range(low, 256)):
+            return None
+        limits.append(low - 1)
+    return limits
 
 
 def _reached(targets: Sequence[Sequence[int]], live: list[int], dead: int, word: Sequence[int]) -> int | None:
