@@ -2,7 +2,7 @@
 program that cannot be run, an ``--out`` in the way or a missing input file is reported, with exit
 status 2, before the first grammar is compiled.
 
-The first grammar (tests/data/expensive.abnf) takes about 3 s of CPU to compile; each command
+The first grammar (tests/data/expensive.abnf) takes about 4 s of CPU to compile; each command
 here must end within 1 s of CPU (measured with getrusage on the child, not on the clock), so it
 cannot have compiled it.  Work moved to the jobs (:mod:`abnfc.learn.job`,
 :mod:`abnfc.records.job`) is tested as the commands use it.
