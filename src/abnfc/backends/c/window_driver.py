@@ -422,18 +422,12 @@ def _end_limits(end: bytes, targets: Sequence[Sequence[int]], live: list[int], d
     words = [(word, bool(end[index // 8] >> (index % 8) & 1))
              for index, word in enumerate(itertools.product(range(classes), repeat=k))
              if _reached(targets, live, dead, word) is not None]
-    seen = [{word[k - 1 - j] for word, _bit in words} for j in range(k)]
-    refused = [{cls for cls in seen[j] if all(not bit for word, bit in words if word[k - 1 - j] == cls)}
-               for j in range(k)]
-    if any(bit != all(word[k - 1 - j] not in refused[j] for j in range(k)) for word, bit in words):
+    limits = _position_limits(words, byte_class, k, before)
+    if limits is None:
         return ""
-    taken = [seen[j] - refused[j] for j in range(k)]
     cells = [0xFF] * 128
-    for j in range(k):
-        low = min((b for b in range(256) if byte_class[b] in refused[j]), default=256)
-        if low == 0 or before >= low or any(byte_class[b] in taken[j] for b in range(low, 256)):
-            return ""
-        cells[63 - j] = low - 1
+    for j, limit in enumerate(limits):
+        cells[63 - j] = limit
     return hex_cells(cells)
 
 
