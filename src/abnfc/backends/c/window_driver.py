@@ -422,13 +422,7 @@ def _end_limits(end: bytes, targets: Sequence[Sequence[int]], live: list[int], d
     words = [(word, bool(end[index // 8] >> (index % 8) & 1))
              for index, word in enumerate(itertools.product(range(classes), repeat=k))
              if _reached(targets, live, dead, word) is not None]
-    limits = _position_limits(words, byte_class, k, before)
-    if limits is None:
-        return ""
-    cells = [0xFF] * 128
-    for j, limit in enumerate(limits):
-        cells[63 - j] = limit
-    return hex_cells(cells)
+    return _limit_cells(_position_limits(words, byte_class, k, before), 128)
 
 
 def _nibble_limits(end: bytes, targets: Sequence[Sequence[int]], live: list[int], dead: int, byte_class: bytes,
@@ -446,12 +440,17 @@ def _nibble_limits(end: bytes, targets: Sequence[Sequence[int]], live: list[int]
         elif _reached(targets, live, dead, word[:-1]) is not None \
                 and all(targets[state][word[-1]] == dead for state in live):
             words.append((word, False))
-    limits = _position_limits(words, byte_class, k, before)
+    return _limit_cells(_position_limits(words, byte_class, k, before), 64)
+
+
+def _limit_cells(limits: list[int] | None, size: int) -> str:
+    """The limits as a table of ``size`` cells, limit j at cell size / 2 - 1 - j and FF elsewhere,
+    so that a block ending with the input reads them from cell size / 2 - len on ("": none)."""
     if limits is None:
         return ""
-    cells = [0xFF] * 64
+    cells = [0xFF] * size
     for j, limit in enumerate(limits):
-        cells[31 - j] = limit
+        cells[size // 2 - 1 - j] = limit
     return hex_cells(cells)
 
 
