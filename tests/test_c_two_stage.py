@@ -84,7 +84,24 @@ def _boundary_inputs() -> list[bytes]:
             cases.append(b"[" + b" " * (shift - 2) + b'"' + inner + b'" , {"k" :"' + inner + b'"}]')
             cases.append(b"{" + b" " * (shift - 2) + b'"' + inner + b'"  :  "' + inner + b'" }')
     cases += [b"[" * 5000 + b"]" * 5000, b"[" * 5000 + b"]" * 4999, b'{"a":' * 3000 + b"0" + b"}" * 3000]
-    return cases + _tail_inputs() + _utf8_inputs() + _literal_inputs() + _key_inputs()
+    return cases + _tail_inputs() + _utf8_inputs() + _literal_inputs() + _key_inputs() + _escape_inputs()
+
+
+def _escape_inputs() -> list[bytes]:
+    """Escape sequences stage 1 takes out of the strings' stops (a simple escape, a \\u and four
+    hex digits), whole, cut short, wrong, after backslash runs, at every offset across the first
+    blocks' ends, in keys and values."""
+    sequences = [b"\\n", b"\\\"", b"\\\\", b"\\/", b"\\u00e9", b"\\uD83D\\uDE00", b"\\uABcf", b"\\\\u1234",
+                 b"\\\\\\u1234", b"\\u12G4", b"\\u123", b"\\u", b"\\x", b"\\u12\"", b"\\u\\u1234", b"\\\\\"",
+                 b"\\n\\u0041\\t", b"\\u0022\\\"", b"\\u00\x01\x02"]
+    cases = []
+    for sequence in sequences:
+        for offset in range(0, 132):
+            string = b'"' + b"a" * offset + sequence + b'b"'
+            cases.append(b"[" + string + b"]")
+            cases.append(b"{" + string + b":" + string + b"}")
+        cases.append(b'["' + sequence * 40 + b'"]')
+    return cases
 
 
 def _key_inputs() -> list[bytes]:
@@ -203,6 +220,28 @@ def test_the_byte_after_a_key_is_found_in_the_table(json_compilation):
             state = tables.states[state].targets[tables.byte_class[byte]]
         assert state == pairs[before][1]
     assert plan.silent == "3A"
+
+
+def test_the_escape_sequences_are_found_in_the_table(json_compilation):
+    """JSON's string states come back to themselves after a backslash and one of " \\ / b f n r t,
+    and after \\u and four hex digits; both are found from the table, and the table agrees."""
+    tables = json_compilation.tables()
+    plan = lower_pushdown(tables, {"prefix": "j"}).stage1
+    assert plan is not None
+    assert plan.escape_notes == ("22 2F 5C 62 66 6E 72 74", "75" + " 30-39 41-46 61-66" * 4)
+    row_of_strings = (plan.string_skip + 1) * (plan.chunk // 64 + 1)
+    string_states = [state for state, row in enumerate(_cells(plan.skip_class_cells)) if row == row_of_strings]
+    assert string_states
+    for state in string_states:
+        for text in (b'\\"', b"\\\\", b"\\t", b"\\u09aF"):
+            after = state
+            for byte in text:
+                after = tables.states[after].targets[tables.byte_class[byte]]
+            assert after == state, text
+        after = state
+        for byte in b"\\u09aG":
+            after = tables.states[after].targets[tables.byte_class[byte]]
+        assert after != state
 
 
 @pytest.mark.parametrize("variant", ["avx512", "portable"])

@@ -138,6 +138,16 @@ class Stage1C:
     after_string_bytes: tuple[str, ...] | None = None
     after_string_states: tuple[str, ...] | None = None
     silent: str = ""  # the separators stage 1 does not mark, for comments
+    # Escape sequences stage 1 takes out of the strings' stops (see _escape_sequences): nibble
+    # tables with a bit per rectangle of each byte set, each set's bits, and per sequence the
+    # sets of its bytes after the escape, in order (numbers into escape_set_bits).
+    escape_lo: str = ""
+    escape_hi: str = ""
+    escape_set_bits: tuple[str, ...] = ()
+    escape_sequences: tuple[tuple[int, ...], ...] = ()
+    escape_runs: tuple[str, ...] = ()  # C statements: the masks of runs of one set (see _escape_code)
+    escape_starts: tuple[str, ...] = ()  # per sequence, a C expression of its escaped bytes' bits
+    escape_notes: tuple[str, ...] = ()  # per sequence, its bytes after the escape, for comments
 
 
 @dataclass(frozen=True)
@@ -228,6 +238,8 @@ def _stage1(tables: Tables) -> Stage1C | None:
     skip_lo, skip_hi, skip_bits = _nibble_tables([skip.rectangles for skip in layer.skip_classes])
     assert skip_bits is not None  # the layer takes classes while their rectangles fit
     escape = strings.escape
+    sets, sequences, (escape_lo, escape_hi, escape_bits) = _escape_tables(
+        _escape_sequences(tables, skip_class, string_skip + 1, escape))
     return Stage1C(
         num_skips=len(layer.skip_classes),
         nibble_lo=_hex_cells(skip_lo), nibble_hi=_hex_cells(skip_hi), skip_bits=_hex_cells(skip_bits),
@@ -246,6 +258,12 @@ def _stage1(tables: Tables) -> Stage1C | None:
         after_string_bytes=None if fixed is None else chunks([str(byte) for byte, _ in fixed], 32),
         after_string_states=None if fixed is None else chunks([str(after) for _, after in fixed], 32),
         silent=comment_safe(format_hex(from_bytes(silent))),
+        escape_lo=_hex_cells(escape_lo), escape_hi=_hex_cells(escape_hi),
+        escape_set_bits=tuple(f"0x{bits:02X}" for bits in escape_bits),
+        escape_sequences=sequences,
+        escape_runs=_escape_code(sequences)[0], escape_starts=_escape_code(sequences)[1],
+        escape_notes=tuple(" ".join(comment_safe(format_hex(from_bytes(sets[k]))) or "none" for k in sequence)
+                           for sequence in sequences),
     )
 
 
@@ -279,6 +297,110 @@ def _through(tables: Tables, skip_class: list[int], string_class: int) -> list[i
     if all(after == tables.dead for after in through):
         return None
     return through
+
+
+MAX_ESCAPE_LENGTH = 8  # bytes after an escape that stage 1 matches as one sequence
+MAX_ESCAPE_PATHS = 64  # partial sequences searched before the search gives up
+
+
+def _escape_sequences(tables: Tables, skip_class: list[int], string_class: int,
+                      escape: int | None) -> list[tuple[frozenset[int], ...]]:
+    """The escape sequences that lead every state of the strings' skip class back to itself:
+    per sequence, the byte sets read after the escape, in order, each set leading every state on
+    the way to one state, all by plain steps (no call, no return).
+
+    Stage 1 takes such a sequence out of the strings' stops where its escape is an escaping one
+    (the scan's odd run) and its bytes are in one block, so that a string holding only these
+    escapes is still taken in one step.  Stage 2 passes over the bytes only in a state of the
+    class, reading from the escape on, which the byte loop would bring back to the same state.
+    No set but a one-byte sequence's may hold the escape: the scan would take it for the start
+    of another run, and sequences must not overlap."""
+    found = tables.pushdown
+    assert found is not None
+    if string_class == 0 or escape is None:
+        return []
+    states = tuple(s for s in range(tables.num_states) if skip_class[s] == string_class)
+    returning = [set(members(ranges)) for ranges in found.returns]
+
+    def plain(state: int, byte: int) -> int:
+        if state == tables.dead or state >= found.first_call or byte in returning[state]:
+            return tables.dead
+        target = tables.states[state].targets[tables.byte_class[byte]]
+        return tables.dead if target >= found.first_call else target
+
+    first = tuple(plain(s, escape) for s in states)
+    if tables.dead in first:
+        return []
+    sequences: list[tuple[frozenset[int], ...]] = []
+    todo: list[tuple[tuple[int, ...], tuple[frozenset[int], ...]]] = [(first, ())]
+    searched = 0
+    while todo and searched < MAX_ESCAPE_PATHS:
+        current, path = todo.pop(0)
+        searched += 1
+        by_target: dict[tuple[int, ...], set[int]] = {}
+        for byte in range(256):
+            after = tuple(plain(s, byte) for s in current)
+            if tables.dead not in after:
+                by_target.setdefault(after, set()).add(byte)
+        for after, byte_set in sorted(by_target.items()):
+            longer = (*path, frozenset(byte_set))
+            if after == states:
+                if len(longer) == 1 or all(escape not in part for part in longer):
+                    sequences.append(longer)
+            elif len(longer) < MAX_ESCAPE_LENGTH and after != first and escape not in byte_set:
+                todo.append((after, longer))
+    return sorted(sequences, key=len)
+
+
+def _escape_tables(sequences: list[tuple[frozenset[int], ...]]) \
+        -> tuple[list[frozenset[int]], tuple[tuple[int, ...], ...], tuple[list[int], list[int], list[int]]]:
+    """The distinct byte sets of the sequences, each sequence as numbers into them, and the nibble
+    tables of the sets: the shortest sequences first, while their rectangles fit a byte."""
+    sets: list[frozenset[int]] = []
+    kept: list[tuple[int, ...]] = []
+    tables: tuple[list[int], list[int], list[int]] = ([0] * 16, [0] * 16, [])
+    for sequence in sequences:
+        trial = sets + [part for part in dict.fromkeys(sequence) if part not in sets]
+        lo, hi, bits = _nibble_tables([nibble_rectangles(part) for part in trial])
+        if bits is None:
+            continue
+        sets, tables = trial, (lo, hi, bits)
+        kept.append(tuple(sets.index(part) for part in sequence))
+    return sets, tuple(kept), tables
+
+
+def _escape_code(sequences: tuple[tuple[int, ...], ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """C for the sequences' starts (bit i: byte i is the first after an escape and the sequence's
+    bytes follow in their sets): the repeats of one set in a row become one mask of runs, made by
+    doubling (``run &= run >> 1``, ``>> 2``, ...), so that four hex digits take three operations."""
+    runs: dict[tuple[int, int], str] = {}
+    statements: list[str] = []
+
+    def run(k: int, length: int) -> str:
+        if length == 1:
+            return f"m->esc[{k}]"
+        if (k, length) not in runs:
+            half = 1 << (length.bit_length() - 1)
+            if half == length:
+                half //= 2
+            base = run(k, half)
+            name = f"run{k}_{length}"
+            statements.append(f"const uint64_t {name} = {base} & ({base} >> {length - half});")
+            runs[(k, length)] = name
+        return runs[(k, length)]
+
+    starts = []
+    for sequence in sequences:
+        terms, offset = [], 0
+        while offset < len(sequence):
+            length = 1
+            while offset + length < len(sequence) and sequence[offset + length] == sequence[offset]:
+                length += 1
+            mask = run(sequence[offset], length)
+            terms.append(f"({mask} >> {offset})" if offset else mask)
+            offset += length
+        starts.append(" & ".join(terms))
+    return tuple(statements), tuple(starts)
 
 
 NO_BYTE = 256  # in the after-string byte table: no byte must follow
