@@ -528,8 +528,9 @@ def _hex_cells(values: list[int]) -> str:
     return ", ".join(f"0x{v:02X}" for v in values)
 
 
-_PRIVATE = ("NEXT_", "UNLIKELY_", "HOT_", "ESCAPE_SETS_", "START_", "DEAD_", "FIRST_CALL_", "RETURN_", "CHUNK_", "STRIDE_", "SKIPS_",
-            "X86_", "CTZ64_", "WS_BITS_", "OP_BITS_", "QUOTE_BITS_", "ESCAPE_BITS_", "STRING_SKIP_", "INLINE_",
+_PRIVATE = ("NEXT_", "UNLIKELY_", "HOT_", "START_", "DEAD_", "FIRST_CALL_", "RETURN_", "CHUNK_", "STRIDE_", "SKIPS_",
+            "ESCAPE_SETS_", "X86_", "CTZ64_", "WS_BITS_", "OP_BITS_", "QUOTE_BITS_", "ESCAPE_BITS_", "STRING_SKIP_",
+            "INLINE_",
             *(f"U8_{name}_" for name in ("TOO_SHORT", "TOO_LONG", "OVERLONG_3", "TOO_LARGE", "SURROGATE",
                                          "OVERLONG_2", "TOO_LARGE_1000", "OVERLONG_4", "TWO_CONTS", "CARRY")))
 
