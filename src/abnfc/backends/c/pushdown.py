@@ -146,7 +146,7 @@ class Stage1C:
     escape_set_bits: tuple[str, ...] = ()
     escape_sequences: tuple[tuple[int, ...], ...] = ()
     escape_runs: tuple[str, ...] = ()  # C statements: the masks of runs of one set (see _escape_code)
-    escape_starts: tuple[str, ...] = ()  # per sequence, a C expression of its escaped bytes' bits
+    escape_takes: tuple[str, ...] = ()  # per sequence, a C statement adding its bytes to `taken`
     escape_notes: tuple[str, ...] = ()  # per sequence, its bytes after the escape, for comments
 
 
@@ -240,6 +240,7 @@ def _stage1(tables: Tables) -> Stage1C | None:
     escape = strings.escape
     sets, sequences, (escape_lo, escape_hi, escape_bits) = _escape_tables(
         _escape_sequences(tables, skip_class, string_skip + 1, escape))
+    escape_runs, escape_takes = _escape_code(sequences)
     return Stage1C(
         num_skips=len(layer.skip_classes),
         nibble_lo=_hex_cells(skip_lo), nibble_hi=_hex_cells(skip_hi), skip_bits=_hex_cells(skip_bits),
@@ -261,10 +262,21 @@ def _stage1(tables: Tables) -> Stage1C | None:
         escape_lo=_hex_cells(escape_lo), escape_hi=_hex_cells(escape_hi),
         escape_set_bits=tuple(f"0x{bits:02X}" for bits in escape_bits),
         escape_sequences=sequences,
-        escape_runs=_escape_code(sequences)[0], escape_starts=_escape_code(sequences)[1],
+        escape_runs=escape_runs, escape_takes=escape_takes,
         escape_notes=tuple(" ".join(comment_safe(format_hex(from_bytes(sets[k]))) or "none" for k in sequence)
                            for sequence in sequences),
     )
+
+
+def _plain(tables: Tables, returning: list[set[int]], state: int, byte: int) -> int:
+    """The state after `byte` in `state` where that is a plain step (no call, no return), else the
+    dead state."""
+    found = tables.pushdown
+    assert found is not None
+    if state == tables.dead or state >= found.first_call or byte in returning[state]:
+        return tables.dead
+    target = tables.states[state].targets[tables.byte_class[byte]]
+    return tables.dead if target >= found.first_call else target
 
 
 def _through(tables: Tables, skip_class: list[int], string_class: int) -> list[int] | None:
@@ -280,19 +292,11 @@ def _through(tables: Tables, skip_class: list[int], string_class: int) -> list[i
         return None
     quote = found.layer.strings.quote if found.layer is not None else -1
     returning = [set(members(ranges)) for ranges in found.returns]
-    column = tables.byte_class[quote]
-
-    def plain(state: int) -> int:
-        """The state after a quote in `state` where that is a plain step, else the dead state."""
-        if state == tables.dead or state >= found.first_call or quote in returning[state]:
-            return tables.dead
-        target = tables.states[state].targets[column]
-        return tables.dead if target >= found.first_call else target
-
     through = []
     for state in range(tables.num_states):
-        inside = plain(state)
-        after = plain(inside) if inside != tables.dead and skip_class[inside] == string_class else tables.dead
+        inside = _plain(tables, returning, state, quote)
+        after = _plain(tables, returning, inside, quote) \
+            if inside != tables.dead and skip_class[inside] == string_class else tables.dead
         through.append(after if after != inside else tables.dead)
     if all(after == tables.dead for after in through):
         return None
@@ -321,14 +325,7 @@ def _escape_sequences(tables: Tables, skip_class: list[int], string_class: int,
         return []
     states = tuple(s for s in range(tables.num_states) if skip_class[s] == string_class)
     returning = [set(members(ranges)) for ranges in found.returns]
-
-    def plain(state: int, byte: int) -> int:
-        if state == tables.dead or state >= found.first_call or byte in returning[state]:
-            return tables.dead
-        target = tables.states[state].targets[tables.byte_class[byte]]
-        return tables.dead if target >= found.first_call else target
-
-    first = tuple(plain(s, escape) for s in states)
+    first = tuple(_plain(tables, returning, s, escape) for s in states)
     if tables.dead in first:
         return []
     sequences: list[tuple[frozenset[int], ...]] = []
@@ -339,7 +336,7 @@ def _escape_sequences(tables: Tables, skip_class: list[int], string_class: int,
         searched += 1
         by_target: dict[tuple[int, ...], set[int]] = {}
         for byte in range(256):
-            after = tuple(plain(s, byte) for s in current)
+            after = tuple(_plain(tables, returning, s, byte) for s in current)
             if tables.dead not in after:
                 by_target.setdefault(after, set()).add(byte)
         for after, byte_set in sorted(by_target.items()):
@@ -370,9 +367,11 @@ def _escape_tables(sequences: list[tuple[frozenset[int], ...]]) \
 
 
 def _escape_code(sequences: tuple[tuple[int, ...], ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """C for the sequences' starts (bit i: byte i is the first after an escape and the sequence's
-    bytes follow in their sets): the repeats of one set in a row become one mask of runs, made by
-    doubling (``run &= run >> 1``, ``>> 2``, ...), so that four hex digits take three operations."""
+    """C that marks the sequences' bytes: declarations of masks of runs, then per sequence a
+    statement adding its escape and bytes to ``taken``.  A start (bit i: byte i is escaped and the
+    sequence's bytes follow in their sets) times 2^n - 1 spreads over the escape and its n bytes
+    (sequences never overlap, so nothing carries).  The repeats of one set in a row become one
+    mask of runs, made by doubling, so that four hex digits take three operations."""
     runs: dict[tuple[int, int], str] = {}
     statements: list[str] = []
 
@@ -389,7 +388,7 @@ def _escape_code(sequences: tuple[tuple[int, ...], ...]) -> tuple[tuple[str, ...
             runs[(k, length)] = name
         return runs[(k, length)]
 
-    starts = []
+    takes = []
     for sequence in sequences:
         terms, offset = [], 0
         while offset < len(sequence):
@@ -399,8 +398,9 @@ def _escape_code(sequences: tuple[tuple[int, ...], ...]) -> tuple[tuple[str, ...
             mask = run(sequence[offset], length)
             terms.append(f"({mask} >> {offset})" if offset else mask)
             offset += length
-        starts.append(" & ".join(terms))
-    return tuple(statements), tuple(starts)
+        spread = (1 << (len(sequence) + 1)) - 1
+        takes.append(f"taken |= ((first & {' & '.join(terms)}) >> 1) * 0x{spread:X}u;")
+    return tuple(statements), tuple(takes)
 
 
 NO_BYTE = 256  # in the after-string byte table: no byte must follow
