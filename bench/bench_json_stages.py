@@ -20,8 +20,11 @@ that are not timed (each process starts cold: the first runs were slower), the f
 processes run in turn with the other contenders'; the ratios compare runs of the same script on
 one shared machine.  The header names
 the kernel simdjson chose.  Then short documents (8 to 127 bytes, cut from the tweets), 200
-distinct ones per row, timed per call: ``is_valid`` takes the byte loop below 64 bytes, and
-simdjson's parser is reused from call to call, as a program checking many messages would.
+distinct ones per row, timed per call: ``is_valid`` takes the byte loop below 64 bytes (40 on
+Intel processors), and simdjson's parser is reused from call to call, as a program checking many
+messages would.  The last column of both tables times the two stages and simdjson in one
+process instead, called in turn (see PAIRED_HARNESS): the median of the rounds' ratios, with its
+quartiles.
 
     python bench/bench_json_stages.py [--examples DIR] [--short-only]
 """
@@ -146,6 +149,62 @@ int main(int argc, char **argv) {
 }
 """
 SHORT_CALLS = 1_000_000  # calls per run of the short documents' harnesses
+
+# Both contenders in one process, timed in turn: a round is one pass of each (their order swapped
+# every round), and its ratio is simdjson's time over ours.  On a shared machine whose speed swings
+# within seconds, the median of these ratios moved far less between runs than the ratio of two
+# processes' best times did.  Rounds stop at PAIRS or after PAIRED_SECONDS of CPU, but not before 21.
+PAIRED_HARNESS = r"""
+#include <simdjson.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <vector>
+#include "json_validator.h"
+static double now() { timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+static double quantile(std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end()); return v[(size_t)(q * (double)(v.size() - 1) + 0.5)];
+}
+int main(int argc, char **argv) {
+    /* argv[1]: a document, or with argv[2] "short" many, each its length (4 bytes, little-endian) then itself */
+    std::vector<unsigned char> file; bool many = argc > 2;
+    FILE *f = std::fopen(argv[1], "rb"); int c; while ((c = std::fgetc(f)) != EOF) file.push_back((unsigned char)c);
+    std::fclose(f);
+    std::vector<std::vector<unsigned char>> docs; std::vector<simdjson::padded_string> padded;
+    for (size_t at = 0; at < file.size();) {
+        unsigned len = (unsigned)file.size();
+        if (many) { std::memcpy(&len, &file[at], 4); at += 4; }
+        docs.emplace_back(file.begin() + (long)at, file.begin() + (long)(at + len));
+        padded.emplace_back((const char *)file.data() + at, len); at += len;
+    }
+    simdjson::dom::parser parser;
+    int ok = 1, k = (int)docs.size(), reps = many ? SHORT_CALLS / k : 1;
+    auto ours = [&] { for (int i = 0; i < reps; i++) for (int j = 0; j < k; j++)
+        ok &= json_validator_is_valid(docs[j].data(), docs[j].size()); };
+    auto theirs = [&] { for (int i = 0; i < reps; i++) for (int j = 0; j < k; j++)
+        ok &= parser.parse(padded[j]).error() == simdjson::SUCCESS; };
+    for (double start = now(); now() - start < WARM;) { ours(); theirs(); }
+    std::vector<double> a, b, ratio;
+    for (double start = now(); (int)ratio.size() < PAIRS && (now() - start < PAIRED_SECONDS || ratio.size() < 21);) {
+        bool ours_first = ratio.size() % 2 != 0;
+        double t0 = now();
+        if (ours_first) ours(); else theirs();
+        double t1 = now();
+        if (ours_first) theirs(); else ours();
+        double t2 = now();
+        a.push_back(ours_first ? t1 - t0 : t2 - t1);
+        b.push_back(ours_first ? t2 - t1 : t1 - t0);
+        ratio.push_back(b.back() / a.back());
+    }
+    double calls = (double)reps * k;
+    std::printf("%d %.12f %.12f %.4f %.4f %.4f %zu\n", ok, quantile(a, 0.5) / calls, quantile(b, 0.5) / calls,
+                quantile(ratio, 0.25), quantile(ratio, 0.5), quantile(ratio, 0.75), ratio.size());
+    return 0;
+}
+"""
+PAIRS = 201
+PAIRED_SECONDS = 4.0
 
 JAPANESE = "東京都の天気は晴れ時々曇り、明日は雨が降るでしょう。今日もよろしくお願いします"
 LATIN = "The quick brown fox jumps over the lazy dog; café, naïve, résumé"
@@ -274,6 +333,13 @@ def _build(folder: Path) -> dict[str, Path]:
                                                    .replace("CALLS", str(SHORT_CALLS)))
         subprocess.run(["c++", "-O3", "-march=native", "-o", str(folder / "simdjson_short"),
                         str(folder / "simdjson_short.cpp"), "-lsimdjson"], check=True, cwd=folder)
+        (folder / "paired.cpp").write_text(PAIRED_HARNESS.replace("PAIRED_SECONDS", str(PAIRED_SECONDS))
+                                           .replace("PAIRS", str(PAIRS)).replace("SHORT_CALLS", str(SHORT_CALLS // 10))
+                                           .replace("WARM", str(WARM)))
+        subprocess.run(["cc", "-O3", "-march=native", "-c", "-o", str(folder / "json_validator.o"),
+                        str(folder / "json_validator.c")], check=True, cwd=folder)
+        subprocess.run(["c++", "-O3", "-march=native", "-o", str(folder / "paired"), str(folder / "paired.cpp"),
+                        str(folder / "json_validator.o"), "-lsimdjson"], check=True, cwd=folder)
     else:
         print("simdjson.h not found (apt-get install libsimdjson-dev): simdjson skipped")
     return binaries
@@ -310,8 +376,14 @@ def main() -> None:
     print(f"median CPU time of {RUNS} runs, fastest of {ROUNDS} processes, MB/s; ratios are two stages / peer"
           f"{kernel}\n")
     peers = [name for name in binaries if name != "two stages"]
-    print("| document | bytes | " + " | ".join(binaries) + " | " + " | ".join(f"vs {p}" for p in peers) + " |")
-    print("|---|---:|" + "---:|" * (len(binaries) + len(peers)))
+    paired = folder / "paired" if (folder / "paired").exists() else None
+    if paired is not None:
+        print(f"paired: both in one process, called in turn, at most {PAIRS} rounds or {PAIRED_SECONDS:.0f} s; "
+              "the median of the rounds' ratios of simdjson's time to ours [first and third quartiles]\n")
+    extra = ["simdjson, paired"] if paired is not None else []
+    print("| document | bytes | " + " | ".join(binaries) + " | " + " | ".join(f"vs {p}" for p in peers + extra)
+          + " |")
+    print("|---|---:|" + "---:|" * (len(binaries) + len(peers) + len(extra)))
     for label, make in ({} if arguments.short_only else _documents(examples)).items():
         data = make()
         json.loads(data)
@@ -323,18 +395,29 @@ def main() -> None:
                 times[name] = min(times[name], _seconds(binary, path))
         speeds = " | ".join(f"{len(data) / t / 1e6:,.0f}" for t in times.values())
         ratios = " | ".join(f"{times[p] / times['two stages']:.2f}x" for p in peers)
+        if paired is not None:
+            ratios += " | " + _paired([str(paired), str(path)])
         print(f"| {label} | {len(data):,} | {speeds} | {ratios} |")
-    _short_rows(binaries, folder, peers)
+    _short_rows(binaries, folder, peers, paired)
     shutil.rmtree(folder)
 
 
-def _short_rows(binaries: dict[str, Path], folder: Path, peers: list[str]) -> None:
+def _paired(command: list[str]) -> str:
+    """The paired harness's median ratio of simdjson's time to ours, with its quartiles."""
+    ok, _ours, _theirs, low, median, high, _rounds = subprocess.run(
+        command, check=True, capture_output=True, text=True).stdout.split()
+    assert ok == "1", command
+    return f"{float(median):.2f}x [{float(low):.2f}, {float(high):.2f}]"
+
+
+def _short_rows(binaries: dict[str, Path], folder: Path, peers: list[str], paired: Path | None) -> None:
     """ns a call on many distinct short documents, each harness the fastest of ROUNDS processes."""
     print(f"\nshort documents: ns a call, the least mean of {RUNS} runs of {SHORT_CALLS:,} calls over the "
           f"documents in turn, fastest of {ROUNDS} processes; simdjson's parser reused\n")
+    extra = ["simdjson, paired"] if paired is not None else []
     print("| documents | count | mean bytes | " + " | ".join(binaries) + " | "
-          + " | ".join(f"vs {p}" for p in peers) + " |")
-    print("|---|---:|---:|" + "---:|" * (len(binaries) + len(peers)))
+          + " | ".join(f"vs {p}" for p in peers + extra) + " |")
+    print("|---|---:|---:|" + "---:|" * (len(binaries) + len(peers) + len(extra)))
     for label, (low, high) in SHORT.items():
         docs = short_documents(low, high)
         path = folder / "short.bin"
@@ -345,6 +428,8 @@ def _short_rows(binaries: dict[str, Path], folder: Path, peers: list[str]) -> No
                 times[name] = min(times[name], _seconds(binary.with_name(f"{binary.name}_short"), path))
         speeds = " | ".join(f"{t * 1e9:.1f}" for t in times.values())
         ratios = " | ".join(f"{times[p] / times['two stages']:.2f}x" for p in peers)
+        if paired is not None:
+            ratios += " | " + _paired([str(paired), str(path), "short"])
         mean = sum(map(len, docs)) / len(docs)
         print(f"| {label} | {len(docs)} | {mean:.0f} | {speeds} | {ratios} |")
 
