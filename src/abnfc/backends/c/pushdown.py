@@ -520,8 +520,8 @@ def _nibble_tables(groups: list[Rectangles]) -> tuple[list[int], list[int], list
 
 
 def _stride() -> int:
-    """Words of stops per skip class in the generated C (its STRIDE_): a chunk's, and a sentinel."""
-    return CHUNK // 64 + 1
+    """Words of stops per skip class in the generated C (its STRIDE_): a chunk's, and two sentinels."""
+    return CHUNK // 64 + 2
 
 
 def _hex_cells(values: list[int]) -> str:
