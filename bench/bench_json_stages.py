@@ -26,13 +26,17 @@ messages would.  The last column of both tables times the two stages and simdjso
 process instead, called in turn (see PAIRED_HARNESS): the median of the rounds' ratios, with its
 quartiles.
 
-    python bench/bench_json_stages.py [--examples DIR] [--short-only]
+With ``--stages`` it prints only a table of each stage's time apart, ours and simdjson's (see
+STAGES_OURS), on the large documents.
+
+    python bench/bench_json_stages.py [--examples DIR] [--short-only | --stages]
 """
 from __future__ import annotations
 
 import argparse
 import json
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -206,6 +210,88 @@ int main(int argc, char **argv) {
 PAIRS = 201
 PAIRED_SECONDS = 4.0
 
+# --stages: each stage timed alone, ours and simdjson's, in one process called in turn.  Our
+# stage 1 runs over the whole document first (every chunk's output kept), then stage 2 over those
+# outputs, so stage 2 reads the document from the L2 cache rather than chunk by chunk from L1 as
+# is_valid does; simdjson's stage 1 is an on-demand parser's iterate (which runs only stage 1:
+# structural indexes and UTF-8), and its stage 2 the DOM parse's time less that.  It includes the
+# generated C file for its stage functions, which are internal: a change of their names breaks it.
+STAGES_OURS = r"""
+#include "json_validator.c"
+#include <stdlib.h>
+#include <time.h>
+SIZES
+static double now(void) {
+    struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec * 1e-9;
+}
+typedef uint64_t chunk_stops[(SPLIT_SKIPS + 1u) * SPLIT_STRIDE];
+typedef uint64_t chunk_visits[SPLIT_CHUNK / 64u];
+/* Both stages over data[0..n) apart: their times, the positions stage 2 visits, and the verdict. */
+int split_stages(const unsigned char *data, size_t n, double *stage1, double *stage2, size_t *positions) {
+    static chunk_stops *stops; static chunk_visits *visits; static size_t capacity;
+    size_t chunks = (n + SPLIT_CHUNK - 1u) / SPLIT_CHUNK, c, w;
+    json_validator_stage1_fn_ stage1_fn = json_validator_pick_stage1_();
+    json_validator_carry_ carry; json_validator_stream s; double t0, t1, t2;
+    if (chunks > capacity) {
+        stops = realloc(stops, chunks * sizeof *stops); visits = realloc(visits, chunks * sizeof *visits);
+        capacity = chunks;
+    }
+    memset(&carry, 0, sizeof carry);
+    t0 = now();
+    for (c = 0; c < chunks; c++) {
+        size_t at = c * SPLIT_CHUNK, len = n - at < SPLIT_CHUNK ? n - at : SPLIT_CHUNK;
+        memset(stops[c], 0xFF, SPLIT_STRIDE * sizeof stops[c][0]);
+        stage1_fn(data + at, len, stops[c] + SPLIT_STRIDE, visits[c], &carry);
+    }
+    t1 = now();
+    json_validator_stream_init_depth(&s, JSON_VALIDATOR_MAX_DEPTH);
+    for (c = 0; c < chunks && s.status == JSON_VALIDATOR_VALID; c++) {
+        size_t at = c * SPLIT_CHUNK, len = n - at < SPLIT_CHUNK ? n - at : SPLIT_CHUNK;
+        json_validator_stage2_(&s, data + at, len, stops[c], visits[c]);
+        s.offset = at + len;
+    }
+    t2 = now();
+    *stage1 = t1 - t0; *stage2 = t2 - t1; *positions = 0;
+    for (c = 0; c < chunks; c++)
+        for (w = 0; w < SPLIT_CHUNK / 64u; w++)
+            *positions += (size_t)__builtin_popcountll(visits[c][w]);
+    s.offset = n;
+    {
+        int ok = json_validator_stream_result(&s, NULL) == JSON_VALIDATOR_VALID && carry.utf8_error == 0;
+        json_validator_stream_free(&s);
+        return ok;
+    }
+}
+"""
+
+STAGES_HARNESS = r"""
+#include <simdjson.h>
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <vector>
+extern "C" int split_stages(const unsigned char *data, size_t n, double *stage1, double *stage2, size_t *positions);
+static double now() { timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+static double median(std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; }
+int main(int argc, char **argv) {
+    simdjson::padded_string doc = simdjson::padded_string::load(argv[1]);
+    const unsigned char *data = (const unsigned char *)doc.data();
+    simdjson::dom::parser dom; simdjson::ondemand::parser ondemand;
+    std::vector<double> s1, s2, iterate, parse; size_t positions = 0; int ok = 1;
+    double start = now();
+    while ((int)s1.size() < PAIRS && (now() - start < WARM + PAIRED_SECONDS || s1.size() < 21)) {
+        double a, b, t0, t1, t2;
+        ok &= split_stages(data, doc.size(), &a, &b, &positions);
+        t0 = now(); auto it = ondemand.iterate(doc); ok &= it.error() == simdjson::SUCCESS;
+        t1 = now(); ok &= dom.parse(doc).error() == simdjson::SUCCESS; t2 = now();
+        if (t2 - start < WARM) continue;
+        s1.push_back(a); s2.push_back(b); iterate.push_back(t1 - t0); parse.push_back(t2 - t1);
+    }
+    std::printf("%d %zu %.9f %.9f %.9f %.9f\n", ok, positions, median(s1), median(s2), median(iterate), median(parse));
+    return 0;
+}
+"""
+
 JAPANESE = "東京都の天気は晴れ時々曇り、明日は雨が降るでしょう。今日もよろしくお願いします"
 LATIN = "The quick brown fox jumps over the lazy dog; café, naïve, résumé"
 
@@ -345,6 +431,51 @@ def _build(folder: Path) -> dict[str, Path]:
     return binaries
 
 
+def _chunk_sizes(source: Path) -> str:
+    """The generated file's chunk, row stride and skip-class count, as SPLIT_* macros (it undefines its own)."""
+    text = source.read_text()
+    lines = []
+    for ours, theirs in (("CHUNK", "CHUNK_"), ("STRIDE", "STRIDE_"), ("SKIPS", "SKIPS_")):
+        value = re.search(rf"^#define JSON_VALIDATOR_{theirs} (.*?)\s*(?:/\*.*)?$", text, re.MULTILINE)
+        assert value is not None, f"{source} defines no JSON_VALIDATOR_{theirs}"
+        lines.append(f"#define SPLIT_{ours} {value.group(1).strip().replace('JSON_VALIDATOR_CHUNK_', 'SPLIT_CHUNK')}")
+    return "\n".join(lines)
+
+
+def _build_stages(folder: Path) -> Path:
+    """The --stages harness: our stages apart (STAGES_OURS, C) and simdjson's (C++), in one binary."""
+    (folder / "split.c").write_text(STAGES_OURS.replace("SIZES", _chunk_sizes(folder / "json_validator.c")))
+    (folder / "stages.cpp").write_text(STAGES_HARNESS.replace("PAIRED_SECONDS", str(PAIRED_SECONDS))
+                                       .replace("PAIRS", str(PAIRS)).replace("WARM", str(WARM)))
+    subprocess.run(["cc", "-O3", "-march=native", "-c", "-o", str(folder / "split.o"), str(folder / "split.c")],
+                   check=True, cwd=folder)
+    binary = folder / "stages"
+    subprocess.run(["c++", "-O3", "-march=native", "-o", str(binary), str(folder / "stages.cpp"),
+                    str(folder / "split.o"), "-lsimdjson"], check=True, cwd=folder)
+    return binary
+
+
+def _stage_rows(folder: Path, examples: Path | None) -> None:
+    """Per document, each stage's time, ours and simdjson's, from one process calling them in turn."""
+    binary = _build_stages(folder)
+    print(f"each stage alone: the median of at most {PAIRS} rounds ({PAIRED_SECONDS:.0f} s) of one call of each, "
+          "µs; simdjson's stage 1 is its on-demand iterate, its stage 2 the DOM parse less that\n")
+    print("| document | positions | our stage 1 | simdjson's stage 1 | our stage 2 | simdjson's stage 2 "
+          "| our ns a position | stage 1 vs simdjson | stage 2 vs simdjson |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, make in _documents(examples).items():
+        path = folder / "doc.json"
+        path.write_bytes(make())
+        ok, positions, ours1, ours2, iterate, parse = subprocess.run(
+            [str(binary), str(path)], check=True, capture_output=True, text=True).stdout.split()
+        assert ok == "1", label
+        ours1, ours2, theirs1 = float(ours1), float(ours2), float(iterate)
+        theirs2 = float(parse) - theirs1
+        print(f"| {label} | {int(positions):,} | {ours1 * 1e6:,.0f} | {theirs1 * 1e6:,.0f} | {ours2 * 1e6:,.0f} "
+              f"| {theirs2 * 1e6:,.0f} | {ours2 * 1e9 / int(positions):.2f} | {theirs1 / ours1:.2f}x "
+              f"| {theirs2 / ours2:.2f}x |")
+
+
 def _seconds(binary: Path, path: Path) -> float:
     ok, seconds = subprocess.run([str(binary), str(path)], check=True, capture_output=True, text=True).stdout.split()
     assert ok == "1", (binary, path)
@@ -363,9 +494,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=Path, help="a folder with twitter.json, citm_catalog.json, canada.json")
     parser.add_argument("--short-only", action="store_true", help="only the short documents")
+    parser.add_argument("--stages", action="store_true",
+                        help="only each stage's time apart, ours and simdjson's (needs libsimdjson-dev)")
     arguments = parser.parse_args()
     examples = arguments.examples
     folder = Path(tempfile.mkdtemp(prefix="abnfc-bench-stages-"))
+    if arguments.stages:
+        subprocess.run([sys.executable, "-m", "abnfc", "compile", str(ROOT / "grammars" / "json.abnf"), "--lang",
+                        "c", "--prefix", "json_validator", "--out", str(folder)], check=True, capture_output=True)
+        _stage_rows(folder, examples)
+        shutil.rmtree(folder)
+        return
     binaries = _build(folder)
     kernel = ""
     if "simdjson DOM parse" in binaries:
