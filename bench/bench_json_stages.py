@@ -395,9 +395,18 @@ DOCUMENTS = {
 }
 
 
-def _build(folder: Path) -> dict[str, Path]:
+def _compile_validator(folder: Path) -> None:
+    """json_validator.c and .h from grammars/json.abnf, into folder."""
     subprocess.run([sys.executable, "-m", "abnfc", "compile", str(ROOT / "grammars" / "json.abnf"), "--lang", "c",
                     "--prefix", "json_validator", "--out", str(folder)], check=True, capture_output=True)
+
+
+def _have_simdjson() -> bool:
+    return Path("/usr/include/simdjson.h").exists() and shutil.which("c++") is not None
+
+
+def _build(folder: Path) -> dict[str, Path]:
+    _compile_validator(folder)
     (folder / "harness.c").write_text(C_HARNESS.replace("RUNS", str(RUNS)).replace("WARM", str(WARM)))
     binaries = {}
     for name, flags in (("two stages", []), ("byte loop", ["-DJSON_VALIDATOR_TWO_STAGE=0"])):
@@ -409,7 +418,7 @@ def _build(folder: Path) -> dict[str, Path]:
         (folder / "short.c").write_text(C_SHORT_HARNESS.replace("RUNS", str(RUNS)).replace("CALLS", str(SHORT_CALLS)))
         subprocess.run(["cc", "-O3", "-march=native", *flags, "-o", str(short), str(folder / "short.c"),
                         str(folder / "json_validator.c")], check=True, cwd=folder)
-    if Path("/usr/include/simdjson.h").exists() and shutil.which("c++"):
+    if _have_simdjson():
         (folder / "simdjson.cpp").write_text(SIMDJSON_HARNESS.replace("RUNS", str(RUNS)).replace("WARM", str(WARM)))
         binary = folder / "simdjson"
         subprocess.run(["c++", "-O3", "-march=native", "-o", str(binary), str(folder / "simdjson.cpp"), "-lsimdjson"],
@@ -500,8 +509,10 @@ def main() -> None:
     examples = arguments.examples
     folder = Path(tempfile.mkdtemp(prefix="abnfc-bench-stages-"))
     if arguments.stages:
-        subprocess.run([sys.executable, "-m", "abnfc", "compile", str(ROOT / "grammars" / "json.abnf"), "--lang",
-                        "c", "--prefix", "json_validator", "--out", str(folder)], check=True, capture_output=True)
+        if not _have_simdjson():
+            shutil.rmtree(folder)
+            sys.exit("--stages compares with simdjson, whose header was not found (apt-get install libsimdjson-dev)")
+        _compile_validator(folder)
         _stage_rows(folder, examples)
         shutil.rmtree(folder)
         return
