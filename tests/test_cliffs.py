@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from helpers.signals import as_in_a_terminal
 
 from abnfc.cli import main
 
@@ -192,7 +193,8 @@ def test_interrupting_compile_leaves_no_torn_or_temporary_file(tmp_path):
             for path in out.iterdir():
                 path.unlink()
         process = subprocess.Popen([sys.executable, "-m", "abnfc", "compile", str(ROOT / "grammars" / "utf8.abnf"),
-                                    "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                    "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                   preexec_fn=as_in_a_terminal)
         time.sleep(whole * (0.5 + attempt / 40))  # late in the run: the writing happens at the end
         process.send_signal(signal.SIGTERM if attempt % 2 else signal.SIGINT)
         _, err = process.communicate(timeout=120)

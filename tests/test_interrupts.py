@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers.signals import as_in_a_terminal
 
 ROOT = Path(__file__).resolve().parents[1]
 MOMENTS = (0.0, 0.05, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9, 1.05)  # fractions of a run after start-up
@@ -52,7 +53,7 @@ def _argv(words: list[str], tmp: Path) -> list[str]:
 def _start(argv: list[str], temporary: Path) -> subprocess.Popen[str]:
     env = {**os.environ, "TMPDIR": str(temporary), "PYTHONPROFILEIMPORTTIME": "1"}
     return subprocess.Popen(argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=as_in_a_terminal)
 
 
 def _wait_for_abnfc(process: subprocess.Popen[str]) -> list[str]:
@@ -132,7 +133,8 @@ def test_a_ctrl_c_python_cannot_raise_is_delivered_again():
         abnfc.cli.main = main
         sys.exit(entry.run())
         """)
-    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
+                            preexec_fn=as_in_a_terminal)
     assert result.returncode == 130, result.stderr
     assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
     assert "slept" not in result.stdout

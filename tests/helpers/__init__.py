@@ -5,4 +5,5 @@
     c_build.py  generating C for a grammar and building it with a harness from tests/c
     cputime.py  the CPU time child processes use (bounds on cost that hold on a busy machine)
     records.py  check --records run in process on files a test writes
+    signals.py  children that take a Ctrl-C as in a terminal, however the tests were started
 """
