@@ -27,9 +27,10 @@ process instead, called in turn (see PAIRED_HARNESS): the median of the rounds' 
 quartiles.
 
 With ``--stages`` it prints only a table of each stage's time apart, ours and simdjson's (see
-STAGES_OURS), on the large documents.
+STAGES_OURS), on the large documents; ``--avx2`` with it leaves AVX-512 out of both, as on
+processors without it.
 
-    python bench/bench_json_stages.py [--examples DIR] [--short-only | --stages]
+    python bench/bench_json_stages.py [--examples DIR] [--short-only | --stages [--avx2]]
 """
 from __future__ import annotations
 
@@ -276,6 +277,11 @@ static double median(std::vector<double> v) { std::sort(v.begin(), v.end()); ret
 int main(int argc, char **argv) {
     simdjson::padded_string doc = simdjson::padded_string::load(argv[1]);
     const unsigned char *data = (const unsigned char *)doc.data();
+    if (argc > 2) {  /* a kernel by name, e.g. haswell: simdjson's AVX2 one */
+        auto kernel = simdjson::get_available_implementations()[argv[2]];
+        if (kernel == nullptr || !kernel->supported_by_runtime_system()) return 3;
+        simdjson::get_active_implementation() = kernel;
+    }
     simdjson::dom::parser dom; simdjson::ondemand::parser ondemand;
     std::vector<double> s1, s2, iterate, parse; size_t positions = 0; int ok = 1;
     double start = now();
@@ -451,24 +457,28 @@ def _chunk_sizes(source: Path) -> str:
     return "\n".join(lines)
 
 
-def _build_stages(folder: Path) -> Path:
-    """The --stages harness: our stages apart (STAGES_OURS, C) and simdjson's (C++), in one binary."""
+def _build_stages(folder: Path, avx2: bool) -> Path:
+    """The --stages harness: our stages apart (STAGES_OURS, C) and simdjson's (C++), in one binary;
+    with avx2, our stage 1 without its AVX-512 copy."""
     (folder / "split.c").write_text(STAGES_OURS.replace("SIZES", _chunk_sizes(folder / "json_validator.c")))
     (folder / "stages.cpp").write_text(STAGES_HARNESS.replace("PAIRED_SECONDS", str(PAIRED_SECONDS))
                                        .replace("PAIRS", str(PAIRS)).replace("WARM", str(WARM)))
-    subprocess.run(["cc", "-O3", "-march=native", "-c", "-o", str(folder / "split.o"), str(folder / "split.c")],
-                   check=True, cwd=folder)
+    flags = ["-DJSON_VALIDATOR_NO_AVX512"] if avx2 else []
+    subprocess.run(["cc", "-O3", "-march=native", *flags, "-c", "-o", str(folder / "split.o"),
+                    str(folder / "split.c")], check=True, cwd=folder)
     binary = folder / "stages"
     subprocess.run(["c++", "-O3", "-march=native", "-o", str(binary), str(folder / "stages.cpp"),
                     str(folder / "split.o"), "-lsimdjson"], check=True, cwd=folder)
     return binary
 
 
-def _stage_rows(folder: Path, examples: Path | None) -> None:
+def _stage_rows(folder: Path, examples: Path | None, avx2: bool) -> None:
     """Per document, each stage's time, ours and simdjson's, from one process calling them in turn."""
-    binary = _build_stages(folder)
+    binary = _build_stages(folder, avx2)
+    kernel = ["haswell"] if avx2 else []
     print(f"each stage alone: the median of at most {PAIRS} rounds ({PAIRED_SECONDS:.0f} s) of one call of each, "
-          "µs; simdjson's stage 1 is its on-demand iterate, its stage 2 the DOM parse less that\n")
+          "µs; simdjson's stage 1 is its on-demand iterate, its stage 2 the DOM parse less that"
+          + ("; AVX2 only: our stage 1 built without AVX-512, simdjson's haswell kernel" if avx2 else "") + "\n")
     print("| document | positions | our stage 1 | simdjson's stage 1 | our stage 2 | simdjson's stage 2 "
           "| our ns a position | stage 1 vs simdjson | stage 2 vs simdjson |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -476,7 +486,7 @@ def _stage_rows(folder: Path, examples: Path | None) -> None:
         path = folder / "doc.json"
         path.write_bytes(make())
         ok, positions, ours1, ours2, iterate, parse = subprocess.run(
-            [str(binary), str(path)], check=True, capture_output=True, text=True).stdout.split()
+            [str(binary), str(path), *kernel], check=True, capture_output=True, text=True).stdout.split()
         assert ok == "1", label
         ours1, ours2, theirs1 = float(ours1), float(ours2), float(iterate)
         theirs2 = float(parse) - theirs1
@@ -505,6 +515,8 @@ def main() -> None:
     parser.add_argument("--short-only", action="store_true", help="only the short documents")
     parser.add_argument("--stages", action="store_true",
                         help="only each stage's time apart, ours and simdjson's (needs libsimdjson-dev)")
+    parser.add_argument("--avx2", action="store_true",
+                        help="with --stages: both without AVX-512 (our AVX2 stage 1, simdjson's haswell kernel)")
     arguments = parser.parse_args()
     examples = arguments.examples
     folder = Path(tempfile.mkdtemp(prefix="abnfc-bench-stages-"))
@@ -513,7 +525,7 @@ def main() -> None:
             shutil.rmtree(folder)
             sys.exit("--stages compares with simdjson, whose header was not found (apt-get install libsimdjson-dev)")
         _compile_validator(folder)
-        _stage_rows(folder, examples)
+        _stage_rows(folder, examples, arguments.avx2)
         shutil.rmtree(folder)
         return
     binaries = _build(folder)
