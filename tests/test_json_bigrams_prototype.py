@@ -1,0 +1,55 @@
+"""bench/prototypes/json_token_bigrams.c, JSON's is_valid without a walk over positions: the same
+verdict as the generated two-stage validator on JSONTestSuite's files and on generated and
+mutated documents (bench/bench_json_bigrams.py's corpus), built with ASan and UBSan so that any
+read past a document's end fails.  The prototype runs only on processors with AVX-512 VBMI2."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+from helpers.c_build import needs_gcc
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAGS = ("avx512f", "avx512bw", "avx512vbmi", "avx512_vbmi2", "bmi2", "pclmulqdq")
+
+
+def _cpu_has(*flags: str) -> bool:
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+    return all(f" {flag}" in text for flag in flags)
+
+
+pytestmark = [needs_gcc, pytest.mark.skipif(not _cpu_has(*FLAGS), reason="needs AVX-512 VBMI2")]
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_json_bigrams", ROOT / "bench" / "bench_json_bigrams.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_json_bigrams"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_prototype_agrees_with_the_generated_validator(bench, tmp_path):
+    binary = bench.build(tmp_path, sanitize=True)
+    docs = bench.corpus(400, 5)
+    documents, valid, differ = bench.check(binary, docs, tmp_path)
+    assert documents == len(docs)
+    assert valid > 500 and documents - valid > 500  # both verdicts are exercised
+    assert differ == 0
+
+
+def test_the_depth_limit(bench, tmp_path):
+    """Both take 100,000 levels of nesting and refuse 100,001 (the generated default limit)."""
+    binary = bench.build(tmp_path, sanitize=False)
+    # The generated validator's depth limit is 100,000; 100,001 levels are too deep for both.
+    too_deep = b"[" * 100_001 + b"]" * 100_001
+    documents, valid, differ = bench.check(binary, [b"[1]", b"[1,]", too_deep, b"[" * 100_000 + b"]" * 100_000],
+                                           tmp_path)
+    assert (documents, valid, differ) == (4, 2, 0)
