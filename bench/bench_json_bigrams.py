@@ -2,18 +2,21 @@
 (bench/prototypes/json_token_bigrams.c) against the generated two-stage validator and simdjson.
 
 The prototype is JSON's is_valid written by hand in the design the generator does not derive yet
-(see docs/benchmarks.md, "Token bigrams"): no pass walks the positions one by one.  This script
-builds it beside ``abnfc compile grammars/json.abnf --lang c``, then
+(see docs/benchmarks.md, "Token bigrams"): no pass walks the positions one by one.  Its pass N
+checks numbers and literals either by JSON's rules, written by hand, or (``-DTOKEN_AUTOMATON``)
+by the token automaton bench/prototypes/derive_token_automaton.py derives from the grammar.  This
+script builds both beside ``abnfc compile grammars/json.abnf --lang c``, then
 
-1. checks that both give the same verdict on every document of a corpus: JSONTestSuite's
-   files, documents generated at random (every kind of value, whitespace, escapes with ``\\u``,
-   non-ASCII text, numbers of every shape, nesting past the depth limit, and sizes that cross
-   blocks and chunks) and each of them mutated (bytes changed, inserted or deleted, the end cut);
-   each document is copied to a buffer of its exact size, so a sanitizer build (``--sanitize``)
-   sees any read past the end;
-2. times the three in one process, called in turn (the median of the rounds' times, and of the
-   rounds' ratios), on simdjson's three files where ``--examples DIR`` names a folder holding them
-   and on bench_json_stages's generated documents.
+1. checks that each gives the generated validator's verdict on every document of a corpus:
+   JSONTestSuite's files, documents generated at random (every kind of value, whitespace,
+   escapes with ``\\u``, non-ASCII text, numbers of every shape, nesting past the depth limit, and
+   sizes that cross blocks and chunks) and each of them mutated (bytes changed, inserted or
+   deleted, the end cut); each document is copied to a buffer of its exact size, so a sanitizer
+   build (``--sanitize``) sees any read past the end;
+2. times the generated is_valid, the prototype and simdjson in one process, called in turn (the
+   median of the rounds' times, and of the rounds' ratios; a process per version of pass N), on
+   simdjson's three files where ``--examples DIR`` names a folder holding them and on
+   bench_json_stages's generated documents.
 
 It needs a processor with AVX-512 VBMI2 (``vpcompressb``); simdjson from libsimdjson-dev.
 
@@ -34,6 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_json_stages import DOCUMENTS, EXAMPLES  # noqa: E402
 
 PROTOTYPE = ROOT / "bench" / "prototypes" / "json_token_bigrams.c"
+DERIVE = ROOT / "bench" / "prototypes" / "derive_token_automaton.py"
+JSON = ROOT / "grammars" / "json.abnf"
 SUITE = ROOT / "tests" / "data" / "jsontestsuite"
 ROUNDS = 101
 WARM = 0.3  # seconds of calls before the timed rounds
@@ -192,18 +197,29 @@ def write_records(docs: list[bytes], path: Path) -> None:
     path.write_bytes(b"".join(len(doc).to_bytes(4, "little") + doc for doc in docs))
 
 
-def build(folder: Path, sanitize: bool = False) -> Path:
-    """The generated validator, the prototype and the check harness in folder: the harness's path."""
-    subprocess.run([sys.executable, "-m", "abnfc", "compile", str(ROOT / "grammars" / "json.abnf"), "--lang", "c",
-                    "--prefix", "json_validator", "--out", str(folder)], check=True, capture_output=True)
+def build(folder: Path, sanitize: bool = False, derived: bool = False) -> Path:
+    """The generated validator, the prototype and the check harness in folder: the harness's path.
+    With derived, pass N takes the token automaton derive_token_automaton.py derives from the grammar."""
+    if not (folder / "json_validator.c").exists():
+        subprocess.run([sys.executable, "-m", "abnfc", "compile", str(JSON), "--lang", "c",
+                        "--prefix", "json_validator", "--out", str(folder)], check=True, capture_output=True)
     (folder / "check.c").write_text(CHECK_HARNESS)
     flags = ["-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"] if sanitize else ["-O3"]
-    binary = folder / "check"
+    binary = folder / ("check_derived" if derived else "check")
     # The prototype includes json_validator.c (for stage 1's internal functions), so it is the one
     # object that holds the generated validator's functions too.
-    subprocess.run(["cc", *flags, "-march=native", "-I", str(folder), "-o", str(binary), str(folder / "check.c"),
-                    str(PROTOTYPE)], check=True)
+    subprocess.run(["cc", *flags, *_variant(folder, derived), "-march=native", "-I", str(folder), "-o", str(binary),
+                    str(folder / "check.c"), str(PROTOTYPE)], check=True)
     return binary
+
+
+def _variant(folder: Path, derived: bool) -> list[str]:
+    """The prototype's flags: with derived, token_automaton.h written into folder first."""
+    if not derived:
+        return []
+    header = subprocess.run([sys.executable, str(DERIVE), str(JSON)], check=True, capture_output=True, text=True)
+    (folder / "token_automaton.h").write_text(header.stdout)
+    return ["-DTOKEN_AUTOMATON"]
 
 
 def check(binary: Path, docs: list[bytes], folder: Path) -> tuple[int, int, int]:
@@ -218,26 +234,36 @@ def check(binary: Path, docs: list[bytes], folder: Path) -> tuple[int, int, int]
 
 def _timing(folder: Path, examples: Path | None) -> None:
     (folder / "timing.cpp").write_text(TIMING_HARNESS.replace("ROUNDS", str(ROUNDS)).replace("WARM", str(WARM)))
-    subprocess.run(["cc", "-O3", "-march=native", "-I", str(folder), "-c", "-o", str(folder / "prototype.o"),
-                    str(PROTOTYPE)], check=True)
-    binary = folder / "timing"
-    subprocess.run(["c++", "-O3", "-march=native", "-I", str(folder), "-o", str(binary), str(folder / "timing.cpp"),
-                    str(folder / "prototype.o"), "-lsimdjson"], check=True)
+    binaries = []
+    for derived in (False, True):
+        obj, binary = folder / f"prototype{int(derived)}.o", folder / f"timing{int(derived)}"
+        subprocess.run(["cc", "-O3", *_variant(folder, derived), "-march=native", "-I", str(folder), "-c", "-o",
+                        str(obj), str(PROTOTYPE)], check=True)
+        subprocess.run(["c++", "-O3", "-march=native", "-I", str(folder), "-o", str(binary),
+                        str(folder / "timing.cpp"), str(obj), "-lsimdjson"], check=True)
+        binaries.append(binary)
     docs = {name: (examples / name).read_bytes for name in EXAMPLES} if examples is not None else {}
     docs.update(DOCUMENTS)
-    print(f"\none process, the three called in turn, {ROUNDS} rounds: median µs; the ratios are the medians of "
-          "the rounds' ratios (above 1: the prototype faster)\n")
-    print("| document | generated is_valid | prototype | simdjson DOM parse | prototype vs simdjson "
-          "| prototype vs generated |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print(f"\ntwo processes, one per version of pass N (JSON's rules; the token automaton derived from the "
+          f"grammar), each calling the generated is_valid, the prototype and simdjson's DOM parse in turn, "
+          f"{ROUNDS} rounds: median µs (the generated and simdjson's from the first); the ratios are the "
+          "medians of the rounds' ratios (above 1: the prototype faster)\n")
+    print("| document | generated is_valid | prototype, JSON's rules | prototype, derived tokens | simdjson DOM parse "
+          "| JSON's rules vs simdjson | derived vs simdjson | JSON's rules vs generated | derived vs generated |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label, make in docs.items():
         path = folder / "doc.json"
         path.write_bytes(make())
-        ok, generated, prototype, theirs, vs_simdjson, vs_generated = subprocess.run(
-            [str(binary), str(path)], check=True, capture_output=True, text=True).stdout.split()
-        assert ok == "1", label
-        print(f"| {label} | {float(generated) * 1e6:,.0f} | {float(prototype) * 1e6:,.0f} "
-              f"| {float(theirs) * 1e6:,.0f} | {float(vs_simdjson):.2f}x | {float(vs_generated):.2f}x |")
+        runs = []
+        for binary in binaries:
+            ok, *numbers = subprocess.run([str(binary), str(path)], check=True, capture_output=True,
+                                          text=True).stdout.split()
+            assert ok == "1", label
+            runs.append([float(x) for x in numbers])
+        (generated, rules, theirs, rules_vs_simdjson, rules_vs_generated), derived = runs
+        print(f"| {label} | {generated * 1e6:,.0f} | {rules * 1e6:,.0f} | {derived[1] * 1e6:,.0f} "
+              f"| {theirs * 1e6:,.0f} | {rules_vs_simdjson:.2f}x | {derived[3]:.2f}x | {rules_vs_generated:.2f}x "
+              f"| {derived[4]:.2f}x |")
 
 
 def main() -> None:
@@ -248,14 +274,17 @@ def main() -> None:
     arguments = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="abnfc-bench-bigrams-"))
     try:
-        binary = build(folder, arguments.sanitize)
         docs = corpus(3000, 10)
         if arguments.examples is not None:
             docs += [(arguments.examples / name).read_bytes() for name in EXAMPLES]
-        documents, valid, differ = check(binary, docs, folder)
-        print(f"cross-check: {documents:,} documents, {valid:,} valid, {differ} disagreements")
-        if differ:
-            sys.exit(1)
+        for derived in (False, True):
+            binary = build(folder, arguments.sanitize, derived)
+            documents, valid, differ = check(binary, docs, folder)
+            version = "the derived token automaton" if derived else "JSON's rules"
+            print(f"cross-check, pass N by {version}: {documents:,} documents, {valid:,} valid, "
+                  f"{differ} disagreements")
+            if differ:
+                sys.exit(1)
         if not arguments.check_only:
             if not Path("/usr/include/simdjson.h").exists():
                 sys.exit("simdjson.h not found (apt-get install libsimdjson-dev): no timing")

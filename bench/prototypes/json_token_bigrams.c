@@ -24,6 +24,8 @@
  *   the last) a digit or a whole literal, matched backward from its last letter; a second point
  *   or e in a number, or a point after its e, found by one addition per mask: adding a run's
  *   marks to the run clears its bits from its first mark on, except later marks, which stay set.
+ *   With -DTOKEN_AUTOMATON, pass N is instead the token automaton derived from the grammar by
+ *   bench/prototypes/derive_token_automaton.py (token_automaton.h), one table load a byte.
  *
  *   Pass B: the bracket stack, a scalar loop over the chunk's brackets without branches: each
  *   closing bracket against the top, and the context after each bracket (object, array, the top
@@ -145,6 +147,7 @@ typedef struct {
     uint64_t bad;
 } state;
 
+#ifndef TOKEN_AUTOMATON
 /* Pass N over the token bytes t[0..count); t[-HISTORY..-1] are the ones before. */
 static uint64_t check_tokens(const uint8_t *t, size_t count, state *s, __m512i lo, __m512i hi)
 {
@@ -205,6 +208,71 @@ static uint64_t check_tokens(const uint8_t *t, size_t count, state *s, __m512i l
     }
     return bad;
 }
+#endif
+
+#ifdef TOKEN_AUTOMATON
+#include "token_automaton.h"
+
+/*
+ * Pass N by the token automaton that bench/prototypes/derive_token_automaton.py derives from the
+ * pushdown automaton's token states, in place of JSON's rules above: one table load per byte,
+ * the token's first bytes (bit 7) checking that the token before is whole.  The chunk's token
+ * bytes are cut into STREAMS parts at tokens' first bytes and stepped in turn, so that the loads
+ * of the parts overlap.
+ */
+#define STREAMS 8 /* the loop below is written out for 8 */
+
+static uint64_t check_tokens_by_automaton(const uint8_t *t, size_t count, uint8_t *going_on)
+{
+    size_t cut[STREAMS + 1], i, k, common = count;
+    unsigned st[STREAMS];
+    uint64_t bad = 0;
+    cut[0] = 0;
+    cut[STREAMS] = count;
+    for (i = 1; i < STREAMS; i++) {
+        size_t at = count * i / STREAMS;
+        at = at < cut[i - 1] ? cut[i - 1] : at;
+        while (at < count && !(t[at] & FIRST))
+            at++;
+        cut[i] = at;
+    }
+    st[0] = *going_on;
+    for (i = 1; i < STREAMS; i++)
+        st[i] = 1; /* FIN: as if a whole token came before */
+    for (i = 0; i < STREAMS; i++)
+        common = cut[i + 1] - cut[i] < common ? cut[i + 1] - cut[i] : common;
+    {
+        /* written out, so that the parts' states stay in registers */
+        unsigned s0 = st[0], s1 = st[1], s2 = st[2], s3 = st[3], s4 = st[4], s5 = st[5], s6 = st[6], s7 = st[7];
+        const uint8_t *t0 = t + cut[0], *t1 = t + cut[1], *t2 = t + cut[2], *t3 = t + cut[3];
+        const uint8_t *t4 = t + cut[4], *t5 = t + cut[5], *t6 = t + cut[6], *t7 = t + cut[7];
+        for (k = 0; k < common; k++) {
+            s0 = tok_table[(unsigned)t0[k] << 5 | s0];
+            s1 = tok_table[(unsigned)t1[k] << 5 | s1];
+            s2 = tok_table[(unsigned)t2[k] << 5 | s2];
+            s3 = tok_table[(unsigned)t3[k] << 5 | s3];
+            s4 = tok_table[(unsigned)t4[k] << 5 | s4];
+            s5 = tok_table[(unsigned)t5[k] << 5 | s5];
+            s6 = tok_table[(unsigned)t6[k] << 5 | s6];
+            s7 = tok_table[(unsigned)t7[k] << 5 | s7];
+        }
+        st[0] = s0, st[1] = s1, st[2] = s2, st[3] = s3, st[4] = s4, st[5] = s5, st[6] = s6, st[7] = s7;
+    }
+    for (i = 0; i < STREAMS; i++) {
+        for (k = cut[i] + common; k < cut[i + 1]; k++)
+            st[i] = tok_table[(unsigned)t[k] << 5 | st[i]];
+        bad |= (uint64_t)(st[i] == 0);
+        if (i + 1 < STREAMS && cut[i + 1] < count) /* the next part starts a token: this one's last is whole */
+            bad |= (uint64_t)(tok_complete[st[i]] ^ 1u);
+    }
+    for (i = STREAMS; i-- > 0;)
+        if (cut[i + 1] > cut[i]) {
+            *going_on = (uint8_t)st[i];
+            break;
+        }
+    return bad;
+}
+#endif
 
 /* Pass B over the chunk's brackets: after[j] is the context after bracket j (0 array, 1 object, 2 top). */
 static void check_brackets(const uint8_t *brackets, size_t count, uint8_t *after, uint8_t *stack, state *s)
@@ -360,6 +428,9 @@ bool bigrams_is_valid(const uint8_t *data, size_t len)
     size_t blocks = (len + 63u) / 64u, chunk;
     constants c;
     state s;
+#ifdef TOKEN_AUTOMATON
+    uint8_t going_on = 1; /* the token state at a chunk's start: FIN, none going on */
+#endif
     if (!ready) {
         init_tables();
         ready = 1;
@@ -402,7 +473,11 @@ bool bigrams_is_valid(const uint8_t *data, size_t len)
         }
         if (chunk + count == blocks)
             tokens[nt++] = FIRST | '0'; /* a sentinel token: the last token's end is checked before it */
+#ifdef TOKEN_AUTOMATON
+        s.bad |= check_tokens_by_automaton(tokens, nt, &going_on);
+#else
         s.bad |= check_tokens(tokens, nt, &s, c.code_lo, c.code_hi);
+#endif
         if (nt >= HISTORY) {
             memcpy(tokens - HISTORY, tokens + nt - HISTORY, HISTORY);
         } else {
