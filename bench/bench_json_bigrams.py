@@ -1,11 +1,12 @@
 """Benchmark and cross-check: the token-bigram prototype of JSON's is_valid
 (bench/prototypes/json_token_bigrams.c) against the generated two-stage validator and simdjson.
 
-The prototype is JSON's is_valid written by hand in the design the generator does not derive yet
-(see docs/benchmarks.md, "Token bigrams"): no pass walks the positions one by one.  Its pass N
-checks numbers and literals either by JSON's rules, written by hand, or (``-DTOKEN_AUTOMATON``)
-by the token automaton bench/prototypes/derive_token_automaton.py derives from the grammar.  This
-script builds both beside ``abnfc compile grammars/json.abnf --lang c``, then
+The prototype is JSON's is_valid in a design the generator does not emit yet (see
+docs/benchmarks.md, "Token bigrams"): no pass walks the positions one by one.  It comes in two
+versions: with JSON's rules written by hand, and with the tables that
+bench/prototypes/derive_position_pairs.py and derive_token_automaton.py derive from the grammar
+(``-DDERIVED_PAIRS -DTOKEN_AUTOMATON``).  This script builds both beside ``abnfc compile
+grammars/json.abnf --lang c``, then
 
 1. checks that each gives the generated validator's verdict on every document of a corpus:
    JSONTestSuite's files, documents generated at random (every kind of value, whitespace,
@@ -14,7 +15,7 @@ script builds both beside ``abnfc compile grammars/json.abnf --lang c``, then
    deleted, the end cut); each document is copied to a buffer of its exact size, so a sanitizer
    build (``--sanitize``) sees any read past the end;
 2. times the generated is_valid, the prototype and simdjson in one process, called in turn (the
-   median of the rounds' times, and of the rounds' ratios; a process per version of pass N), on
+   median of the rounds' times, and of the rounds' ratios; a process per version), on
    simdjson's three files where ``--examples DIR`` names a folder holding them and on
    bench_json_stages's generated documents.
 
@@ -37,7 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_json_stages import DOCUMENTS, EXAMPLES  # noqa: E402
 
 PROTOTYPE = ROOT / "bench" / "prototypes" / "json_token_bigrams.c"
-DERIVE = ROOT / "bench" / "prototypes" / "derive_token_automaton.py"
+DERIVE_TOKENS = ROOT / "bench" / "prototypes" / "derive_token_automaton.py"
+DERIVE_PAIRS = ROOT / "bench" / "prototypes" / "derive_position_pairs.py"
 JSON = ROOT / "grammars" / "json.abnf"
 SUITE = ROOT / "tests" / "data" / "jsontestsuite"
 ROUNDS = 101
@@ -199,7 +201,8 @@ def write_records(docs: list[bytes], path: Path) -> None:
 
 def build(folder: Path, sanitize: bool = False, derived: bool = False) -> Path:
     """The generated validator, the prototype and the check harness in folder: the harness's path.
-    With derived, pass N takes the token automaton derive_token_automaton.py derives from the grammar."""
+    With derived, passes A, C and N take the tables derive_position_pairs.py and
+    derive_token_automaton.py derive from the grammar."""
     if not (folder / "json_validator.c").exists():
         subprocess.run([sys.executable, "-m", "abnfc", "compile", str(JSON), "--lang", "c",
                         "--prefix", "json_validator", "--out", str(folder)], check=True, capture_output=True)
@@ -214,12 +217,13 @@ def build(folder: Path, sanitize: bool = False, derived: bool = False) -> Path:
 
 
 def _variant(folder: Path, derived: bool) -> list[str]:
-    """The prototype's flags: with derived, token_automaton.h written into folder first."""
+    """The prototype's flags: with derived, its tables derived from the grammar, written into folder first."""
     if not derived:
         return []
-    header = subprocess.run([sys.executable, str(DERIVE), str(JSON)], check=True, capture_output=True, text=True)
-    (folder / "token_automaton.h").write_text(header.stdout)
-    return ["-DTOKEN_AUTOMATON"]
+    for script, header in ((DERIVE_TOKENS, "token_automaton.h"), (DERIVE_PAIRS, "position_pairs.h")):
+        made = subprocess.run([sys.executable, str(script), str(JSON)], check=True, capture_output=True, text=True)
+        (folder / header).write_text(made.stdout)
+    return ["-DTOKEN_AUTOMATON", "-DDERIVED_PAIRS"]
 
 
 def check(binary: Path, docs: list[bytes], folder: Path) -> tuple[int, int, int]:
@@ -244,11 +248,11 @@ def _timing(folder: Path, examples: Path | None) -> None:
         binaries.append(binary)
     docs = {name: (examples / name).read_bytes for name in EXAMPLES} if examples is not None else {}
     docs.update(DOCUMENTS)
-    print(f"\ntwo processes, one per version of pass N (JSON's rules; the token automaton derived from the "
+    print(f"\ntwo processes, one per version (JSON's rules written by hand; tables derived from the "
           f"grammar), each calling the generated is_valid, the prototype and simdjson's DOM parse in turn, "
           f"{ROUNDS} rounds: median µs (the generated and simdjson's from the first); the ratios are the "
           "medians of the rounds' ratios (above 1: the prototype faster)\n")
-    print("| document | generated is_valid | prototype, JSON's rules | prototype, derived tokens | simdjson DOM parse "
+    print("| document | generated is_valid | prototype, JSON's rules | prototype, derived | simdjson DOM parse "
           "| JSON's rules vs simdjson | derived vs simdjson | JSON's rules vs generated | derived vs generated |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label, make in docs.items():
@@ -280,9 +284,8 @@ def main() -> None:
         for derived in (False, True):
             binary = build(folder, arguments.sanitize, derived)
             documents, valid, differ = check(binary, docs, folder)
-            version = "the derived token automaton" if derived else "JSON's rules"
-            print(f"cross-check, pass N by {version}: {documents:,} documents, {valid:,} valid, "
-                  f"{differ} disagreements")
+            version = "tables derived from the grammar" if derived else "JSON's rules"
+            print(f"cross-check, {version}: {documents:,} documents, {valid:,} valid, {differ} disagreements")
             if differ:
                 sys.exit(1)
         if not arguments.check_only:

@@ -1,8 +1,8 @@
-"""bench/prototypes/json_token_bigrams.c, JSON's is_valid without a walk over positions, with either
-version of its pass N: the same verdict as the generated two-stage validator on JSONTestSuite's
-files and on generated and mutated documents (bench/bench_json_bigrams.py's corpus), built with
-ASan and UBSan so that any read past a document's end fails.  The prototype runs only on
-processors with AVX-512 VBMI2."""
+"""bench/prototypes/json_token_bigrams.c, JSON's is_valid without a walk over positions, in either
+version (JSON's rules, or tables derived from the grammar): the same verdict as the generated
+two-stage validator on JSONTestSuite's files and on generated and mutated documents
+(bench/bench_json_bigrams.py's corpus), built with ASan and UBSan so that any read past a
+document's end fails.  The prototype runs only on processors with AVX-512 VBMI2."""
 from __future__ import annotations
 
 import importlib.util
@@ -37,9 +37,9 @@ def bench():
     return module
 
 
-@pytest.mark.parametrize("derived", [False, True], ids=["json-rules", "derived-tokens"])
+@pytest.mark.parametrize("derived", [False, True], ids=["json-rules", "derived-tables"])
 def test_the_prototype_agrees_with_the_generated_validator(bench, tmp_path, derived):
-    """Both versions of pass N: JSON's rules, and the token automaton derived from the grammar."""
+    """Both versions: JSON's rules written by hand, and the tables derived from the grammar."""
     binary = bench.build(tmp_path, sanitize=True, derived=derived)
     docs = bench.corpus(400, 5)
     documents, valid, differ = bench.check(binary, docs, tmp_path)

@@ -1,8 +1,9 @@
 /*
  * A prototype of JSON's is_valid in which no pass walks the positions one by one: the kinds of
  * the tokens are checked in pairs, 64 at a time, and only the brackets go through a scalar loop.
- * It is written by hand for grammars/json.abnf (the tables below are JSON's), to measure the
- * design before the generator derives it; see docs/benchmarks.md, "Token bigrams".
+ * It is written for grammars/json.abnf (the tables below are JSON's, and its escape handling
+ * knows JSON's \u), to measure the design before the generator emits it; see
+ * docs/benchmarks.md, "Token bigrams".
  *
  * Build: compile the generated validator with `abnfc compile grammars/json.abnf --lang c
  * --prefix json_validator`, then this file beside it (it includes json_validator.c for stage 1's
@@ -27,6 +28,13 @@
  *   With -DTOKEN_AUTOMATON, pass N is instead the token automaton derived from the grammar by
  *   bench/prototypes/derive_token_automaton.py (token_automaton.h), one table load a byte.
  *
+ * With -DDERIVED_PAIRS, passes A, B and C take the tables bench/prototypes/derive_position_pairs.py
+ * derives from the grammar (position_pairs.h) in place of JSON's: the byte classes and kinds (each
+ * structural byte its own kind), a stack of contexts (the machines the brackets entered), and
+ * the pairs of kinds each context allows, a kind refined first by the kind before it where the
+ * automaton needs that (a string in an object: a key after { or a comma, a value after a colon).
+ * A closing bracket that does not fit is then a pair the table refuses, not a stack check.
+ *
  *   Pass B: the bracket stack, a scalar loop over the chunk's brackets without branches: each
  *   closing bracket against the top, and the context after each bracket (object, array, the top
  *   level).  Depth is bounded as in the generated validator.
@@ -46,11 +54,22 @@ bool bigrams_is_valid(const uint8_t *data, size_t len);
 
 /* Kinds of positions (3 bits), then the bits of the byte classes in the same table. */
 enum { K_BAD = 0, K_OPEN = 1, K_CLOSE = 2, K_COLON = 3, K_COMMA = 4, K_STR = 5, K_SCALAR = 6, K_START = 7 };
+#ifdef DERIVED_PAIRS
+#include "position_pairs.h"
+/* The derived classes (bench/prototypes/derive_position_pairs.py): the kind in bits 0-3. */
+#define KIND_MASK 15
+#define C_WS 0x10
+#define C_ST 0x20
+#define C_BR 0x40
+#define C_SS 0x80
+#else
+#define KIND_MASK 7
 #define C_WS 0x08 /* whitespace */
 #define C_ST 0x10 /* structural: { } [ ] : , */
 #define C_BR 0x20 /* a bracket */
 #define C_Q 0x40  /* a quote */
 #define C_SS 0x80 /* not a string's plain byte: control, quote, backslash */
+#endif
 /* Contexts, as bits of the pair table's entries; then what the entry says of the later kind. */
 #define X_OBJ 1
 #define X_ARR 2
@@ -65,12 +84,17 @@ enum { N_OTHER = 0, N_D19 = 1, N_ZERO = 2, N_MINUS = 3, N_PLUS = 4, N_DOT = 5, N
 #define HISTORY 8 /* token bytes kept from the chunk before, for the look back */
 #define FIRST 0x80 /* marks a token's first byte in the dense array */
 
-static uint8_t classes[128], pairs[64], ends[8], codes[128];
+#ifndef DERIVED_PAIRS
+static uint8_t classes[128], pairs[64], ends[8];
+#endif
+static uint8_t codes[128];
 
 static void init_tables(void)
 {
+    int b;
+#ifndef DERIVED_PAIRS
     static const int starts[3] = { K_OPEN, K_STR, K_SCALAR }, finals[3] = { K_CLOSE, K_STR, K_SCALAR };
-    int b, i;
+    int i;
     classes['{'] = classes['['] = K_OPEN | C_ST | C_BR;
     classes['}'] = classes[']'] = K_CLOSE | C_ST | C_BR;
     classes[':'] = K_COLON | C_ST;
@@ -105,6 +129,7 @@ static void init_tables(void)
         if ((i & 7) == K_COLON)
             pairs[i] |= E_COLON;
     }
+#endif
     for (b = '1'; b <= '9'; b++)
         codes[b] = N_D19;
     codes['0'] = N_ZERO;
@@ -143,6 +168,7 @@ typedef struct {
     uint64_t object, top;       /* the context after the last bracket */
     uint64_t key_string, key_expected; /* the last position: a string, one where a key goes */
     unsigned kind;              /* the last position's kind */
+    unsigned refined;           /* with DERIVED_PAIRS: the last position's kind, refined */
     size_t depth;
     uint64_t bad;
 } state;
@@ -274,6 +300,38 @@ static uint64_t check_tokens_by_automaton(const uint8_t *t, size_t count, uint8_
 }
 #endif
 
+/* One bracket's step of the depth, bounded as in the generated validator. */
+static inline size_t next_depth(size_t depth, unsigned opens, uint64_t *bad)
+{
+    depth = opens ? depth + 1 : depth - (depth != 0);
+    *bad |= (uint64_t)(depth > JSON_VALIDATOR_MAX_DEPTH);
+    return depth > JSON_VALIDATOR_MAX_DEPTH ? JSON_VALIDATOR_MAX_DEPTH : depth;
+}
+
+/*
+ * The contexts of 64 positions (bits 0 and 1 of the context after each bracket, from pass B's
+ * after[*used..]): each position's is the one after the last bracket before it, so the changes
+ * from bracket to bracket are put at the brackets (pdep) and their prefix XOR taken.  state's
+ * object and top fields carry the two bits from group to group.
+ */
+static inline void spread_contexts(const uint8_t *after, size_t *used, uint64_t brackets, state *s, uint64_t *ctx0,
+                                   uint64_t *ctx1)
+{
+    unsigned count = (unsigned)__builtin_popcountll(brackets);
+    __m512i contexts = _mm512_loadu_si512(after + *used);
+    uint64_t bounded = _bzhi_u64(~(uint64_t)0, count), before_first = (brackets - 1) & ~brackets;
+    uint64_t bit0 = _mm512_test_epi8_mask(contexts, _mm512_set1_epi8(1)) & bounded;
+    uint64_t bit1 = _mm512_test_epi8_mask(contexts, _mm512_set1_epi8(2)) & bounded;
+    uint64_t after0 = prefix_xor(_pdep_u64(bit0 ^ (bit0 << 1), brackets)) ^ (before_first & (0 - s->object));
+    uint64_t after1 = prefix_xor(_pdep_u64(bit1 ^ (bit1 << 1), brackets)) ^ (before_first & (0 - s->top));
+    *ctx0 = (after0 << 1) | s->object;
+    *ctx1 = (after1 << 1) | s->top;
+    *used += count;
+    s->object = count ? (bit0 >> (count - 1)) & 1u : s->object;
+    s->top = count ? (bit1 >> (count - 1)) & 1u : s->top;
+}
+
+#ifndef DERIVED_PAIRS
 /* Pass B over the chunk's brackets: after[j] is the context after bracket j (0 array, 1 object, 2 top). */
 static void check_brackets(const uint8_t *brackets, size_t count, uint8_t *after, uint8_t *stack, state *s)
 {
@@ -283,9 +341,7 @@ static void check_brackets(const uint8_t *brackets, size_t count, uint8_t *after
         unsigned opens = (brackets[j] >> 1) & 1u, object = (brackets[j] >> 5) & 1u; /* [ 5B { 7B ] 5D } 7D */
         bad |= (uint64_t)((opens ^ 1u) & (stack[depth] != object));
         stack[depth + 1] = (uint8_t)object;
-        depth = opens ? depth + 1 : depth - (depth != 0);
-        bad |= (uint64_t)(depth > JSON_VALIDATOR_MAX_DEPTH);
-        depth = depth > JSON_VALIDATOR_MAX_DEPTH ? JSON_VALIDATOR_MAX_DEPTH : depth;
+        depth = next_depth(depth, opens, &bad);
         after[j] = stack[depth];
     }
     s->depth = depth;
@@ -304,19 +360,9 @@ static void check_pairs(const uint8_t *k, size_t count, const uint8_t *after, st
         __m512i kind = _mm512_and_si512(raw, seven);
         __m512i before = _mm512_and_si512(_mm512_loadu_si512(k + j - 1), seven);
         __m512i entry = _mm512_permutexvar_epi8(_mm512_or_si512(_mm512_slli_epi16(before, 3), kind), table);
-        uint64_t brackets = _mm512_test_epi8_mask(raw, bracket) & lanes;
-        unsigned count_b = (unsigned)__builtin_popcountll(brackets);
-        __m512i contexts = _mm512_loadu_si512(after + used);
-        uint64_t mask = _bzhi_u64(~(uint64_t)0, count_b);
-        uint64_t objects = _mm512_test_epi8_mask(contexts, _mm512_set1_epi8(1)) & mask;
-        uint64_t tops = _mm512_test_epi8_mask(contexts, _mm512_set1_epi8(2)) & mask;
-        /* Each position's context is the one after the last bracket before it: the changes from
-         * bracket to bracket, put at the brackets (pdep), then their prefix XOR. */
-        uint64_t before_first = (brackets - 1) & ~brackets;
-        uint64_t object_after = prefix_xor(_pdep_u64(objects ^ (objects << 1), brackets)) ^ (before_first & (0 - s->object));
-        uint64_t top_after = prefix_xor(_pdep_u64(tops ^ (tops << 1), brackets)) ^ (before_first & (0 - s->top));
-        uint64_t in_object = (object_after << 1) | s->object, at_top = (top_after << 1) | s->top;
-        uint64_t in_array = ~(in_object | at_top);
+        uint64_t in_object, at_top, in_array;
+        spread_contexts(after, &used, _mm512_test_epi8_mask(raw, bracket) & lanes, s, &in_object, &at_top);
+        in_array = ~(in_object | at_top);
         uint64_t allowed = (in_object & _mm512_test_epi8_mask(entry, _mm512_set1_epi8(X_OBJ))) |
                            (in_array & _mm512_test_epi8_mask(entry, _mm512_set1_epi8(X_ARR))) |
                            (at_top & _mm512_test_epi8_mask(entry, _mm512_set1_epi8(X_TOP)));
@@ -326,15 +372,74 @@ static void check_pairs(const uint8_t *k, size_t count, const uint8_t *after, st
         s->bad |= lanes & ~allowed;
         /* A string is a key exactly where the next position is a colon. */
         s->bad |= ((string << 1) | s->key_string) & lanes & (colon ^ ((key << 1) | s->key_expected));
-        used += count_b;
-        s->object = count_b ? (objects >> (count_b - 1)) & 1u : s->object;
-        s->top = count_b ? (tops >> (count_b - 1)) & 1u : s->top;
         s->key_string = (string >> (n - 1)) & 1u;
         s->key_expected = (key >> (n - 1)) & 1u;
     }
     if (count != 0)
         s->kind = k[count - 1] & 7u;
 }
+
+#endif
+
+#ifdef DERIVED_PAIRS
+/* Pass B with the derived tables: a stack of contexts (the machines the brackets entered, 0 the
+ * start rule's); whether a closing bracket fits is pass C's (the pair before it, in its context). */
+static void check_brackets_derived(const uint8_t *brackets, size_t count, uint8_t *after, uint8_t *stack, state *s)
+{
+    size_t depth = s->depth, j;
+    uint64_t bad = 0;
+    for (j = 0; j < count; j++) {
+        unsigned code = pair_brackets[brackets[j]], opens = code & 1u;
+        stack[depth + 1] = (uint8_t)(code >> 1);
+        depth = next_depth(depth, opens, &bad);
+        after[j] = stack[depth];
+    }
+    s->depth = depth;
+    s->bad |= bad;
+}
+
+/* Pass C with the derived tables: each kind refined by the kind before it where the table says
+ * so, then each pair (refined kind before, kind) checked in the position's context. */
+static void check_pairs_derived(const uint8_t *k, size_t count, const uint8_t *after, state *s, __m512i ok_lo,
+                                __m512i ok_hi, __m512i tag_lo, __m512i tag_hi, __m512i refine)
+{
+    const __m512i mask = _mm512_set1_epi8(KIND_MASK), bracket = _mm512_set1_epi8(C_BR);
+    const __m512i stride = _mm512_set1_epi16(PAIR_KINDS);
+    const __m512i back = _mm512_set_epi8(62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44,
+                                         43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25,
+                                         24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4,
+                                         3, 2, 1, 0, 0);
+    size_t j, used = 0;
+    for (j = 0; j < count; j += 64) {
+        size_t n = count - j < 64 ? count - j : 64;
+        uint64_t lanes = _bzhi_u64(~(uint64_t)0, (unsigned)n);
+        __m512i raw = _mm512_loadu_si512(k + j);
+        __m512i kind = _mm512_and_si512(raw, mask);
+        __m512i before = _mm512_and_si512(_mm512_loadu_si512(k + j - 1), mask);
+        uint64_t ctx0, ctx1;
+        __m512i context;
+        spread_contexts(after, &used, _mm512_test_epi8_mask(raw, bracket) & lanes, s, &ctx0, &ctx1);
+        context = _mm512_mask_mov_epi8(_mm512_set1_epi8(1), ctx0 & ~ctx1, _mm512_set1_epi8(2));
+        context = _mm512_mask_mov_epi8(context, ctx1 & ~ctx0, _mm512_set1_epi8(4));
+        context = _mm512_mask_mov_epi8(context, ctx1 & ctx0, _mm512_set1_epi8(8));
+        {
+            __m512i index = _mm512_add_epi8(_mm512_mullo_epi16(before, stride), kind);
+            uint64_t tagged = _mm512_test_epi8_mask(_mm512_permutex2var_epi8(tag_lo, index, tag_hi), context) & lanes;
+            __m512i refined = _mm512_mask_permutexvar_epi8(kind, tagged, kind, refine);
+            __m512i refined_before = _mm512_mask_permutexvar_epi8(_mm512_set1_epi8((char)s->refined), ~(uint64_t)1,
+                                                                  back, refined);
+            __m512i pair = _mm512_add_epi8(_mm512_mullo_epi16(refined_before, stride), kind);
+            uint64_t allowed = _mm512_test_epi8_mask(_mm512_permutex2var_epi8(ok_lo, pair, ok_hi), context);
+            uint8_t last[64];
+            s->bad |= lanes & ~allowed;
+            _mm512_storeu_si512(last, refined);
+            s->refined = last[n - 1];
+        }
+    }
+    if (count != 0)
+        s->kind = k[count - 1] & KIND_MASK;
+}
+#endif
 
 /* The escapes of one block in string bytes: the ones the generated scan leaves to stage 2 too. */
 static uint64_t escapes(const uint8_t *block, size_t readable, G_(masks_) *m, state *s, uint64_t *quote,
@@ -387,7 +492,11 @@ static inline void scan_block(const uint8_t *block, size_t readable, const const
     uint64_t high = _mm512_movepi8_mask(x);
     __m512i cls = _mm512_maskz_permutex2var_epi8(~high, c->class_lo, x, c->class_hi);
     plain_stops = _mm512_test_epi8_mask(cls, c->c_ss);
+#ifdef DERIVED_PAIRS
+    m.quote = _mm512_cmpeq_epi8_mask(x, c->c_q);
+#else
     m.quote = _mm512_test_epi8_mask(cls, c->c_q);
+#endif
     m.escape = _mm512_cmpeq_epi8_mask(x, c->backslash);
     (void)G_(utf8_avx512_)(block, &s->utf8_prev, &s->utf8_error);
     if ((m.escape | s->scan.escaped) != 0)
@@ -428,6 +537,14 @@ bool bigrams_is_valid(const uint8_t *data, size_t len)
     size_t blocks = (len + 63u) / 64u, chunk;
     constants c;
     state s;
+#ifdef DERIVED_PAIRS
+    uint8_t refine_table[64];
+    __m512i pairs_ok_lo = _mm512_loadu_si512(pair_ok), pairs_ok_hi = _mm512_loadu_si512(pair_ok + 64);
+    __m512i pairs_tag_lo = _mm512_loadu_si512(pair_tag), pairs_tag_hi = _mm512_loadu_si512(pair_tag + 64), refine;
+    memset(refine_table, 0, sizeof refine_table);
+    memcpy(refine_table, pair_refined, sizeof pair_refined);
+    refine = _mm512_loadu_si512(refine_table);
+#endif
 #ifdef TOKEN_AUTOMATON
     uint8_t going_on = 1; /* the token state at a chunk's start: FIN, none going on */
 #endif
@@ -435,26 +552,46 @@ bool bigrams_is_valid(const uint8_t *data, size_t len)
         init_tables();
         ready = 1;
     }
+#ifdef DERIVED_PAIRS
+    c.class_lo = _mm512_loadu_si512(pair_classes);
+    c.class_hi = _mm512_loadu_si512(pair_classes + 64);
+#else
     c.class_lo = _mm512_loadu_si512(classes);
     c.class_hi = _mm512_loadu_si512(classes + 64);
+#endif
     c.code_lo = _mm512_loadu_si512(codes);
     c.code_hi = _mm512_loadu_si512(codes + 64);
+#ifndef DERIVED_PAIRS
     c.pair_table = _mm512_loadu_si512(pairs);
+#endif
     c.c_ws = _mm512_set1_epi8(C_WS);
     c.c_st = _mm512_set1_epi8(C_ST);
     c.c_br = _mm512_set1_epi8(C_BR);
+#ifdef DERIVED_PAIRS
+    c.c_q = _mm512_set1_epi8((char)PAIR_QUOTE);
+#else
     c.c_q = _mm512_set1_epi8(C_Q);
+#endif
     c.c_ss = _mm512_set1_epi8((char)C_SS);
     c.backslash = _mm512_set1_epi8('\\');
     c.first = _mm512_set1_epi8((char)FIRST);
-    HIDE(c.class_lo); HIDE(c.class_hi); HIDE(c.code_lo); HIDE(c.code_hi); HIDE(c.pair_table);
+    HIDE(c.class_lo); HIDE(c.class_hi); HIDE(c.code_lo); HIDE(c.code_hi);
+#ifndef DERIVED_PAIRS
+    HIDE(c.pair_table);
+#endif
     HIDE(c.c_ws); HIDE(c.c_st); HIDE(c.c_br); HIDE(c.c_q); HIDE(c.c_ss); HIDE(c.backslash); HIDE(c.first);
     memset(&s, 0, sizeof s);
     s.utf8_prev = _mm512_setzero_si512();
     s.utf8_error = _mm512_setzero_si512();
+#ifdef DERIVED_PAIRS
+    s.top = 0; /* the context bits: 0, the start rule's machine */
+    s.kind = s.refined = PAIR_START;
+    stack[0] = 0;
+#else
     s.top = 1;
     s.kind = K_START;
     stack[0] = 2;
+#endif
     memset(tokens_, 0, 64);
     tokens[-1] = FIRST | '0'; /* as if a number came before the first token: no end to check there */
     if (len != 0) { /* the last block from a copy, spaces after the input's end */
@@ -484,9 +621,14 @@ bool bigrams_is_valid(const uint8_t *data, size_t len)
             memmove(tokens - HISTORY, tokens - HISTORY + nt, HISTORY - nt);
             memcpy(tokens - nt, tokens, nt);
         }
-        check_brackets(brackets, nb, after, stack, &s);
         kinds[-1] = (uint8_t)s.kind;
+#ifdef DERIVED_PAIRS
+        check_brackets_derived(brackets, nb, after, stack, &s);
+        check_pairs_derived(kinds, nk, after, &s, pairs_ok_lo, pairs_ok_hi, pairs_tag_lo, pairs_tag_hi, refine);
+#else
+        check_brackets(brackets, nb, after, stack, &s);
         check_pairs(kinds, nk, after, &s, c.pair_table);
+#endif
     }
     if (_mm512_test_epi8_mask(s.utf8_error, s.utf8_error) != 0)
         return false;
@@ -494,5 +636,9 @@ bool bigrams_is_valid(const uint8_t *data, size_t len)
     if ((len >= 1 && data[len - 1] >= 0xC0) || (len >= 2 && data[len - 2] >= 0xE0) ||
         (len >= 3 && data[len - 3] >= 0xF0))
         return false;
+#ifdef DERIVED_PAIRS
+    return s.bad == 0 && s.scan.in_string == 0 && s.depth == 0 && pair_ends[s.refined];
+#else
     return s.bad == 0 && s.scan.in_string == 0 && s.depth == 0 && ends[s.kind] && !(s.key_string & s.key_expected);
+#endif
 }

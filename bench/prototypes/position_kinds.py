@@ -49,7 +49,7 @@ class KindSteps:
         self.ends = self.whitespace | set(members(layer.structural)) | {self.quote}
         self.kinds = [chr(b) for b in sorted(members(layer.structural))] + ["STR", "SCALAR"]
 
-    def _after_whitespace(self, state: int) -> set[int]:
+    def after_whitespace(self, state: int) -> set[int]:
         found, todo = {state}, [state]
         while todo:
             current = todo.pop()
@@ -98,7 +98,7 @@ class KindSteps:
         """The states after a position of ``kind`` read in ``state`` (with whitespace before it or
         not); ("call", k) where its byte opens a nested part, ("return", b) where it ends one."""
         found: set[int | tuple[str, int]] = set()
-        for current in self._after_whitespace(state):
+        for current in self.after_whitespace(state):
             if kind == "SCALAR":
                 if current not in self.tokens:  # right after a token, a token's byte goes on with it
                     found |= self._after_token(current)
