@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 from helpers.c_build import SANITIZE, build, generate, needs_gcc, run_records, write_records
+from helpers.cpu import cpu_has
 from helpers.paths import ROOT
 from helpers.walks import class_edges, mutated_walks
 from test_c import UTF8_TEXT
-from test_c_window_test import VARIANTS, _has_avx2, _has_sse41, edge_windows
+from test_c_window_test import VARIANTS, edge_windows
 
 from abnfc.automata.dfa import Dfa
 from abnfc.automata.window_test import WindowTest, window_test
@@ -28,8 +29,8 @@ from abnfc.automata.window_test.nibble import _groups, nibble_accepts, nibble_te
 pytestmark = needs_gcc
 
 GRAMMARS = ["utf8.abnf", *(f"variants/{name}" for name in VARIANTS)]
-X86 = [pytest.param("AVX2", marks=pytest.mark.skipif(not _has_avx2(), reason="this CPU has no AVX2")),
-       pytest.param("SSE41", marks=pytest.mark.skipif(not _has_sse41(), reason="this CPU has no SSE4.1"))]
+X86 = [pytest.param("AVX2", marks=pytest.mark.skipif(not cpu_has("avx2"), reason="this CPU has no AVX2")),
+       pytest.param("SSE41", marks=pytest.mark.skipif(not cpu_has("sse4_1"), reason="this CPU has no SSE4.1"))]
 CROSS = shutil.which("aarch64-linux-gnu-gcc")
 QEMU = shutil.which("qemu-aarch64") or shutil.which("qemu-aarch64-static")
 needs_qemu = pytest.mark.skipif(

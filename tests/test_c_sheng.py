@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from helpers.batches import grammar_batch
 from helpers.c_build import CLANG, GCC, SANITIZE, build, generate, needs_gcc, run_records, tool, write_records
+from helpers.cpu import cpu_has
 from helpers.paths import ROOT
 from helpers.walks import class_edges, mutated_walks
 from test_c_strategies import TARGETS
@@ -32,14 +33,6 @@ token = 1*( "!" / "#" / "-" / "." / "^" / "_" / "|" / "~" / DIGIT / ALPHA )
 quoted = DQUOTE *( HTAB / SP / %x21 / %x23-5B / %x5D-7E / %x80-FF / "\" ( HTAB / SP / VCHAR / %x80-FF ) ) DQUOTE
 OWS = *( SP / HTAB )
 """
-
-
-def _cpu_has(*flags: str) -> bool:
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return False
-    return all(f" {flag}" in text for flag in flags)
 
 
 VBMI = ("avx512f", "avx512bw", "avx512vbmi", "avx512vl")
@@ -125,7 +118,7 @@ def test_the_settings(tmp_path):
 @pytest.mark.parametrize("name", ["datetime", "datetime-lines", "http"])
 def test_grammars_under_sanitizers(name, lanes, tmp_path, monkeypatch):
     text = {"datetime": DATETIME, "datetime-lines": DATETIME_LINES, "http": HTTP}[name]
-    if not _cpu_has(*INSTANCES[lanes]):
+    if not cpu_has(*INSTANCES[lanes]):
         pytest.skip(f"this CPU lacks {', '.join(INSTANCES[lanes])}")
     monkeypatch.setattr(c_sheng, "LANES", tuple(n for n in c_sheng.LANES if n >= lanes))
     gen = generate(tmp_path, text, "g")
@@ -185,7 +178,7 @@ def kernel_errors(gen, tmp_path: Path, inputs: list[bytes], extra: list[str]) ->
     return run_records(binary, write_records(tmp_path / "records", inputs))
 
 
-@pytest.mark.skipif(not _cpu_has(*VBMI), reason="this CPU lacks AVX-512 VBMI and VL: the kernel's Sheng is not run")
+@pytest.mark.skipif(not cpu_has(*VBMI), reason="this CPU lacks AVX-512 VBMI and VL: the kernel's Sheng is not run")
 @pytest.mark.parametrize("name", ["datetime", "http"])
 def test_the_kernel_groups_agree_with_the_dfa(name, tmp_path):
     gen = generate(tmp_path, {"datetime": DATETIME, "http": HTTP}[name], "g")
@@ -197,7 +190,7 @@ def test_the_kernel_groups_agree_with_the_dfa(name, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _cpu_has(*VBMI), reason="this CPU lacks AVX-512 VBMI and VL: the kernel's Sheng is not run")
+@pytest.mark.skipif(not cpu_has(*VBMI), reason="this CPU lacks AVX-512 VBMI and VL: the kernel's Sheng is not run")
 def test_the_kernel_groups_on_random_grammars(tmp_path):
     tested = 0
     for index, grammar in enumerate(grammar_batch()[:20]):

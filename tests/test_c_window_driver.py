@@ -12,10 +12,11 @@ import random
 
 import pytest
 from helpers.c_build import SANITIZE, build, generate, needs_gcc, run_records, write_records
+from helpers.cpu import cpu_has
 from helpers.paths import ROOT
 from helpers.walks import class_edges, mutated_walks
 from test_c import UTF8_TEXT, utf8_first_error, utf8_inputs
-from test_c_window_test import INSTANCES, VARIANTS, _has_avx2, edge_windows, needs_vbmi
+from test_c_window_test import INSTANCES, VARIANTS, edge_windows, needs_vbmi
 
 from abnfc.automata.dfa import Dfa
 
@@ -236,7 +237,7 @@ def short_seam_inputs(dfa: Dfa, seed: str) -> list[bytes]:
     return found
 
 
-@pytest.mark.skipif(not _has_avx2(), reason="this CPU has no AVX2")
+@pytest.mark.skipif(not cpu_has("avx2"), reason="this CPU has no AVX2")
 @pytest.mark.parametrize("settings", SETTINGS)
 @pytest.mark.parametrize("grammar", ["utf8.abnf", "variants/generalized-utf8.abnf", "variants/wtf8.abnf"])
 def test_avx2_short_inputs_at_every_seam_under_sanitizers(grammar, settings, tmp_path):

@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import random
 import subprocess
-from pathlib import Path
 
 import pytest
 from helpers.c_build import (
@@ -22,6 +21,7 @@ from helpers.c_build import (
     tool,
     write_records,
 )
+from helpers.cpu import cpu_has
 from helpers.paths import ROOT
 from helpers.walks import class_edges, mutated_walks
 from test_c import UTF8_TEXT, utf8_first_error, utf8_inputs
@@ -32,33 +32,12 @@ from abnfc.automata.dfa import Dfa
 pytestmark = needs_gcc
 
 
-def _has_vbmi() -> bool:
-    try:
-        flags = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return False
-    return all(f" {flag}" in flags for flag in ("avx512f", "avx512bw", "avx512vbmi"))
-
-
-def _has_avx2() -> bool:
-    try:
-        return " avx2" in Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return False
-
-
-def _has_sse41() -> bool:
-    try:
-        return " sse4_1" in Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return False
-
-
-needs_vbmi = pytest.mark.skipif(not _has_vbmi(), reason="this CPU has no AVX-512 VBMI: the window test is not run")
+VBMI = ("avx512f", "avx512bw", "avx512vbmi")
+needs_vbmi = pytest.mark.skipif(not cpu_has(*VBMI), reason="this CPU has no AVX-512 VBMI: the window test is not run")
 INSTANCES = [pytest.param([], marks=needs_vbmi, id="avx512"),
-             pytest.param(["AVX2"], marks=pytest.mark.skipif(not _has_avx2(), reason="this CPU has no AVX2"),
+             pytest.param(["AVX2"], marks=pytest.mark.skipif(not cpu_has("avx2"), reason="this CPU has no AVX2"),
                           id="avx2"),
-             pytest.param(["SSE41"], marks=pytest.mark.skipif(not _has_sse41(), reason="this CPU has no SSE4.1"),
+             pytest.param(["SSE41"], marks=pytest.mark.skipif(not cpu_has("sse4_1"), reason="this CPU has no SSE4.1"),
                           id="sse41")]
 VARIANTS = ["java-modified-utf8.abnf", "wtf8.abnf", "cesu8.abnf", "generalized-utf8.abnf", "rfc2279-utf8.abnf"]
 

@@ -17,11 +17,11 @@ import subprocess
 
 import pytest
 from conftest import compile_text, python_module
+from helpers.cpu import cpu_has
 from helpers.go_build import go, go_package, need_go, write_module
 from helpers.paths import GRAMMARS
 from helpers.walks import class_edges, mutated_walks
 from test_c_nibble import representatives
-from test_c_window_test import _has_avx2
 from test_go import compile_tables
 
 from abnfc import backends
@@ -32,7 +32,7 @@ from abnfc.pipeline import load_validators
 NAMES = {"utf8": "utf8.abnf", "java": "variants/java-modified-utf8.abnf", "wtf8": "variants/wtf8.abnf",
          "cesu8": "variants/cesu8.abnf", "general": "variants/generalized-utf8.abnf"}
 TEXTS = {name: (GRAMMARS / path).read_text(encoding="utf-8") for name, path in NAMES.items()}
-needs_avx2 = pytest.mark.skipif(not _has_avx2(), reason="this CPU has no AVX2: the window test does not run here")
+needs_avx2 = pytest.mark.skipif(not cpu_has("avx2"), reason="this CPU has no AVX2: the window test does not run here")
 QEMU = shutil.which("qemu-aarch64") or shutil.which("qemu-aarch64-static") or ""
 needs_qemu = pytest.mark.skipif(not QEMU, reason="no qemu-aarch64 (Debian: qemu-user): NEON not checked")
 

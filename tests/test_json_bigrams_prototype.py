@@ -11,20 +11,13 @@ from pathlib import Path
 
 import pytest
 from helpers.c_build import needs_gcc
+from helpers.cpu import cpu_has
 
 ROOT = Path(__file__).resolve().parents[1]
 FLAGS = ("avx512f", "avx512bw", "avx512vbmi", "avx512_vbmi2", "bmi2", "pclmulqdq")
 
 
-def _cpu_has(*flags: str) -> bool:
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return False
-    return all(f" {flag}" in text for flag in flags)
-
-
-pytestmark = [needs_gcc, pytest.mark.skipif(not _cpu_has(*FLAGS), reason="needs AVX-512 VBMI2")]
+pytestmark = [needs_gcc, pytest.mark.skipif(not cpu_has(*FLAGS), reason="needs AVX-512 VBMI2")]
 
 
 @pytest.fixture(scope="module")

@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 from conftest import files_for, grammar_from_text, python_module
 from helpers.batches import in_pieces
+from helpers.cpu import cpu_has
 from helpers.paths import ROOT
 from helpers.rust_tools import rust_tool
 from helpers.walks import class_edges, mutated_walks
@@ -53,13 +54,6 @@ GRAMMARS = {"utf8": UTF8_TEXT,
             # bytes 00-7F skipped, but not after 80 and one of them (two, then 81, must follow)
             "ascii_pending": "x = *( %x00-7F / %x80 2%x00-7F %x81 )\n"}
 KINDS = ("simd", "default", "scalar")
-
-
-def _has_avx2() -> bool:
-    try:
-        return " avx2" in Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return False
 
 
 # AArch64 through Debian's multiarch packages (libstd-rust-dev:arm64, gcc-aarch64-linux-gnu,
@@ -91,7 +85,7 @@ class Built(dict):
 
 
 def _window_runs(built: Built) -> None:
-    if built.arch == "avx2" and not _has_avx2():
+    if built.arch == "avx2" and not cpu_has("avx2"):
         pytest.skip("this CPU has no AVX2: the window test is not run")
 
 
@@ -138,7 +132,7 @@ def _minimal(text: str) -> Dfa:
 
 
 def test_the_instances_are_as_chosen(built):
-    window = "scalar" if built.arch == "avx2" and not _has_avx2() else built.arch
+    window = "scalar" if built.arch == "avx2" and not cpu_has("avx2") else built.arch
     assert built["uri", "default"].instance() == "scalar"  # not definite: no window test
     for name in GRAMMARS:
         assert built[name, "scalar"].instance() == "scalar"
