@@ -201,7 +201,7 @@ def write_records(docs: list[bytes], path: Path) -> None:
 
 def build(folder: Path, sanitize: bool = False, derived: bool = False) -> Path:
     """The generated validator, the prototype and the check harness in folder: the harness's path.
-    With derived, passes A, C and N take the tables derive_position_pairs.py and
+    With derived, passes A, B, C and N take the tables derive_position_pairs.py and
     derive_token_automaton.py derive from the grammar."""
     if not (folder / "json_validator.c").exists():
         subprocess.run([sys.executable, "-m", "abnfc", "compile", str(JSON), "--lang", "c",
