@@ -25,98 +25,11 @@ from __future__ import annotations
 import sys
 from collections import defaultdict
 
-from abnfc.automata.lexical import LexicalLayer, find_layer
+from abnfc.automata.bigrams import KindSteps
+from abnfc.automata.lexical import find_layer
 from abnfc.automata.pushdown import Pushdown
-from abnfc.charset import members
 from abnfc.frontend.source import load
 from abnfc.pipeline import Compilation
-
-
-class KindSteps:
-    """The automaton read a position's kind at a time."""
-
-    def __init__(self, pushdown: Pushdown, layer: LexicalLayer):
-        dfa = pushdown.dfa
-        self.dead = dfa.dead
-        self.step = [[row[dfa.byte_class[b]] for b in range(256)] for row in dfa.transitions]
-        self.calls = dict(pushdown.calls)
-        self.returning = [set(members(r)) for r in pushdown.returns]
-        self.whitespace = set(members(layer.whitespace))
-        self.tokens = layer.token_states
-        self.region = layer.strings.states
-        self.quote = layer.strings.quote
-        self.starts = set(members(layer.token_starts))
-        self.ends = self.whitespace | set(members(layer.structural)) | {self.quote}
-        self.kinds = [chr(b) for b in sorted(members(layer.structural))] + ["STR", "SCALAR"]
-
-    def after_whitespace(self, state: int) -> set[int]:
-        found, todo = {state}, [state]
-        while todo:
-            current = todo.pop()
-            for byte in self.whitespace:
-                target = self.step[current][byte]
-                if target != self.dead and target not in found:
-                    found.add(target)
-                    todo.append(target)
-        return found
-
-    def _reach(self, first: int, inside: frozenset[int] | set[int], bytes_: range | set[int]) -> set[int]:
-        found, todo = {first}, [first]
-        while todo:
-            current = todo.pop()
-            for byte in bytes_:
-                target = self.step[current][byte]
-                if target in inside and target not in found:
-                    found.add(target)
-                    todo.append(target)
-        return found
-
-    def _after_string(self, state: int) -> set[int]:
-        opened = self.step[state][self.quote]
-        if opened not in self.region:
-            return set()
-        closing = {self.step[s][self.quote] for s in self._reach(opened, self.region, range(256))}
-        return closing - self.region - {self.dead}
-
-    def _after_token(self, state: int) -> set[int]:
-        found = set()
-        for byte in self.starts:
-            first = self.step[state][byte]
-            if first == self.dead:
-                continue
-            if first not in self.tokens:
-                found.add(first)
-                continue
-            inside = self._reach(first, self.tokens, set(range(128)) - self.ends)
-            found |= {s for s in inside
-                      if any(self.step[s][b] != self.dead for b in self.ends) or self.returning[s]}
-            found |= {self.step[s][b] for s in inside for b in range(128)
-                      if b not in self.ends and self.step[s][b] not in self.tokens} - {self.dead}
-        return found
-
-    def after(self, state: int, kind: str) -> set[int | tuple[str, int]]:
-        """The states after a position of ``kind`` read in ``state`` (with whitespace before it or
-        not); ("call", k) where its byte opens a nested part, ("return", b) where it ends one."""
-        found: set[int | tuple[str, int]] = set()
-        for current in self.after_whitespace(state):
-            if kind == "SCALAR":
-                if current not in self.tokens:  # right after a token, a token's byte goes on with it
-                    found |= self._after_token(current)
-            elif kind == "STR":
-                found |= self._after_string(current)
-            else:
-                byte = ord(kind)
-                target = self.step[current][byte]
-                if target in self.calls:
-                    found.add(("call", target))
-                elif target != self.dead:
-                    found.add(target)
-                elif byte in self.returning[current]:
-                    found.add(("return", byte))
-        return found
-
-    def allows(self, state: int) -> frozenset[str]:
-        return frozenset(kind for kind in self.kinds if self.after(state, kind))
 
 
 def level(steps: KindSteps, entry: int) -> tuple[dict[str, set[int]], dict[int, set[str]]]:
