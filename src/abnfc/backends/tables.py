@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from ..automata.bigrams import Bigrams, find_bigrams
 from ..automata.dfa import Dfa
 from ..automata.dump import class_lines, table_lines
 from ..automata.lexical import LexicalLayer, find_layer
@@ -108,6 +109,9 @@ class Pushdown:
     # The strings, tokens and structural bytes a data-parallel first stage finds (None: no
     # two-stage path; see :mod:`abnfc.automata.lexical`).
     layer: LexicalLayer | None = None
+    # The tables that check its positions in pairs instead of walking them (None: the walk
+    # stays; see :mod:`abnfc.automata.bigrams`).
+    bigrams: Bigrams | None = None
 
     @property
     def return_code(self) -> int:
@@ -205,8 +209,10 @@ def make_pushdown_tables(automaton: PushdownAutomaton, header: Header) -> Tables
                    for state in tables.states)
     first_call = automaton.first_call
     parts = tuple(Part(m.name, m.first, m.end, m.start, m.returns) for m in automaton.machines)
+    layer = find_layer(automaton)
     pushdown = Pushdown(first_call, tuple(automaton.calls[k] for k in range(first_call, automaton.num_states)),
-                        automaton.returns, parts, DEFAULT_MAX_DEPTH, find_layer(automaton))
+                        automaton.returns, parts, DEFAULT_MAX_DEPTH, layer,
+                        None if layer is None else find_bigrams(automaton, layer))
     return replace(tables, states=states, pushdown=pushdown)
 
 

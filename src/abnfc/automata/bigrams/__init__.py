@@ -65,15 +65,16 @@ __all__ = ["C_BR", "C_SS", "C_ST", "C_WS", "FIRST", "PAIR_TABLE", "TOKEN_DEAD", 
            "KindSteps", "NoBigrams", "TokenAutomaton", "derive_bigrams", "find_bigrams"]
 
 
-def find_bigrams(pushdown: Pushdown) -> Bigrams | None:
+def find_bigrams(pushdown: Pushdown, layer: LexicalLayer | None = None) -> Bigrams | None:
     try:
-        return derive_bigrams(pushdown)
+        return derive_bigrams(pushdown, layer)
     except NoBigrams:
         return None
 
 
-def derive_bigrams(pushdown: Pushdown) -> Bigrams:
-    layer = find_layer(pushdown)
+def derive_bigrams(pushdown: Pushdown, layer: LexicalLayer | None = None) -> Bigrams:
+    """The tables for ``pushdown`` whose lexical layer is ``layer`` (found where None)."""
+    layer = layer or find_layer(pushdown)
     if layer is None:
         raise NoBigrams("no lexical layer")
     steps = KindSteps(pushdown, layer)

@@ -39,6 +39,7 @@ from ...charset import format_hex, from_bytes, members
 from ...errors import printable
 from ..analysis import check_pushdown_layout, check_pushdown_strategy
 from ..tables import Tables
+from .bigrams import BigramsC, lower_bigrams
 from .literals import chunks, comment_safe, uint_type
 from .plan import Comments, CPlan, comments, expected_tables, lower
 
@@ -148,6 +149,7 @@ class Stage1C:
     escape_runs: tuple[str, ...] = ()  # C statements: the masks of runs of one set (see _escape_code)
     escape_takes: tuple[str, ...] = ()  # per sequence, a C statement adding its bytes to `taken`
     escape_notes: tuple[str, ...] = ()  # per sequence, its bytes after the escape, for comments
+    bigrams: BigramsC | None = None  # is_valid without a walk (see .bigrams), where the grammar allows
 
 
 @dataclass(frozen=True)
@@ -238,8 +240,9 @@ def _stage1(tables: Tables) -> Stage1C | None:
     skip_lo, skip_hi, skip_bits = _nibble_tables([skip.rectangles for skip in layer.skip_classes])
     assert skip_bits is not None  # the layer takes classes while their rectangles fit
     escape = strings.escape
-    sets, sequences, (escape_lo, escape_hi, escape_bits) = _escape_tables(
-        _escape_sequences(tables, skip_class, string_skip + 1, escape))
+    all_sequences, every_escape = _escape_sequences(tables, skip_class, string_skip + 1, escape)
+    sets, sequences, (escape_lo, escape_hi, escape_bits) = _escape_tables(all_sequences)
+    utf8 = layer.utf8_skip >= 0 and layer.utf8_skip == string_skip
     escape_runs, escape_takes = _escape_code(sequences)
     return Stage1C(
         num_skips=len(layer.skip_classes),
@@ -247,7 +250,7 @@ def _stage1(tables: Tables) -> Stage1C | None:
         lex_lo=_hex_cells(lex_lo), lex_hi=_hex_cells(lex_hi),
         ws_bits=f"0x{lex_bits[0]:02X}", op_bits=f"0x{lex_bits[1]:02X}", quote_bits=f"0x{lex_bits[2]:02X}",
         escape_bits=f"0x{lex_bits[3]:02X}", string_skip=string_skip, chunk=CHUNK,
-        utf8=layer.utf8_skip >= 0 and layer.utf8_skip == string_skip, utf8_skip=layer.utf8_skip,
+        utf8=utf8, utf8_skip=layer.utf8_skip,
         skip_class_cells=chunks([str(k * _stride()) for k in skip_class], 32),
         notes=tuple(comment_safe(format_hex(skip.loops)) for skip in layer.skip_classes),
         quote=f"{strings.quote:02X}",
@@ -265,6 +268,8 @@ def _stage1(tables: Tables) -> Stage1C | None:
         escape_runs=escape_runs, escape_takes=escape_takes,
         escape_notes=tuple(" ".join(comment_safe(format_hex(from_bytes(sets[k]))) or "none" for k in sequence)
                            for sequence in sequences),
+        bigrams=lower_bigrams(found.bigrams, utf8, sets, sequences)
+        if every_escape and len(sequences) == len(all_sequences) else None,
     )
 
 
@@ -308,7 +313,7 @@ MAX_ESCAPE_PATHS = 64  # partial sequences searched before the search gives up
 
 
 def _escape_sequences(tables: Tables, skip_class: list[int], string_class: int,
-                      escape: int | None) -> list[tuple[frozenset[int], ...]]:
+                      escape: int | None) -> tuple[list[tuple[frozenset[int], ...]], bool]:
     """The escape sequences that lead every state of the strings' skip class back to itself:
     per sequence, the byte sets read after the escape, in order, each set leading every state on
     the way to one state, all by plain steps (no call, no return).
@@ -318,17 +323,22 @@ def _escape_sequences(tables: Tables, skip_class: list[int], string_class: int,
     escapes is still taken in one step.  Stage 2 passes over the bytes only in a state of the
     class, reading from the escape on, which the byte loop would bring back to the same state.
     No set but a one-byte sequence's may hold the escape: the scan would take it for the start
-    of another run, and sequences must not overlap."""
+    of another run, and sequences must not overlap.
+
+    The flag says whether these are every escape the strings read: no path was cut short, and
+    every byte after an escape leads all of the class's states on or none.  The token-bigram
+    path (which has no walk to fall back on) needs that."""
     found = tables.pushdown
     assert found is not None
     if string_class == 0 or escape is None:
-        return []
+        return [], escape is None
     states = tuple(s for s in range(tables.num_states) if skip_class[s] == string_class)
     returning = [set(members(ranges)) for ranges in found.returns]
     first = tuple(_plain(tables, returning, s, escape) for s in states)
     if tables.dead in first:
-        return []
+        return [], False
     sequences: list[tuple[frozenset[int], ...]] = []
+    complete = True
     todo: list[tuple[tuple[int, ...], tuple[frozenset[int], ...]]] = [(first, ())]
     searched = 0
     while todo and searched < MAX_ESCAPE_PATHS:
@@ -339,14 +349,20 @@ def _escape_sequences(tables: Tables, skip_class: list[int], string_class: int,
             after = tuple(_plain(tables, returning, s, byte) for s in current)
             if tables.dead not in after:
                 by_target.setdefault(after, set()).add(byte)
+            elif any(target != tables.dead for target in after):
+                complete = False
         for after, byte_set in sorted(by_target.items()):
             longer = (*path, frozenset(byte_set))
             if after == states:
                 if len(longer) == 1 or all(escape not in part for part in longer):
                     sequences.append(longer)
+                else:
+                    complete = False
             elif len(longer) < MAX_ESCAPE_LENGTH and after != first and escape not in byte_set:
                 todo.append((after, longer))
-    return sorted(sequences, key=len)
+            else:
+                complete = False
+    return sorted(sequences, key=len), complete and not todo
 
 
 def _escape_tables(sequences: list[tuple[frozenset[int], ...]]) \
