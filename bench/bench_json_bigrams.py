@@ -1,14 +1,17 @@
 """Benchmark and cross-check: the token-bigram prototype of JSON's is_valid
-(bench/prototypes/json_token_bigrams.c) against the generated two-stage validator and simdjson.
+(bench/prototypes/json_token_bigrams.c) and the generated validator's token bigrams, against the
+byte loop and simdjson.
 
-The prototype is JSON's is_valid in a design the generator does not emit yet (see
-docs/benchmarks.md, "Token bigrams"): no pass walks the positions one by one.  It comes in two
-versions: with JSON's rules written by hand, and with the tables that
+The prototype is JSON's is_valid in the design the generator emits on processors with AVX-512
+VBMI2 (see docs/benchmarks.md, "Token bigrams"): no pass walks the positions one by one.  It
+comes in two versions: with JSON's rules written by hand, and with the tables that
 bench/prototypes/derive_position_pairs.py and derive_token_automaton.py derive from the grammar
 (``-DDERIVED_PAIRS -DTOKEN_AUTOMATON``).  This script builds both beside ``abnfc compile
 grammars/json.abnf --lang c``, then
 
-1. checks that each gives the generated validator's verdict on every document of a corpus:
+1. checks that each, and the generated is_valid (built with ``-DJSON_VALIDATOR_BIGRAMS_MIN=1``,
+   so that its token bigrams take every input), gives the byte loop's verdict on every document
+   of a corpus:
    JSONTestSuite's files, documents generated at random (every kind of value, whitespace,
    escapes with ``\\u``, non-ASCII text, numbers of every shape, nesting past the depth limit, and
    sizes that cross blocks and chunks) and each of them mutated (bytes changed, inserted or
@@ -21,7 +24,7 @@ grammars/json.abnf --lang c``, then
 
 It needs a processor with AVX-512 VBMI2 (``vpcompressb``); simdjson from libsimdjson-dev.
 
-    python bench/bench_json_bigrams.py [--examples DIR] [--check-only] [--sanitize]
+    python bench/bench_json_bigrams.py [--examples DIR] [--check-only] [--sanitize] [--documents N]
 """
 from __future__ import annotations
 
@@ -57,21 +60,24 @@ CHECK_HARNESS = r"""
 bool bigrams_is_valid(const uint8_t *data, size_t len);
 int main(int argc, char **argv) {
     FILE *f = fopen(argv[1], "rb");
-    long documents = 0, valid = 0, differ = 0, shown = 0;
+    long documents = 0, valid = 0, differ = 0, differ_prototype = 0, shown = 0;
     unsigned char size[4];
     while (fread(size, 1, 4, f) == 4) {
         size_t len = (size_t)size[0] | (size_t)size[1] << 8 | (size_t)size[2] << 16 | (size_t)size[3] << 24;
         unsigned char *doc = malloc(len ? len : 1);
         if (fread(doc, 1, len, f) != len) return 2;
+        bool loop = json_validator_validate(doc, len, JSON_VALIDATOR_MAX_DEPTH, NULL) == JSON_VALIDATOR_VALID;
         bool ours = json_validator_is_valid(doc, len), theirs = bigrams_is_valid(doc, len);
-        valid += ours;
-        if (ours != theirs && shown++ < 20)
-            fprintf(stderr, "document %ld: generated %d, prototype %d\n", documents, ours, theirs);
-        differ += ours != theirs;
+        valid += loop;
+        if ((ours != loop || theirs != loop) && shown++ < 20)
+            fprintf(stderr, "document %ld: byte loop %d, generated is_valid %d, prototype %d\n", documents, loop,
+                    ours, theirs);
+        differ += ours != loop;
+        differ_prototype += theirs != loop;
         documents++;
         free(doc);
     }
-    printf("%ld %ld %ld\n", documents, valid, differ);
+    printf("%ld %ld %ld %ld\n", documents, valid, differ, differ_prototype);
     return 0;
 }
 """
@@ -211,8 +217,8 @@ def build(folder: Path, sanitize: bool = False, derived: bool = False) -> Path:
     binary = folder / ("check_derived" if derived else "check")
     # The prototype includes json_validator.c (for stage 1's internal functions), so it is the one
     # object that holds the generated validator's functions too.
-    subprocess.run(["cc", *flags, *_variant(folder, derived), "-march=native", "-I", str(folder), "-o", str(binary),
-                    str(folder / "check.c"), str(PROTOTYPE)], check=True)
+    subprocess.run(["cc", *flags, *_variant(folder, derived), "-DJSON_VALIDATOR_BIGRAMS_MIN=1", "-march=native",
+                    "-I", str(folder), "-o", str(binary), str(folder / "check.c"), str(PROTOTYPE)], check=True)
     return binary
 
 
@@ -226,14 +232,14 @@ def _variant(folder: Path, derived: bool) -> list[str]:
     return ["-DTOKEN_AUTOMATON", "-DDERIVED_PAIRS"]
 
 
-def check(binary: Path, docs: list[bytes], folder: Path) -> tuple[int, int, int]:
-    """(documents, valid by the generated validator, disagreements)."""
+def check(binary: Path, docs: list[bytes], folder: Path) -> tuple[int, int, int, int]:
+    """(documents, valid by the byte loop, the generated is_valid's disagreements with it, the prototype's)."""
     write_records(docs, folder / "corpus.bin")
     out = subprocess.run([str(binary), str(folder / "corpus.bin")], check=True, capture_output=True, text=True)
     if out.stderr:
         print(out.stderr, end="", file=sys.stderr)
-    documents, valid, differ = map(int, out.stdout.split())
-    return documents, valid, differ
+    documents, valid, differ, differ_prototype = map(int, out.stdout.split())
+    return documents, valid, differ, differ_prototype
 
 
 def _timing(folder: Path, examples: Path | None) -> None:
@@ -275,18 +281,22 @@ def main() -> None:
     parser.add_argument("--examples", type=Path, help="a folder with twitter.json, citm_catalog.json, canada.json")
     parser.add_argument("--check-only", action="store_true", help="only the cross-check, no timing")
     parser.add_argument("--sanitize", action="store_true", help="the cross-check built with ASan and UBSan")
+    parser.add_argument("--documents", type=int, default=3000,
+                        help="generated documents in the cross-check, each with ten mutations (3,000)")
     arguments = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="abnfc-bench-bigrams-"))
     try:
-        docs = corpus(3000, 10)
+        docs = corpus(arguments.documents, 10)
         if arguments.examples is not None:
             docs += [(arguments.examples / name).read_bytes() for name in EXAMPLES]
         for derived in (False, True):
             binary = build(folder, arguments.sanitize, derived)
-            documents, valid, differ = check(binary, docs, folder)
+            documents, valid, differ, differ_prototype = check(binary, docs, folder)
             version = "tables derived from the grammar" if derived else "JSON's rules"
-            print(f"cross-check, {version}: {documents:,} documents, {valid:,} valid, {differ} disagreements")
-            if differ:
+            print(f"cross-check against the byte loop: {documents:,} documents, {valid:,} valid; the generated "
+                  f"is_valid (token bigrams on every length) {differ} disagreements, the prototype ({version}) "
+                  f"{differ_prototype}")
+            if differ or differ_prototype:
                 sys.exit(1)
         if not arguments.check_only:
             if not Path("/usr/include/simdjson.h").exists():
