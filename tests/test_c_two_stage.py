@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import random
+import resource
 import subprocess
 
 import pytest
@@ -339,3 +340,45 @@ def test_the_last_part_block_reads_nothing_past_the_end(tmp_path, json_compilati
                     str(tmp_path / "json_pe.c")], check=True)
     result = subprocess.run([str(binary)], capture_output=True, text=True, check=True)
     assert result.stdout == "done\n"
+
+
+DEEP_HARNESS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "json_dp.h"
+int main(void)
+{
+    size_t levels = 1000000, at;
+    unsigned char *doc = malloc(2 * levels + 1);
+    if (doc == NULL)
+        return 2;
+    memset(doc, '[', levels);
+    memset(doc + levels, ']', levels);
+    printf("%d ", json_dp_is_valid_depth(doc, 2 * levels, levels));
+    printf("%d ", json_dp_is_valid_depth(doc, 2 * levels, levels - 1));
+    doc[2 * levels - 1] = '}';
+    printf("%d %d\n", json_dp_is_valid_depth(doc, 2 * levels, levels),
+           json_dp_validate(doc, 2 * levels, levels, &at) == JSON_DP_INVALID && at == 2 * levels - 1);
+    free(doc);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("variant", ["bigrams", "avx512"])
+def test_a_million_levels_within_64_mib(tmp_path, json_compilation, variant):
+    """1,000,000 levels of arrays: valid with that depth limit, too deep with one less, and a
+    closing brace at the end found; in 64 MiB of address space, the input's 2 MB included."""
+    if variant == "bigrams" and not cpu_has("avx512_vbmi2", "bmi2"):
+        pytest.skip("the token bigrams need AVX-512 VBMI2: this processor would take the two stages")
+    _generate(tmp_path, json_compilation, "json_dp")
+    (tmp_path / "deep.c").write_text(DEEP_HARNESS, encoding="utf-8")
+    binary = tmp_path / "deep"
+    flags = [f"-DJSON_DP_{name}" for name in VARIANTS[variant]]
+    subprocess.run(["gcc", "-O2", *flags, f"-I{tmp_path}", "-o", str(binary), str(tmp_path / "deep.c"),
+                    str(tmp_path / "json_dp.c")], check=True)
+    limit = 64 << 20
+    out = subprocess.run([str(binary)], capture_output=True, text=True, check=True,
+                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    assert out.stdout.split() == ["1", "0", "0", "1"]
