@@ -61,6 +61,11 @@ from .tables import (
 )
 from .tokens import token_automaton
 
+# The derivation reads the automaton a kind at a time from every state of each machine, with a
+# search inside tokens and strings at each step: polynomial, but not cheap, so a bound keeps
+# compiling quick (JSON has 120 states and takes 0.06 s).
+MAX_STATES = 2000
+
 __all__ = ["C_BR", "C_SS", "C_ST", "C_WS", "FIRST", "PAIR_TABLE", "TOKEN_DEAD", "TOKEN_FIN", "TOKEN_WIDTH", "Bigrams",
            "KindSteps", "NoBigrams", "TokenAutomaton", "derive_bigrams", "find_bigrams"]
 
@@ -74,6 +79,8 @@ def find_bigrams(pushdown: Pushdown, layer: LexicalLayer | None = None) -> Bigra
 
 def derive_bigrams(pushdown: Pushdown, layer: LexicalLayer | None = None) -> Bigrams:
     """The tables for ``pushdown`` whose lexical layer is ``layer`` (found where None)."""
+    if pushdown.dfa.num_states > MAX_STATES:
+        raise NoBigrams(f"more than {MAX_STATES} states")
     layer = layer or find_layer(pushdown)
     if layer is None:
         raise NoBigrams("no lexical layer")
