@@ -49,6 +49,11 @@ VARIANTS = {"bigrams": ["TWO_STAGE_MIN=0", "BIGRAMS_MIN=1"], "avx512": ["NO_BIGR
             "byte loop": ["TWO_STAGE=0"]}
 
 
+def _skip_without_bigrams(variant: str) -> None:
+    if variant == "bigrams" and not cpu_has("avx512_vbmi2", "bmi2"):
+        pytest.skip("the token bigrams need AVX-512 VBMI2: this processor would take the two stages")
+
+
 def _mutations(data: bytes, rng: random.Random, count: int) -> list[bytes]:
     found = []
     for _ in range(count):
@@ -187,8 +192,7 @@ def json_compilation():
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_is_valid_in_two_stages_agrees_with_the_byte_loop_on_json(tmp_path, json_compilation, variant):
-    if variant == "bigrams" and not cpu_has("avx512_vbmi2", "bmi2"):
-        pytest.skip("the token bigrams need AVX-512 VBMI2: this processor would take the two stages")
+    _skip_without_bigrams(variant)
     automaton = json_compilation.pushdown
     assert isinstance(automaton, Pushdown)
     _generate(tmp_path, json_compilation, "json_ts")
@@ -249,11 +253,12 @@ def test_the_escape_sequences_are_found_in_the_table(json_compilation):
         assert after != state
 
 
-@pytest.mark.parametrize("variant", ["avx512", "portable"])
+@pytest.mark.parametrize("variant", ["bigrams", "avx512", "portable"])
 def test_a_byte_read_elsewhere_too_is_not_taken_after_strings(tmp_path, variant):
     """Where arrays take the colon as a separator too, stage 1 must mark it, so stage 2 must not
     also step it after a key: the table of bytes after strings is left out, and the verdicts are
     the byte loop's."""
+    _skip_without_bigrams(variant)
     text = (ROOT / "grammars" / "json.abnf").read_text(encoding="utf-8").replace(
         "array = begin-array [ value *( value-separator value ) ] end-array",
         "array = begin-array [ value *( ( value-separator / name-separator ) value ) ] end-array")
@@ -276,8 +281,9 @@ def _cells(lines: tuple[str, ...]) -> list[int]:
     return [int(cell) for line in lines for cell in line.split(",") if cell.strip()]
 
 
-@pytest.mark.parametrize("variant", ["avx512", "avx2", "portable"])
+@pytest.mark.parametrize("variant", ["bigrams", "avx512", "avx2", "portable"])
 def test_is_valid_in_two_stages_agrees_with_the_byte_loop_on_s_expressions(tmp_path, variant):
+    _skip_without_bigrams(variant)
     compilation = _compilation(SEXPR)
     automaton = compilation.pushdown
     assert isinstance(automaton, Pushdown)
@@ -330,8 +336,9 @@ int main(void)
 """
 
 
-@pytest.mark.parametrize("variant", ["avx512", "avx2", "portable"])
+@pytest.mark.parametrize("variant", ["bigrams", "avx512", "avx2", "portable"])
 def test_the_last_part_block_reads_nothing_past_the_end(tmp_path, json_compilation, variant):
+    _skip_without_bigrams(variant)
     _generate(tmp_path, json_compilation, "json_pe")
     (tmp_path / "page_end.c").write_text(PAGE_END, encoding="utf-8")
     binary = tmp_path / "page_end"
@@ -370,8 +377,7 @@ int main(void)
 def test_a_million_levels_within_64_mib(tmp_path, json_compilation, variant):
     """1,000,000 levels of arrays: valid with that depth limit, too deep with one less, and a
     closing brace at the end found; in 64 MiB of address space, the input's 2 MB included."""
-    if variant == "bigrams" and not cpu_has("avx512_vbmi2", "bmi2"):
-        pytest.skip("the token bigrams need AVX-512 VBMI2: this processor would take the two stages")
+    _skip_without_bigrams(variant)
     _generate(tmp_path, json_compilation, "json_dp")
     (tmp_path / "deep.c").write_text(DEEP_HARNESS, encoding="utf-8")
     binary = tmp_path / "deep"
@@ -382,3 +388,27 @@ def test_a_million_levels_within_64_mib(tmp_path, json_compilation, variant):
     out = subprocess.run([str(binary)], capture_output=True, text=True, check=True,
                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
     assert out.stdout.split() == ["1", "0", "0", "1"]
+
+
+@pytest.mark.parametrize("grammar", ["json-trailing-commas", "json-leading-zeros"])
+def test_token_bigrams_of_neighbour_grammars_agree_with_the_byte_loop(tmp_path, grammar):
+    """Other pair tables and token automata than JSON's: the dialects with trailing commas and
+    with leading zeros derive theirs, and their token bigrams give the byte loop's verdicts on
+    JSON's inputs and on documents in the dialect, mutated."""
+    _skip_without_bigrams("bigrams")
+    compilation = _compilation(ROOT / "grammars" / "variants" / f"{grammar}.abnf")
+    automaton = compilation.pushdown
+    assert isinstance(automaton, Pushdown)
+    assert lower_pushdown(compilation.tables(), {"prefix": "v"}).stage1.bigrams is not None
+    _generate(tmp_path, compilation, "nb_ts")
+    binary = _harness(tmp_path, "nb_ts", [*SANITIZE, *(f"-DNB_TS_{name}" for name in VARIANTS["bigrams"])])
+    rng = random.Random(7)
+    dialect = [b'[1, 2, 3, ]', b'{"a": [00, 007, -01.5], "b": {"c": 1,},}', b'[[], [1,], {},]', b'[,]', b'{,}']
+    inputs = [path.read_bytes() for path in sorted(SUITE.glob("*.json"))] + dialect
+    for text in dialect:
+        padded = b"[" + b" " * 70 + text + b", " + text * 30 + b"]"
+        inputs += [padded, *_mutations(padded, rng, 60)]
+    answers = _answers(binary, tmp_path, inputs, 3)
+    for data, ((status, at, _state, _depth), _limited) in zip(inputs, answers, strict=True):
+        assert (status, at) == _reference(automaton, data, 100_000), data[:200]
+    assert sum(status == "valid" for (status, *_rest), _limited in answers) > 100
