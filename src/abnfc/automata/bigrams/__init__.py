@@ -41,6 +41,8 @@ beyond ASCII never appear outside strings, and every lexical byte is ASCII, so t
 """
 from __future__ import annotations
 
+from dataclasses import fields
+
 from ..lexical import LexicalLayer, find_layer
 from ..pushdown import Pushdown
 from .pairs import pair_tables
@@ -57,6 +59,7 @@ from .tables import (
     TOKEN_WIDTH,
     Bigrams,
     NoBigrams,
+    PairTables,
     TokenAutomaton,
 )
 from .tokens import token_automaton
@@ -87,11 +90,9 @@ def derive_bigrams(pushdown: Pushdown, layer: LexicalLayer | None = None) -> Big
     steps = KindSteps(pushdown, layer)
     utf8_strings = _check_bytes(steps, layer)
     pairs = pair_tables(pushdown, layer, steps, _plain_string_bytes(steps, layer))
-    return Bigrams(
-        kind_names=pairs.kind_names, kinds=pairs.kinds, start=pairs.start, contexts=pairs.contexts, ok=pairs.ok,
-        tag=pairs.tag, refined=pairs.refined, ends=pairs.ends, classes=pairs.classes, brackets=pairs.brackets,
-        quote=layer.strings.quote, escape=layer.strings.escape, utf8_strings=utf8_strings,
-        tokens=token_automaton(pushdown, layer, steps))
+    return Bigrams(**{field.name: getattr(pairs, field.name) for field in fields(PairTables)},
+                   quote=layer.strings.quote, escape=layer.strings.escape, utf8_strings=utf8_strings,
+                   tokens=token_automaton(pushdown, layer, steps))
 
 
 def _check_bytes(steps: KindSteps, layer: LexicalLayer) -> bool:

@@ -39,22 +39,10 @@ class PairTables:
 
 
 @dataclass(frozen=True)
-class Bigrams:
-    """The tables of the pair check (see the module docstring)."""
+class Bigrams(PairTables):
+    """The tables of the pair check (see the package's docstring): the pairs', the strings' and the tokens'."""
 
-    kind_names: tuple[str, ...]  # kind codes 1.. in order; 0 is BAD
-    kinds: int  # codes of unrefined kinds, with BAD and START: the pair table's stride
-    start: int  # START's code: the kind before the first position
-    contexts: int
-    ok: tuple[int, ...]  # PAIR_TABLE entries: bit c where context c allows (refined before, kind)
-    tag: tuple[int, ...]  # PAIR_TABLE entries: bit c where (before, kind) refines kind in context c
-    refined: tuple[int, ...]  # 16 entries: a kind's refined code (itself where none)
-    ends: tuple[int, ...]  # 16 entries: 1 where the input may end after the refined kind
-    classes: tuple[int, ...]  # 128 entries: the byte's kind and C_* bits
-    brackets: tuple[int, ...]  # 256 entries: bit 0 opens a nested part, bits 1-2 the machine it enters
     quote: int
     escape: int | None
     utf8_strings: bool  # strings read UTF-8 beyond ASCII (else no byte beyond ASCII anywhere)
     tokens: TokenAutomaton
-
-
