@@ -50,9 +50,9 @@ def family_grammar(rng: random.Random) -> tuple[str, bytes, bytes, bytes]:
         open_, close = BRACKETS[number]
         members = rng.random() < 0.4 and number > 0 and separator != ""
         item = "member" if members else "value"
-        glue = f"ws {separator} ws" if separator else "ws"
+        joint = f"ws {separator} ws" if separator else "ws"
         trailing = f" [ ws {separator} ]" if separator and rng.random() < 0.3 else ""
-        lines.append(f"part{number} = {open_} ws [ {item} *( {glue} {item} ){trailing} ] ws {close}")
+        lines.append(f"part{number} = {open_} ws [ {item} *( {joint} {item} ){trailing} ] ws {close}")
         alternatives.append(f"part{number}")
         if not members and not list_open:
             list_open, list_close = bytes([int(open_[2:], 16)]), bytes([int(close[2:], 16)])
@@ -61,8 +61,8 @@ def family_grammar(rng: random.Random) -> tuple[str, bytes, bytes, bytes]:
     lines.append("value = " + " / ".join(alternatives))
     lines.append(f"string = {quote} *( {' / '.join(plain)}{escapes} ) {quote}")
     lines.append(f"token = {token}")
-    glue = separator and bytes([int(separator[2:], 16)])
-    return "\n".join(lines) + "\n", list_open, glue or b" ", list_close
+    glue = bytes([int(separator[2:], 16)]) if separator else b" "
+    return "\n".join(lines) + "\n", list_open, glue, list_close
 
 
 # The sampler writes bytes: in the samples' grammar, three UTF-8 characters stand for the range

@@ -399,7 +399,8 @@ def test_token_bigrams_of_neighbour_grammars_agree_with_the_byte_loop(tmp_path, 
     compilation = _compilation(ROOT / "grammars" / "variants" / f"{grammar}.abnf")
     automaton = compilation.pushdown
     assert isinstance(automaton, Pushdown)
-    assert lower_pushdown(compilation.tables(), {"prefix": "v"}).stage1.bigrams is not None
+    stage1 = lower_pushdown(compilation.tables(), {"prefix": "v"}).stage1
+    assert stage1 is not None and stage1.bigrams is not None
     _generate(tmp_path, compilation, "nb_ts")
     binary = _harness(tmp_path, "nb_ts", [*SANITIZE, *(f"-DNB_TS_{name}" for name in VARIANTS["bigrams"])])
     rng = random.Random(7)
