@@ -111,6 +111,9 @@ def test_a_grammar_without_a_lexical_layer_has_no_bigrams():
     ('doc = *SP top *SP\ntop = "[" *( str / "a" %xC0 "cd" / top / SP ) "]"\nstr = DQUOTE *%x61-7A DQUOTE\n',
      "beyond ASCII read outside strings"),
     ('top = "[" *( str / top ) "]"\nstr = DQUOTE *( %x61-7A / "%" "b" ) DQUOTE\n', "neither loops nor fails"),
+    # A backslash in a token: the escape scan would take [a\"b"]'s quote for an escaped one.
+    ('doc = *SP top *SP\ntop = "[" *( str / tok / top / SP ) "]"\ntok = 1*( "a" / %x5C )\n'
+     'str = DQUOTE *( %x61-7A / %x5C DQUOTE / %x5C %x5C ) DQUOTE\n', "the escape byte read outside strings"),
 ])
 def test_refusals_say_why(grammar, reason):
     with pytest.raises(NoBigrams, match=reason):

@@ -34,7 +34,7 @@ a token's first byte: the token's first state where the token before is complete
 state a string starts in loops on it; every other ASCII byte but the quote and the escape must
 fail there; beyond ASCII a string reads UTF-8 (the layer's UTF-8 skip class) or nothing.  Bytes
 beyond ASCII never appear outside strings, and every lexical byte is ASCII, so the classes fit a
-128-byte table.
+128-byte table.  No state outside strings reads the escape: the escape scan runs there too.
 
 :func:`find_bigrams` returns None where any of this does not hold; :func:`derive_bigrams` raises
 :class:`NoBigrams` saying why.
@@ -96,15 +96,21 @@ def derive_bigrams(pushdown: Pushdown, layer: LexicalLayer | None = None) -> Big
 
 
 def _check_bytes(steps: KindSteps, layer: LexicalLayer) -> bool:
-    """That every lexical byte is ASCII and no state outside strings reads a byte beyond it;
-    whether strings read UTF-8 beyond ASCII (else they read no such byte either)."""
+    """That every lexical byte is ASCII and no state outside strings reads a byte beyond it or
+    the escape; whether strings read UTF-8 beyond ASCII (else they read no such byte either)."""
     escape = layer.strings.escape
     lexical = steps.ends | steps.starts | (set() if escape is None else {escape})
     if any(byte >= 0x80 for byte in lexical):
         raise NoBigrams("a lexical byte beyond ASCII")
     for state, row in enumerate(steps.step):
-        if state != steps.dead and state not in steps.region and any(row[b] != steps.dead for b in range(0x80, 256)):
+        if state == steps.dead or state in steps.region:
+            continue
+        if any(row[b] != steps.dead for b in range(0x80, 256)):
             raise NoBigrams("a byte beyond ASCII read outside strings")
+        # Stage 1's escape scan runs outside strings too: an escape read there would hide the
+        # quote after it, and with no walk behind it that quote's string would be missed.
+        if escape is not None and row[escape] != steps.dead:
+            raise NoBigrams("the escape byte read outside strings")
     entries = steps.string_entries()
     if layer.utf8_skip >= 0 and entries <= layer.skip_classes[layer.utf8_skip].states:
         return True
